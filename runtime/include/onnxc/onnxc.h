@@ -1,0 +1,141 @@
+/*===- onnxc/onnxc.h - The public C ABI of onnxc artifacts ----------------===*
+ *
+ * Every artifact onnxc builds (a shared library, or an object file for static
+ * linking) exports one function, `onnxc_model_entry`, that returns a versioned
+ * `onnxc_model`: the model's input/output metadata and the function pointers
+ * that run it. Any tool can dlopen any artifact (see onnxc_load below).
+ *
+ * Threading: `run` is reentrant. Weights are read-only and every call gets its
+ * own intermediate buffers, so many threads may run one model at once.
+ *
+ * Errors: every call returns an onnxc_status_code; when `err` is non-null it
+ * also receives a one-line message naming the input, output or node at fault.
+ *
+ *===----------------------------------------------------------------------===*/
+
+#ifndef ONNXC_ONNXC_H
+#define ONNXC_ONNXC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Bumped on any incompatible change of the structs below. */
+#define ONNXC_ABI_VERSION 1
+
+/* The largest tensor rank the ABI carries. */
+#define ONNXC_MAX_RANK 16
+
+/* The symbol every artifact exports. */
+#define ONNXC_MODEL_ENTRY_SYMBOL "onnxc_model_entry"
+
+typedef enum onnxc_status_code {
+  ONNXC_OK = 0,
+  ONNXC_INVALID_ARGUMENT = 1, /* a tensor's dtype, rank, shape or pointer */
+  ONNXC_OUT_OF_MEMORY = 2,
+  ONNXC_LOAD_ERROR = 3, /* an artifact could not be opened or is not onnxc's */
+  ONNXC_RUNTIME_ERROR = 4 /* a failure inside the model's code */
+} onnxc_status_code;
+
+/* Element types, numbered as ONNX's TensorProto.DataType. */
+typedef enum onnxc_dtype {
+  ONNXC_DTYPE_UNDEFINED = 0,
+  ONNXC_DTYPE_FLOAT = 1,
+  ONNXC_DTYPE_UINT8 = 2,
+  ONNXC_DTYPE_INT8 = 3,
+  ONNXC_DTYPE_UINT16 = 4,
+  ONNXC_DTYPE_INT16 = 5,
+  ONNXC_DTYPE_INT32 = 6,
+  ONNXC_DTYPE_INT64 = 7,
+  ONNXC_DTYPE_STRING = 8,
+  ONNXC_DTYPE_BOOL = 9,
+  ONNXC_DTYPE_FLOAT16 = 10,
+  ONNXC_DTYPE_DOUBLE = 11,
+  ONNXC_DTYPE_UINT32 = 12,
+  ONNXC_DTYPE_UINT64 = 13,
+  ONNXC_DTYPE_BFLOAT16 = 16
+} onnxc_dtype;
+
+/* The message buffer of a failed call. */
+typedef struct onnxc_error {
+  char message[512];
+} onnxc_error;
+
+/* Static description of one model input or output. */
+typedef struct onnxc_tensor_info {
+  const char *name;
+  /* `rank` entries; -1 where the dimension is only known at run time. */
+  const int64_t *dims;
+  /* `rank` entries: the symbolic name of a dynamic dimension ("" if none).
+   * Inputs that name the same symbol must agree at run time. */
+  const char *const *dim_params;
+  int32_t dtype; /* onnxc_dtype */
+  int32_t rank;
+} onnxc_tensor_info;
+
+/* A dense, row-major tensor passed to or returned from `run`. */
+typedef struct onnxc_tensor {
+  void *data;
+  int64_t shape[ONNXC_MAX_RANK];
+  int32_t rank;
+  int32_t dtype; /* onnxc_dtype */
+  /* For an output: the capacity of `data` in bytes when the caller provides
+   * the buffer. When `data` is NULL, `run` allocates the buffer, sets
+   * `data`, `shape`, `rank`, `dtype`, `size_bytes` and `owner`, and the caller
+   * frees it with the model's `release_tensor`. Unused for inputs. */
+  size_t size_bytes;
+  void *owner;
+} onnxc_tensor;
+
+typedef struct onnxc_model onnxc_model;
+
+typedef int (*onnxc_run_fn)(const onnxc_model *model,
+                            const onnxc_tensor *inputs, int32_t num_inputs,
+                            onnxc_tensor *outputs, int32_t num_outputs,
+                            onnxc_error *err);
+typedef void (*onnxc_release_tensor_fn)(onnxc_tensor *tensor);
+
+/* What `onnxc_model_entry` returns. Fields after the first two are valid only
+ * when `abi_version == ONNXC_ABI_VERSION`. */
+struct onnxc_model {
+  uint32_t abi_version;
+  int32_t num_inputs;
+  int32_t num_outputs;
+  int32_t reserved;
+  const char *name; /* the ONNX graph name */
+  const onnxc_tensor_info *inputs;
+  const onnxc_tensor_info *outputs;
+  /* Runs the model: `inputs` in the order of `inputs` above, `outputs` in the
+   * order of `outputs` (see onnxc_tensor for who allocates). */
+  onnxc_run_fn run;
+  onnxc_release_tensor_fn release_tensor;
+  /* Private to the runtime: the compiled graph, called with one pointer per
+   * input memref descriptor and a pointer to the result descriptors. */
+  void (*graph_invoke)(void **input_descriptors, void *result_descriptors);
+};
+
+typedef const onnxc_model *(*onnxc_model_entry_fn)(void);
+
+/* ---- Loading artifacts (libonnxc_runtime) ------------------------------- */
+
+typedef struct onnxc_library onnxc_library;
+
+/* Opens a compiled model library and checks its ABI version. */
+int onnxc_load(const char *path, onnxc_library **library, onnxc_error *err);
+/* The model of a loaded library; valid until onnxc_unload. */
+const onnxc_model *onnxc_library_model(const onnxc_library *library);
+void onnxc_unload(onnxc_library *library);
+
+/* Size in bytes of one element of `dtype`, or 0 if it has no fixed size. */
+size_t onnxc_dtype_size(int32_t dtype);
+/* The ONNX name of `dtype` ("float", "int64", ...). */
+const char *onnxc_dtype_name(int32_t dtype);
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* ONNXC_ONNXC_H */

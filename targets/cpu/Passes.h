@@ -1,0 +1,28 @@
+//===- Passes.h - CPU target passes -----------------------------*- C++ -*-===//
+
+#ifndef ONNXC_TARGETS_CPU_PASSES_H
+#define ONNXC_TARGETS_CPU_PASSES_H
+
+#include <memory>
+
+namespace mlir {
+class Pass;
+class OpPassManager;
+class RewritePatternSet;
+} // namespace mlir
+
+namespace onnxc::cpu {
+
+/// onnx -> linalg/tensor/arith/math on tensors (see Passes.td).
+std::unique_ptr<mlir::Pass> createConvertOnnxToLinalgPass();
+
+/// Everything after convert-onnx-to-linalg: bufferization, deallocation,
+/// loops, and the conversion to the LLVM dialect (CpuPipeline.cpp).
+void buildCpuLoweringPipeline(mlir::OpPassManager &pm, int optLevel);
+
+/// Registers the passes above for onnxc-opt.
+void registerCpuPasses();
+
+} // namespace onnxc::cpu
+
+#endif // ONNXC_TARGETS_CPU_PASSES_H

@@ -1,0 +1,24 @@
+//===- Passes.td - CPU target passes -----------------------*- tablegen -*-===//
+
+#ifndef ONNXC_TARGETS_CPU_PASSES_TD
+#define ONNXC_TARGETS_CPU_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def ConvertOnnxToLinalg : Pass<"convert-onnx-to-linalg", "mlir::func::FuncOp"> {
+  let summary = "Lower onnx ops claimed by the cpu target to linalg/tensor/arith/math";
+  let description = [{
+    Rewrites every onnx op into ops on tensors of the linalg, tensor, arith,
+    math and scf dialects (one pattern family per file in lowering/). Needs
+    ranked result types: run onnx-shape-inference first. An op without a
+    lowering fails the pass with an error naming the node.
+  }];
+  let constructor = "onnxc::cpu::createConvertOnnxToLinalgPass()";
+  let dependentDialects = [
+    "mlir::linalg::LinalgDialect", "mlir::tensor::TensorDialect",
+    "mlir::arith::ArithDialect", "mlir::math::MathDialect",
+    "mlir::scf::SCFDialect", "mlir::bufferization::BufferizationDialect"
+  ];
+}
+
+#endif

@@ -1,0 +1,139 @@
+//===- ConvertOnnxToLinalg.cpp - The onnx -> linalg conversion pass -------===//
+//
+// Collects the pattern families of lowering/*.cpp and applies them as one
+// partial conversion: every onnx op must be rewritten (onnx.NoValue, which
+// only marks an omitted input, is left for dead-code elimination).
+//
+// Element types: ONNX's unsigned integers are `ui8..ui64` in the onnx dialect
+// but arith only takes signless integers, so the type converter maps them to
+// signless integers of the same width. Patterns whose semantics depend on
+// signedness (Cast, Div, comparisons, Min/Max, ...) read the element type of
+// the original op, not of the converted operands.
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/dialect/OnnxDialect.h"
+#include "targets/cpu/Passes.h"
+#include "targets/cpu/lowering/Patterns.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Func/Transforms/FuncConversions.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Pass/Pass.h"
+#include "mlir/Transforms/DialectConversion.h"
+
+namespace onnxc::cpu {
+#define GEN_PASS_DEF_CONVERTONNXTOLINALG
+#include "targets/cpu/Passes.h.inc"
+} // namespace onnxc::cpu
+
+using namespace mlir;
+
+namespace onnxc::cpu {
+namespace {
+
+/// Maps unsigned integer element types to signless ones; everything else is
+/// kept as is.
+class SignlessTypeConverter : public TypeConverter {
+public:
+  SignlessTypeConverter() {
+    addConversion([](Type type) { return type; });
+    addConversion([](IntegerType type) -> Type {
+      if (type.isSignless())
+        return type;
+      return IntegerType::get(type.getContext(), type.getWidth());
+    });
+    addConversion([this](RankedTensorType type) -> Type {
+      return RankedTensorType::get(type.getShape(),
+                                   convertType(type.getElementType()));
+    });
+    auto materialize = [](OpBuilder &builder, Type type, ValueRange inputs,
+                          Location loc) -> Value {
+      return builder.create<UnrealizedConversionCastOp>(loc, type, inputs)
+          .getResult(0);
+    };
+    addSourceMaterialization(materialize);
+    addTargetMaterialization(materialize);
+    addArgumentMaterialization(materialize);
+  }
+};
+
+struct ConvertOnnxToLinalgPass
+    : impl::ConvertOnnxToLinalgBase<ConvertOnnxToLinalgPass> {
+  void runOnOperation() override {
+    func::FuncOp func = getOperation();
+    MLIRContext *ctx = &getContext();
+
+    // Every onnx value must have a ranked (or at least known) type by now.
+    WalkResult typed = func.walk([&](Operation *op) {
+      for (Type t : op->getResultTypes())
+        if (llvm::isa<onnx::UnknownType>(t)) {
+          op->emitError("the type of this node's output is unknown; shape "
+                        "inference could not determine it");
+          return WalkResult::interrupt();
+        }
+      return WalkResult::advance();
+    });
+    if (typed.wasInterrupted())
+      return signalPassFailure();
+
+    SignlessTypeConverter typeConverter;
+    RewritePatternSet patterns(ctx);
+    populateElementwisePatterns(typeConverter, patterns);
+    populateReductionPatterns(typeConverter, patterns);
+    populateSoftmaxPatterns(typeConverter, patterns);
+    populateNormalizationPatterns(typeConverter, patterns);
+    populateMatMulPatterns(typeConverter, patterns);
+    populateConvPatterns(typeConverter, patterns);
+    populatePoolingPatterns(typeConverter, patterns);
+    populateDataMovementPatterns(typeConverter, patterns);
+    populateFunctionOpInterfaceTypeConversionPattern<func::FuncOp>(
+        patterns, typeConverter);
+    populateReturnOpTypeConversionPattern(patterns, typeConverter);
+
+    ConversionTarget target(*ctx);
+    target.addLegalDialect<linalg::LinalgDialect, tensor::TensorDialect,
+                           arith::ArithDialect, math::MathDialect,
+                           scf::SCFDialect,
+                           bufferization::BufferizationDialect>();
+    target.addIllegalDialect<onnx::ONNXDialect>();
+    target.addLegalOp<onnx::NoValueOp, UnrealizedConversionCastOp>();
+    target.addDynamicallyLegalOp<func::FuncOp>([&](func::FuncOp op) {
+      return typeConverter.isSignatureLegal(op.getFunctionType());
+    });
+    target.addDynamicallyLegalOp<func::ReturnOp>(
+        [&](func::ReturnOp op) { return typeConverter.isLegal(op); });
+
+    // Name the first node no pattern could lower; the conversion's own error
+    // would only say "failed to legalize".
+    ConversionConfig config;
+    if (failed(applyPartialConversion(func, target, std::move(patterns),
+                                      config))) {
+      func.walk([&](Operation *op) {
+        if (llvm::isa<onnx::ONNXDialect>(op->getDialect()) &&
+            !llvm::isa<onnx::NoValueOp>(op)) {
+          op->emitError() << "the cpu target cannot lower this '"
+                          << op->getName().stripDialect()
+                          << "' node (unsupported operator, attribute, or "
+                             "input type)";
+          return WalkResult::interrupt();
+        }
+        return WalkResult::advance();
+      });
+      return signalPassFailure();
+    }
+  }
+};
+
+} // namespace
+
+std::unique_ptr<Pass> createConvertOnnxToLinalgPass() {
+  return std::make_unique<ConvertOnnxToLinalgPass>();
+}
+
+} // namespace onnxc::cpu

@@ -1,0 +1,49 @@
+//===- Patterns.h - onnx -> linalg pattern families -------------*- C++ -*-===//
+//
+// Each lowering/*.cpp file owns one family of ONNX operators and exposes one
+// populate function; ConvertOnnxToLinalg.cpp collects them all. Patterns are
+// OpConversionPatterns built with `typeConverter` (unsigned -> signless
+// integers), so they read converted operands from their adaptor.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ONNXC_TARGETS_CPU_LOWERING_PATTERNS_H
+#define ONNXC_TARGETS_CPU_LOWERING_PATTERNS_H
+
+namespace mlir {
+class RewritePatternSet;
+class TypeConverter;
+} // namespace mlir
+
+namespace onnxc::cpu {
+
+// Add, Sub, Mul, Div, Pow, Sqrt, Exp, Erf, Tanh, Relu, Sigmoid, Clip, Where,
+// Equal, Cast, ... (Elementwise.cpp)
+void populateElementwisePatterns(const mlir::TypeConverter &typeConverter,
+                          mlir::RewritePatternSet &patterns);
+// ReduceMean, ReduceSum, ... GlobalAveragePool (Reduction.cpp)
+void populateReductionPatterns(const mlir::TypeConverter &typeConverter,
+                          mlir::RewritePatternSet &patterns);
+// Softmax (Softmax.cpp)
+void populateSoftmaxPatterns(const mlir::TypeConverter &typeConverter,
+                          mlir::RewritePatternSet &patterns);
+// BatchNormalization, LayerNormalization (Normalization.cpp)
+void populateNormalizationPatterns(const mlir::TypeConverter &typeConverter,
+                          mlir::RewritePatternSet &patterns);
+// MatMul, Gemm (MatMul.cpp)
+void populateMatMulPatterns(const mlir::TypeConverter &typeConverter,
+                          mlir::RewritePatternSet &patterns);
+// Conv (Conv.cpp)
+void populateConvPatterns(const mlir::TypeConverter &typeConverter,
+                          mlir::RewritePatternSet &patterns);
+// MaxPool, AveragePool (Pooling.cpp)
+void populatePoolingPatterns(const mlir::TypeConverter &typeConverter,
+                          mlir::RewritePatternSet &patterns);
+// Reshape, Flatten, Squeeze, Unsqueeze, Transpose, Concat, Split, Gather,
+// Slice, Expand, Shape, Constant, Identity (DataMovement*.cpp)
+void populateDataMovementPatterns(const mlir::TypeConverter &typeConverter,
+                          mlir::RewritePatternSet &patterns);
+
+} // namespace onnxc::cpu
+
+#endif // ONNXC_TARGETS_CPU_LOWERING_PATTERNS_H

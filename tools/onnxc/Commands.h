@@ -1,0 +1,44 @@
+//===- Commands.h - The subcommands of the onnxc CLI ------------*- C++ -*-===//
+//
+// main.cpp parses the command line (CLI11) into these option structs and calls
+// one function per subcommand. Each returns the process exit code: 0 on
+// success, non-zero after printing one line `onnxc: error: ...` to stderr that
+// names the file, node, input or output at fault.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ONNXC_TOOLS_ONNXC_COMMANDS_H
+#define ONNXC_TOOLS_ONNXC_COMMANDS_H
+
+#include <string>
+#include <vector>
+
+namespace onnxc::cli {
+
+struct CompileOptions {
+  std::string model;
+  std::string output;       // -o; derived from the model name when empty
+  int optLevel = 2;         // -O0..-O3
+  std::string emit = "lib"; // onnx | mlir | llvm | obj | lib
+  std::vector<std::string> shapes; // NAME=1x3x224x224
+  std::string mtriple;
+  std::string mcpu;
+};
+
+struct RunOptions {
+  std::string artifact;
+  std::vector<std::string> inputs; // NAME=FILE (.npy or TensorProto .pb)
+  std::string outputDir;           // writes DIR/<output name>.npy when set
+};
+
+struct InfoOptions {
+  std::string path; // a .onnx model or a compiled artifact
+};
+
+int runCompile(const CompileOptions &opts);
+int runRun(const RunOptions &opts);
+int runInfo(const InfoOptions &opts);
+
+} // namespace onnxc::cli
+
+#endif // ONNXC_TOOLS_ONNXC_COMMANDS_H
