@@ -1,0 +1,261 @@
+//===- Compiler.cpp - The onnxc compilation pipeline ----------------------===//
+//
+// The whole path from a .onnx file to an artifact, top to bottom:
+//
+//   import           compiler/import     ModelProto -> onnx dialect
+//   shape inference  compiler/dialect    ranked types for every value
+//   graph passes     passes/             (by -O level; none yet)
+//   partition        passes/Partition    each op -> the first target that
+//                                        supports it (cpu last)
+//   lowering         targets/cpu         onnx -> linalg -> loops -> LLVM dialect
+//   LLVM IR          compiler/emit       + the ABI entry point, -O pipeline
+//   object file      compiler/emit       for --mtriple/--mcpu (host default)
+//   shared library   compiler/emit       lld, in process, with the runtime
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/driver/Compiler.h"
+
+#include "compiler/dialect/OnnxDialect.h"
+#include "compiler/dialect/ShapeInference.h"
+#include "compiler/emit/Linker.h"
+#include "compiler/emit/ModelEntry.h"
+#include "compiler/emit/ObjectFile.h"
+#include "compiler/import/Importer.h"
+#include "passes/Passes.h"
+#include "targets/cpu/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/InitAllDialects.h"
+#include "mlir/InitAllExtensions.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Support/FileUtilities.h"
+#include "mlir/Target/LLVMIR/Dialect/All.h"
+#include "mlir/Target/LLVMIR/Export.h"
+#include "mlir/Transforms/Passes.h"
+#include "llvm/ADT/ScopeExit.h"
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/Module.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/ToolOutputFile.h"
+#include "llvm/Support/raw_ostream.h"
+#include "llvm/Target/TargetMachine.h"
+#include "llvm/TargetParser/Host.h"
+#include "llvm/TargetParser/Triple.h"
+
+using namespace mlir;
+
+namespace onnxc {
+namespace {
+
+void printError(const llvm::Twine &message) {
+  llvm::errs() << "onnxc: error: " << message << "\n";
+}
+
+/// "node 'name'" for a node's location, the file for a file location.
+void describeLocation(Location loc, llvm::raw_ostream &os) {
+  if (auto name = llvm::dyn_cast<NameLoc>(loc)) {
+    if (auto file = llvm::dyn_cast<FileLineColLoc>(name.getChildLoc()))
+      os << file.getFilename().getValue() << ": ";
+    os << "node '" << name.getName().getValue() << "': ";
+  } else if (auto file = llvm::dyn_cast<FileLineColLoc>(loc)) {
+    os << file.getFilename().getValue() << ": ";
+  } else if (auto fused = llvm::dyn_cast<FusedLoc>(loc)) {
+    if (!fused.getLocations().empty())
+      describeLocation(fused.getLocations().front(), os);
+  } else if (auto callSite = llvm::dyn_cast<CallSiteLoc>(loc)) {
+    describeLocation(callSite.getCallee(), os);
+  }
+}
+
+/// Prints diagnostics as one `onnxc: error: <file>: node '<n>': <message>`
+/// line each, the format scripts match on.
+class CliDiagnostics {
+public:
+  explicit CliDiagnostics(MLIRContext &ctx)
+      : handler(ctx.getDiagEngine().registerHandler(
+            [this](Diagnostic &diag) { return report(diag); })),
+        ctx(ctx) {}
+  ~CliDiagnostics() { ctx.getDiagEngine().eraseHandler(handler); }
+
+private:
+  LogicalResult report(Diagnostic &diag) {
+    if (diag.getSeverity() == DiagnosticSeverity::Remark)
+      return success();
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    os << (diag.getSeverity() == DiagnosticSeverity::Error ? "error: "
+                                                          : "warning: ");
+    describeLocation(diag.getLocation(), os);
+    os << diag.str();
+    llvm::errs() << "onnxc: " << text << "\n";
+    for (Diagnostic &note : diag.getNotes()) {
+      llvm::errs() << "onnxc: note: ";
+      describeLocation(note.getLocation(), llvm::errs());
+      llvm::errs() << note.str() << "\n";
+    }
+    return success();
+  }
+
+  DiagnosticEngine::HandlerID handler;
+  MLIRContext &ctx;
+};
+
+/// Writes `text` to `path` ("-" is stdout) without leaving a partial file.
+bool writeOutput(llvm::StringRef path,
+                 llvm::function_ref<void(llvm::raw_ostream &)> write) {
+  if (path == "-") {
+    write(llvm::outs());
+    return true;
+  }
+  std::string error;
+  auto file = mlir::openOutputFile(path, &error);
+  if (!file) {
+    printError(path + ": " + error);
+    return false;
+  }
+  write(file->os());
+  file->keep();
+  return true;
+}
+
+std::string defaultOutputPath(const CompilerOptions &options) {
+  llvm::SmallString<256> path(options.modelPath);
+  const char *ext = options.emit == EmitKind::Lib    ? ".so"
+                    : options.emit == EmitKind::Obj  ? ".o"
+                    : options.emit == EmitKind::Llvm ? ".ll"
+                                                     : ".mlir";
+  llvm::sys::path::replace_extension(path, ext);
+  return path.str().str();
+}
+
+} // namespace
+
+bool compileModel(const CompilerOptions &options) {
+  DialectRegistry registry;
+  registerAllDialects(registry);
+  registerAllExtensions(registry);
+  registerAllToLLVMIRTranslations(registry);
+  registry.insert<onnx::ONNXDialect>();
+  MLIRContext ctx(registry);
+  ctx.loadAllAvailableDialects();
+  CliDiagnostics diagnostics(ctx);
+
+  std::string outputPath =
+      options.outputPath.empty() ? defaultOutputPath(options) : options.outputPath;
+  if (outputPath == options.modelPath) {
+    printError(outputPath + ": the output would overwrite the model");
+    return false;
+  }
+
+  // Import.
+  ImportOptions importOptions;
+  importOptions.inputShapes = options.inputShapes;
+  OwningOpRef<ModuleOp> module =
+      importOnnxModel(ctx, options.modelPath, importOptions);
+  if (!module)
+    return false;
+  if (options.emit == EmitKind::Onnx)
+    return writeOutput(outputPath, [&](llvm::raw_ostream &os) {
+      module->print(os);
+      os << "\n";
+    });
+
+  // Shape inference, graph passes, partitioning.
+  PassManager graphPm(&ctx);
+  graphPm.addNestedPass<func::FuncOp>(createShapeInferencePass());
+  graphPm.addNestedPass<func::FuncOp>(createPartitionPass(options.targets));
+  if (failed(graphPm.run(*module)))
+    return false;
+  if (options.emit == EmitKind::Mlir)
+    return writeOutput(outputPath, [&](llvm::raw_ostream &os) {
+      module->print(os);
+      os << "\n";
+    });
+  llvm::Expected<ModelMeta> meta = collectModelMeta(*module);
+  if (!meta) {
+    printError(options.modelPath + ": " + llvm::toString(meta.takeError()));
+    return false;
+  }
+
+  // Lowering to the LLVM dialect.
+  PassManager lowerPm(&ctx);
+  lowerPm.addNestedPass<func::FuncOp>(cpu::createConvertOnnxToLinalgPass());
+  cpu::buildCpuLoweringPipeline(lowerPm, options.optLevel);
+  if (failed(lowerPm.run(*module)))
+    return false;
+
+  // LLVM IR with the ABI entry point, optimized for the target machine.
+  llvm::LLVMContext llvmCtx;
+  std::unique_ptr<llvm::Module> llvmModule =
+      translateModuleToLLVMIR(*module, llvmCtx, "onnxc_model");
+  if (!llvmModule) {
+    printError(options.modelPath + ": translation to LLVM IR failed");
+    return false;
+  }
+  if (llvm::Error err = addModelEntry(*llvmModule, *meta, "main_graph")) {
+    printError(options.modelPath + ": " + llvm::toString(std::move(err)));
+    return false;
+  }
+  auto machine =
+      createTargetMachine(options.triple, options.cpu, options.optLevel);
+  if (!machine) {
+    printError(llvm::toString(machine.takeError()));
+    return false;
+  }
+  optimizeModule(*llvmModule, **machine, options.optLevel);
+  if (options.emit == EmitKind::Llvm)
+    return writeOutput(outputPath,
+                       [&](llvm::raw_ostream &os) { llvmModule->print(os, nullptr); });
+
+  // Object file.
+  std::string objectPath = outputPath;
+  llvm::SmallString<256> tempObject;
+  if (options.emit == EmitKind::Lib) {
+    if (std::error_code ec = llvm::sys::fs::createTemporaryFile(
+            "onnxc", "o", tempObject)) {
+      printError("cannot create a temporary file: " + ec.message());
+      return false;
+    }
+    objectPath = tempObject.str().str();
+  }
+  {
+    std::string error;
+    auto file = mlir::openOutputFile(objectPath, &error);
+    if (!file) {
+      printError(objectPath + ": " + error);
+      return false;
+    }
+    if (llvm::Error err = emitObjectFile(*llvmModule, **machine, file->os())) {
+      printError(llvm::toString(std::move(err)));
+      return false;
+    }
+    file->keep();
+  }
+  if (options.emit == EmitKind::Obj)
+    return true;
+
+  // Shared library.
+  auto removeTemp = llvm::make_scope_exit(
+      [&] { llvm::sys::fs::remove(tempObject); });
+  llvm::Expected<std::string> runtime = findCpuRuntimeArchive(options.argv0);
+  if (!runtime) {
+    printError(llvm::toString(runtime.takeError()));
+    return false;
+  }
+  bool forHost = options.triple.empty() ||
+                 llvm::Triple::normalize(options.triple) ==
+                     llvm::Triple::normalize(llvm::sys::getDefaultTargetTriple());
+  if (llvm::Error err =
+          linkSharedLibrary(objectPath, *runtime, outputPath, forHost)) {
+    printError(llvm::toString(std::move(err)));
+    return false;
+  }
+  return true;
+}
+
+} // namespace onnxc

@@ -1,0 +1,39 @@
+//===- Compiler.h - The onnxc compilation pipeline --------------*- C++ -*-===//
+
+#ifndef ONNXC_COMPILER_DRIVER_COMPILER_H
+#define ONNXC_COMPILER_DRIVER_COMPILER_H
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace onnxc {
+
+enum class EmitKind {
+  Onnx, // the imported onnx dialect module
+  Mlir, // the graph after shape inference, graph passes and partitioning
+  Llvm, // LLVM IR of the artifact
+  Obj,  // a native object file
+  Lib,  // a shared library linked with the runtime
+};
+
+struct CompilerOptions {
+  std::string modelPath;
+  std::string outputPath; // "-" writes text kinds to stdout
+  int optLevel = 2;
+  EmitKind emit = EmitKind::Lib;
+  std::map<std::string, std::vector<int64_t>> inputShapes;
+  std::vector<std::string> targets = {"cpu"};
+  std::string triple; // empty: the host
+  std::string cpu;    // empty: the host CPU (for the host triple)
+  const char *argv0 = "onnxc";
+};
+
+/// Compiles a model as `options` says. On failure prints one line
+/// `onnxc: error: ...` per error to stderr and returns false.
+bool compileModel(const CompilerOptions &options);
+
+} // namespace onnxc
+
+#endif // ONNXC_COMPILER_DRIVER_COMPILER_H

@@ -1,0 +1,250 @@
+//===- ModelEntry.cpp - The artifact's C entry point ----------------------===//
+
+#include "compiler/emit/ModelEntry.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "llvm/IR/Constants.h"
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/Module.h"
+
+#include "onnxc/onnxc.h"
+
+using namespace llvm;
+
+namespace onnxc {
+
+/// The ABI dtype of an element type (ONNX TensorProto numbering).
+static int32_t dtypeOf(mlir::Type type) {
+  if (type.isF32())
+    return ONNXC_DTYPE_FLOAT;
+  if (type.isF64())
+    return ONNXC_DTYPE_DOUBLE;
+  if (type.isF16())
+    return ONNXC_DTYPE_FLOAT16;
+  if (type.isBF16())
+    return ONNXC_DTYPE_BFLOAT16;
+  if (auto intType = llvm::dyn_cast<mlir::IntegerType>(type)) {
+    bool isUnsigned = intType.isUnsigned();
+    switch (intType.getWidth()) {
+    case 1:
+      return ONNXC_DTYPE_BOOL;
+    case 8:
+      return isUnsigned ? ONNXC_DTYPE_UINT8 : ONNXC_DTYPE_INT8;
+    case 16:
+      return isUnsigned ? ONNXC_DTYPE_UINT16 : ONNXC_DTYPE_INT16;
+    case 32:
+      return isUnsigned ? ONNXC_DTYPE_UINT32 : ONNXC_DTYPE_INT32;
+    case 64:
+      return isUnsigned ? ONNXC_DTYPE_UINT64 : ONNXC_DTYPE_INT64;
+    }
+  }
+  return ONNXC_DTYPE_UNDEFINED;
+}
+
+static Expected<TensorMeta> tensorMetaOf(mlir::Type type,
+                                          mlir::DictionaryAttr attrs,
+                                          StringRef what, unsigned index) {
+  TensorMeta meta;
+  if (attrs)
+    if (auto name = attrs.getAs<mlir::StringAttr>("onnxc.name"))
+      meta.name = name.str();
+  if (meta.name.empty())
+    meta.name = (what + Twine(index)).str();
+  auto tensorType = llvm::dyn_cast<mlir::RankedTensorType>(type);
+  if (!tensorType)
+    return createStringError(inconvertibleErrorCode(),
+                             "%s '%s' has no ranked tensor type (rank "
+                             "unknown after shape inference)",
+                             what.str().c_str(), meta.name.c_str());
+  meta.dtype = dtypeOf(tensorType.getElementType());
+  if (meta.dtype == ONNXC_DTYPE_UNDEFINED)
+    return createStringError(inconvertibleErrorCode(),
+                             "%s '%s' has an element type the ABI cannot "
+                             "carry",
+                             what.str().c_str(), meta.name.c_str());
+  if (tensorType.getRank() > ONNXC_MAX_RANK)
+    return createStringError(inconvertibleErrorCode(),
+                             "%s '%s' has rank %d, more than the ABI's %d",
+                             what.str().c_str(), meta.name.c_str(),
+                             (int)tensorType.getRank(), ONNXC_MAX_RANK);
+  for (int64_t d : tensorType.getShape())
+    meta.dims.push_back(mlir::ShapedType::isDynamic(d) ? -1 : d);
+  meta.dimParams.assign(meta.dims.size(), "");
+  if (attrs)
+    if (auto params = attrs.getAs<mlir::ArrayAttr>("onnxc.dim_params"))
+      for (auto [i, p] : llvm::enumerate(params))
+        if (auto s = llvm::dyn_cast<mlir::StringAttr>(p);
+            s && i < meta.dimParams.size())
+          meta.dimParams[i] = s.str();
+  return meta;
+}
+
+Expected<ModelMeta> collectModelMeta(mlir::ModuleOp module) {
+  auto func = module.lookupSymbol<mlir::func::FuncOp>("main_graph");
+  if (!func)
+    return createStringError(inconvertibleErrorCode(),
+                             "the module has no main_graph function");
+  ModelMeta meta;
+  if (auto name = module->getAttrOfType<mlir::StringAttr>("onnxc.graph_name"))
+    meta.graphName = name.str();
+  mlir::FunctionType type = func.getFunctionType();
+  for (unsigned i = 0; i < type.getNumInputs(); ++i) {
+    auto t = tensorMetaOf(type.getInput(i), func.getArgAttrDict(i), "input", i);
+    if (!t)
+      return t.takeError();
+    meta.inputs.push_back(std::move(*t));
+  }
+  for (unsigned i = 0; i < type.getNumResults(); ++i) {
+    auto t =
+        tensorMetaOf(type.getResult(i), func.getResultAttrDict(i), "output", i);
+    if (!t)
+      return t.takeError();
+    meta.outputs.push_back(std::move(*t));
+  }
+  return meta;
+}
+
+namespace {
+
+/// Builds the constant globals of the metadata.
+class MetaBuilder {
+public:
+  explicit MetaBuilder(Module &module)
+      : module(module), ctx(module.getContext()),
+        ptrTy(PointerType::getUnqual(ctx)), i32Ty(Type::getInt32Ty(ctx)),
+        i64Ty(Type::getInt64Ty(ctx)) {}
+
+  Constant *string(StringRef s) {
+    Constant *init = ConstantDataArray::getString(ctx, s);
+    return global(init, "onnxc.str");
+  }
+
+  /// onnxc_tensor_info[] for `tensors`.
+  Constant *tensorInfos(ArrayRef<TensorMeta> tensors, StringRef what) {
+    // { const char *name; const int64_t *dims; const char *const *dim_params;
+    //   int32_t dtype; int32_t rank; }
+    StructType *infoTy = StructType::get(ctx, {ptrTy, ptrTy, ptrTy, i32Ty, i32Ty});
+    std::vector<Constant *> infos;
+    for (const TensorMeta &t : tensors) {
+      Constant *dims = ConstantPointerNull::get(ptrTy);
+      Constant *params = ConstantPointerNull::get(ptrTy);
+      if (!t.dims.empty()) {
+        dims = global(ConstantDataArray::get(ctx, ArrayRef<int64_t>(t.dims)),
+                      "onnxc.dims");
+        std::vector<Constant *> names;
+        for (const std::string &p : t.dimParams)
+          names.push_back(string(p));
+        params = global(
+            ConstantArray::get(ArrayType::get(ptrTy, names.size()), names),
+            "onnxc.dim_params");
+      }
+      infos.push_back(ConstantStruct::get(
+          infoTy, {string(t.name), dims, params,
+                   ConstantInt::get(i32Ty, t.dtype),
+                   ConstantInt::get(i32Ty, t.dims.size())}));
+    }
+    if (infos.empty())
+      return ConstantPointerNull::get(ptrTy);
+    return global(ConstantArray::get(ArrayType::get(infoTy, infos.size()), infos),
+                  ("onnxc." + what).str());
+  }
+
+  Constant *global(Constant *init, StringRef name) {
+    auto *gv = new GlobalVariable(module, init->getType(), /*isConstant=*/true,
+                                  GlobalValue::PrivateLinkage, init, name);
+    gv->setUnnamedAddr(GlobalValue::UnnamedAddr::Global);
+    return gv;
+  }
+
+  Module &module;
+  LLVMContext &ctx;
+  PointerType *ptrTy;
+  IntegerType *i32Ty, *i64Ty;
+};
+
+} // namespace
+
+Error addModelEntry(Module &module, const ModelMeta &meta,
+                    StringRef graphFunction) {
+  LLVMContext &ctx = module.getContext();
+  std::string cifaceName = ("_mlir_ciface_" + graphFunction).str();
+  Function *ciface = module.getFunction(cifaceName);
+  if (!ciface)
+    return createStringError(inconvertibleErrorCode(),
+                             "the graph function %s is missing",
+                             cifaceName.c_str());
+
+  // Everything compiled so far is private to the artifact.
+  for (Function &f : module.functions())
+    if (!f.isDeclaration())
+      f.setVisibility(GlobalValue::HiddenVisibility);
+  for (GlobalVariable &g : module.globals())
+    if (!g.isDeclaration() && !g.hasLocalLinkage())
+      g.setVisibility(GlobalValue::HiddenVisibility);
+
+  MetaBuilder b(module);
+  PointerType *ptrTy = b.ptrTy;
+  IRBuilder<> ir(ctx);
+
+  // void graph_invoke(void **inputs, void *results): the C interface takes
+  // the results pointer first (when there are results), then one descriptor
+  // pointer per input.
+  FunctionType *invokeTy =
+      FunctionType::get(Type::getVoidTy(ctx), {ptrTy, ptrTy}, false);
+  Function *invoke = Function::Create(invokeTy, GlobalValue::InternalLinkage,
+                                      "onnxc_graph_invoke", module);
+  ir.SetInsertPoint(BasicBlock::Create(ctx, "entry", invoke));
+  std::vector<Value *> args;
+  unsigned expectedArgs = meta.inputs.size() + (meta.outputs.empty() ? 0 : 1);
+  if (ciface->arg_size() != expectedArgs)
+    return createStringError(inconvertibleErrorCode(),
+                             "graph function %s takes %u arguments, expected %u",
+                             cifaceName.c_str(), (unsigned)ciface->arg_size(),
+                             expectedArgs);
+  if (!meta.outputs.empty())
+    args.push_back(invoke->getArg(1));
+  for (unsigned i = 0; i < meta.inputs.size(); ++i) {
+    Value *slot = ir.CreateConstGEP1_64(ptrTy, invoke->getArg(0), i);
+    args.push_back(ir.CreateLoad(ptrTy, slot));
+  }
+  ir.CreateCall(ciface, args);
+  ir.CreateRetVoid();
+
+  // The runtime functions the model struct points at (runtime/cpu).
+  FunctionType *runTy = FunctionType::get(
+      b.i32Ty, {ptrTy, ptrTy, b.i32Ty, ptrTy, b.i32Ty, ptrTy}, false);
+  FunctionCallee run = module.getOrInsertFunction("onnxc_cpu_run", runTy);
+  FunctionCallee release = module.getOrInsertFunction(
+      "onnxc_cpu_release_tensor",
+      FunctionType::get(Type::getVoidTy(ctx), {ptrTy}, false));
+
+  // struct onnxc_model { u32 abi; i32 nin; i32 nout; i32 reserved; ptr name;
+  //   ptr inputs; ptr outputs; ptr run; ptr release; ptr graph_invoke; }
+  StructType *modelTy = StructType::get(
+      ctx, {b.i32Ty, b.i32Ty, b.i32Ty, b.i32Ty, ptrTy, ptrTy, ptrTy, ptrTy,
+            ptrTy, ptrTy});
+  Constant *model = ConstantStruct::get(
+      modelTy,
+      {ConstantInt::get(b.i32Ty, ONNXC_ABI_VERSION),
+       ConstantInt::get(b.i32Ty, meta.inputs.size()),
+       ConstantInt::get(b.i32Ty, meta.outputs.size()),
+       ConstantInt::get(b.i32Ty, 0), b.string(meta.graphName),
+       b.tensorInfos(meta.inputs, "inputs"),
+       b.tensorInfos(meta.outputs, "outputs"),
+       cast<Constant>(run.getCallee()), cast<Constant>(release.getCallee()),
+       invoke});
+  Constant *modelGlobal = b.global(model, "onnxc.model");
+
+  // const onnxc_model *onnxc_model_entry(void)
+  Function *entry = Function::Create(FunctionType::get(ptrTy, {}, false),
+                                     GlobalValue::ExternalLinkage,
+                                     ONNXC_MODEL_ENTRY_SYMBOL, module);
+  entry->setVisibility(GlobalValue::DefaultVisibility);
+  ir.SetInsertPoint(BasicBlock::Create(ctx, "entry", entry));
+  ir.CreateRet(modelGlobal);
+  return Error::success();
+}
+
+} // namespace onnxc

@@ -1,0 +1,55 @@
+//===- ModelEntry.h - The artifact's C entry point --------------*- C++ -*-===//
+//
+// Adds to a translated LLVM module what makes it an onnxc artifact: the model
+// metadata and `onnxc_model_entry` (see runtime/include/onnxc/onnxc.h), and the
+// `graph_invoke` adapter from the runtime's uniform calling convention to the
+// graph function's MLIR C interface.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ONNXC_COMPILER_EMIT_MODELENTRY_H
+#define ONNXC_COMPILER_EMIT_MODELENTRY_H
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace llvm {
+class Module;
+} // namespace llvm
+namespace mlir {
+class ModuleOp;
+} // namespace mlir
+
+namespace onnxc {
+
+/// One input or output as the ABI describes it (onnxc_tensor_info).
+struct TensorMeta {
+  std::string name;
+  int32_t dtype = 0;          // onnxc_dtype
+  std::vector<int64_t> dims;  // -1 for dynamic
+  std::vector<std::string> dimParams;
+};
+
+struct ModelMeta {
+  std::string graphName;
+  std::vector<TensorMeta> inputs;
+  std::vector<TensorMeta> outputs;
+};
+
+/// Reads the metadata from the imported (and shape-inferred) module's
+/// `main_graph` signature and its onnxc.* attributes.
+llvm::Expected<ModelMeta> collectModelMeta(mlir::ModuleOp module);
+
+/// Adds the ABI glue to `module`, whose graph function's C interface is
+/// `_mlir_ciface_<graphFunction>`, and gives every other definition hidden
+/// visibility so the artifact exports only `onnxc_model_entry`.
+llvm::Error addModelEntry(llvm::Module &module, const ModelMeta &meta,
+                          llvm::StringRef graphFunction);
+
+} // namespace onnxc
+
+#endif // ONNXC_COMPILER_EMIT_MODELENTRY_H

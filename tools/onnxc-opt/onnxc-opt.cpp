@@ -1,0 +1,30 @@
+//===- onnxc-opt.cpp - The pass driver for lit tests ----------------------===//
+//
+// mlir-opt with the onnx dialect and onnxc's passes registered, so every pass
+// can be tested on its own: `onnxc-opt --onnx-shape-inference in.mlir`.
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/dialect/OnnxDialect.h"
+#include "compiler/dialect/ShapeInference.h"
+#include "passes/Passes.h"
+#include "targets/cpu/Passes.h"
+
+#include "mlir/InitAllDialects.h"
+#include "mlir/InitAllExtensions.h"
+#include "mlir/InitAllPasses.h"
+#include "mlir/Tools/mlir-opt/MlirOptMain.h"
+
+int main(int argc, char **argv) {
+  mlir::registerAllPasses();
+  onnxc::registerShapeInferencePasses();
+  onnxc::registerGraphPasses();
+  onnxc::cpu::registerCpuPasses();
+
+  mlir::DialectRegistry registry;
+  mlir::registerAllDialects(registry);
+  mlir::registerAllExtensions(registry);
+  registry.insert<onnxc::onnx::ONNXDialect>();
+  return mlir::asMainReturnCode(
+      mlir::MlirOptMain(argc, argv, "onnxc pass driver\n", registry));
+}

@@ -1,0 +1,56 @@
+//===- CompileCommand.cpp - `onnxc compile` -------------------------------===//
+
+#include "compiler/driver/Compiler.h"
+#include "tools/onnxc/Commands.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringSwitch.h"
+#include "llvm/Support/raw_ostream.h"
+
+namespace onnxc::cli {
+
+/// Parses NAME=1x3x224x224 into `shapes`; false (after printing) if malformed.
+static bool parseShape(llvm::StringRef spec,
+                       std::map<std::string, std::vector<int64_t>> &shapes) {
+  auto [name, dims] = spec.rsplit('=');
+  if (name.empty() || dims.empty() || !spec.contains('=')) {
+    llvm::errs() << "onnxc: error: --shape '" << spec
+                 << "': expected NAME=DIMS, e.g. input=1x3x224x224\n";
+    return false;
+  }
+  std::vector<int64_t> values;
+  llvm::SmallVector<llvm::StringRef> parts;
+  dims.split(parts, 'x');
+  for (llvm::StringRef part : parts) {
+    int64_t v;
+    if (part.getAsInteger(10, v) || v < 0) {
+      llvm::errs() << "onnxc: error: --shape '" << spec << "': '" << part
+                   << "' is not a non-negative dimension\n";
+      return false;
+    }
+    values.push_back(v);
+  }
+  shapes[name.str()] = values;
+  return true;
+}
+
+int runCompile(const CompileOptions &opts) {
+  CompilerOptions options;
+  options.modelPath = opts.model;
+  options.outputPath = opts.output;
+  options.optLevel = opts.optLevel;
+  options.triple = opts.mtriple;
+  options.cpu = opts.mcpu;
+  options.emit = llvm::StringSwitch<EmitKind>(opts.emit)
+                     .Case("onnx", EmitKind::Onnx)
+                     .Case("mlir", EmitKind::Mlir)
+                     .Case("llvm", EmitKind::Llvm)
+                     .Case("obj", EmitKind::Obj)
+                     .Default(EmitKind::Lib);
+  for (const std::string &spec : opts.shapes)
+    if (!parseShape(spec, options.inputShapes))
+      return 2;
+  return compileModel(options) ? 0 : 1;
+}
+
+} // namespace onnxc::cli
