@@ -48,7 +48,9 @@ Error linkSharedLibrary(StringRef objectPath, StringRef runtimeArchive,
                         StringRef outputPath, bool forHost) {
   std::vector<std::string> args = {
       "ld.lld", "-shared", "--gc-sections", "-z", "now", "-z", "relro",
-      "--hash-style=gnu", "--build-id=sha1", "-o", outputPath.str(),
+      "--hash-style=gnu", "--build-id=sha1",
+      "-soname", llvm::sys::path::filename(outputPath).str(), "-o",
+      outputPath.str(),
       objectPath.str(), runtimeArchive.str()};
   if (forHost) {
     // DT_NEEDED for libm (erf, ...) and libc; the multiarch folder is where

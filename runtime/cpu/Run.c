@@ -1,0 +1,287 @@
+/*===- Run.c - Run a compiled graph through the C ABI ---------------------===*
+ *
+ * `onnxc_cpu_run` is what every CPU artifact's `onnxc_model.run` points at. It
+ * checks the caller's tensors against the model's metadata (dtype, rank,
+ * static dims, symbolic dims that must agree), builds the MLIR memref
+ * descriptors the compiled graph takes, calls it, and hands the results over:
+ * copied into caller-provided buffers, or given to the caller as they are
+ * (freed later with `onnxc_cpu_release_tensor`).
+ *
+ * The compiled graph (`graph_invoke`) takes one pointer per input descriptor
+ * and one pointer to the results, which are the output descriptors laid out
+ * one after the other. A rank-r descriptor is r-independent in layout:
+ *   { void *allocated; void *aligned; int64_t offset;
+ *     int64_t sizes[r]; int64_t strides[r]; }
+ * The graph returns heap buffers it owns (allocated with malloc); the
+ * deallocation pipeline guarantees that a returned buffer is never a view of
+ * an input or a constant.
+ *
+ * Nothing here keeps state between calls: run is reentrant.
+ *
+ *===----------------------------------------------------------------------===*/
+
+#include "onnxc/onnxc.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Descriptor words kept on the stack; larger graphs use the heap. */
+#define STACK_WORDS 1024
+
+typedef struct memref_header {
+  void *allocated;
+  void *aligned;
+  int64_t offset;
+  int64_t sizes_and_strides[];
+} memref_header;
+
+static int fail(onnxc_error *err, int code, const char *fmt, ...) {
+  if (err) {
+    va_list args;
+    va_start(args, fmt);
+    vsnprintf(err->message, sizeof err->message, fmt, args);
+    va_end(args);
+  }
+  return code;
+}
+
+static size_t descriptor_words(int32_t rank) { return 3 + 2 * (size_t)rank; }
+
+/* The element count of `shape`, or -1 if it overflows. */
+static int64_t element_count(const int64_t *shape, int32_t rank) {
+  int64_t count = 1;
+  for (int32_t d = 0; d < rank; ++d) {
+    if (shape[d] != 0 && count > INT64_MAX / shape[d])
+      return -1;
+    count *= shape[d];
+  }
+  return count;
+}
+
+/* Checks input `i` against the model; binds its symbolic dims in `bound`
+ * (one slot per (input, dim); the first input that names a symbol wins). */
+static int check_input(const onnxc_model *model, const onnxc_tensor *inputs,
+                       int32_t i, onnxc_error *err) {
+  const onnxc_tensor_info *info = &model->inputs[i];
+  const onnxc_tensor *t = &inputs[i];
+  if (t->dtype != info->dtype)
+    return fail(err, ONNXC_INVALID_ARGUMENT,
+                "input '%s': dtype %s, the model takes %s", info->name,
+                onnxc_dtype_name(t->dtype), onnxc_dtype_name(info->dtype));
+  if (t->rank != info->rank)
+    return fail(err, ONNXC_INVALID_ARGUMENT,
+                "input '%s': rank %d, the model takes rank %d", info->name,
+                t->rank, info->rank);
+  for (int32_t d = 0; d < t->rank; ++d) {
+    if (t->shape[d] < 0)
+      return fail(err, ONNXC_INVALID_ARGUMENT,
+                  "input '%s': dim %d is negative (%lld)", info->name, d,
+                  (long long)t->shape[d]);
+    if (info->dims[d] >= 0 && t->shape[d] != info->dims[d])
+      return fail(err, ONNXC_INVALID_ARGUMENT,
+                  "input '%s': dim %d is %lld, the model takes %lld",
+                  info->name, d, (long long)t->shape[d],
+                  (long long)info->dims[d]);
+    const char *symbol = info->dim_params ? info->dim_params[d] : NULL;
+    if (!symbol || !*symbol)
+      continue;
+    /* The same symbol seen earlier (in this or an earlier input) must have
+     * the same value. */
+    for (int32_t j = 0; j <= i; ++j) {
+      const onnxc_tensor_info *other = &model->inputs[j];
+      int32_t end = j == i ? d : other->rank;
+      for (int32_t e = 0; e < end; ++e) {
+        const char *s = other->dim_params ? other->dim_params[e] : NULL;
+        if (s && strcmp(s, symbol) == 0 && inputs[j].shape[e] != t->shape[d])
+          return fail(err, ONNXC_INVALID_ARGUMENT,
+                      "input '%s': dim %d ('%s') is %lld, but input '%s' "
+                      "has '%s' = %lld",
+                      info->name, d, symbol, (long long)t->shape[d],
+                      other->name, symbol, (long long)inputs[j].shape[e]);
+      }
+    }
+  }
+  int64_t count = element_count(t->shape, t->rank);
+  size_t elem = onnxc_dtype_size(t->dtype);
+  if (count < 0 || (elem && (uint64_t)count > SIZE_MAX / elem))
+    return fail(err, ONNXC_INVALID_ARGUMENT,
+                "input '%s': the element count overflows", info->name);
+  if (count > 0 && !t->data)
+    return fail(err, ONNXC_INVALID_ARGUMENT, "input '%s': data is null",
+                info->name);
+  if (elem && ((uintptr_t)t->data % elem) != 0)
+    return fail(err, ONNXC_INVALID_ARGUMENT,
+                "input '%s': data is not aligned to its %zu-byte elements",
+                info->name, elem);
+  return ONNXC_OK;
+}
+
+static void write_descriptor(int64_t *words, const onnxc_tensor *t) {
+  memref_header *h = (memref_header *)words;
+  h->allocated = t->data;
+  h->aligned = t->data;
+  h->offset = 0;
+  int64_t stride = 1;
+  for (int32_t d = t->rank - 1; d >= 0; --d) {
+    h->sizes_and_strides[d] = t->shape[d];
+    h->sizes_and_strides[t->rank + d] = stride;
+    stride *= t->shape[d] > 0 ? t->shape[d] : 1;
+  }
+}
+
+/* Whether `ptr` was handed to an earlier output or is an input's buffer: then
+ * output `o` must get a copy, not the buffer itself. */
+static int is_taken(void *ptr, const onnxc_tensor *inputs, int32_t num_inputs,
+                    const onnxc_tensor *outputs, int32_t o) {
+  for (int32_t i = 0; i < num_inputs; ++i)
+    if (inputs[i].data == ptr)
+      return 1;
+  for (int32_t j = 0; j < o; ++j)
+    if (outputs[j].owner == ptr)
+      return 1;
+  return 0;
+}
+
+int onnxc_cpu_run(const onnxc_model *model, const onnxc_tensor *inputs,
+                  int32_t num_inputs, onnxc_tensor *outputs,
+                  int32_t num_outputs, onnxc_error *err) {
+  if (err)
+    err->message[0] = 0;
+  if (!model)
+    return fail(err, ONNXC_INVALID_ARGUMENT, "run: model is null");
+  if (num_inputs != model->num_inputs)
+    return fail(err, ONNXC_INVALID_ARGUMENT,
+                "run: %d inputs given, the model takes %d", num_inputs,
+                model->num_inputs);
+  if (num_outputs != model->num_outputs)
+    return fail(err, ONNXC_INVALID_ARGUMENT,
+                "run: %d outputs given, the model has %d", num_outputs,
+                model->num_outputs);
+  if ((num_inputs > 0 && !inputs) || (num_outputs > 0 && !outputs))
+    return fail(err, ONNXC_INVALID_ARGUMENT,
+                "run: the inputs or outputs array is null");
+  for (int32_t i = 0; i < num_inputs; ++i) {
+    int code = check_input(model, inputs, i, err);
+    if (code != ONNXC_OK)
+      return code;
+  }
+
+  size_t words = 0;
+  for (int32_t i = 0; i < num_inputs; ++i)
+    words += descriptor_words(inputs[i].rank);
+  size_t input_words = words;
+  for (int32_t o = 0; o < num_outputs; ++o)
+    words += descriptor_words(model->outputs[o].rank);
+  size_t pointer_words = (size_t)num_inputs;
+  int64_t stack_words[STACK_WORDS];
+  void *stack_pointers[64];
+  int64_t *block = words <= STACK_WORDS ? stack_words
+                                        : malloc(words * sizeof(int64_t));
+  void **input_ptrs = pointer_words <= 64
+                          ? stack_pointers
+                          : malloc(pointer_words * sizeof(void *));
+  if (!block || !input_ptrs) {
+    if (block != stack_words)
+      free(block);
+    if (input_ptrs != stack_pointers)
+      free(input_ptrs);
+    return fail(err, ONNXC_OUT_OF_MEMORY, "run: out of memory");
+  }
+
+  size_t at = 0;
+  for (int32_t i = 0; i < num_inputs; ++i) {
+    write_descriptor(block + at, &inputs[i]);
+    input_ptrs[i] = block + at;
+    at += descriptor_words(inputs[i].rank);
+  }
+  int64_t *results = block + input_words;
+  memset(results, 0, (words - input_words) * sizeof(int64_t));
+  model->graph_invoke(input_ptrs, results);
+
+  /* Hand every result over, even after a failure, so none leaks. */
+  int code = ONNXC_OK;
+  at = 0;
+  for (int32_t o = 0; o < num_outputs; ++o) {
+    const onnxc_tensor_info *info = &model->outputs[o];
+    memref_header *h = (memref_header *)(results + at);
+    at += descriptor_words(info->rank);
+    onnxc_tensor *out = &outputs[o];
+    size_t elem = onnxc_dtype_size(info->dtype);
+    int64_t count = element_count(h->sizes_and_strides, info->rank);
+    size_t bytes = (size_t)count * elem;
+    const char *data = (const char *)h->aligned + h->offset * (int64_t)elem;
+    int take = code == ONNXC_OK && !out->data &&
+               !is_taken(h->allocated, inputs, num_inputs, outputs, o);
+    if (code == ONNXC_OK) {
+      if (out->data && out->size_bytes < bytes) {
+        code = fail(err, ONNXC_INVALID_ARGUMENT,
+                    "output '%s': the buffer holds %zu bytes, the result "
+                    "needs %zu",
+                    info->name, out->size_bytes, bytes);
+      } else if (out->data) {
+        if (bytes)
+          memcpy(out->data, data, bytes);
+      } else if (take) {
+        out->data = (void *)data;
+        out->owner = h->allocated;
+        out->size_bytes = bytes;
+      } else {
+        void *copy = malloc(bytes ? bytes : 1);
+        if (!copy) {
+          code = fail(err, ONNXC_OUT_OF_MEMORY,
+                      "output '%s': out of memory (%zu bytes)", info->name,
+                      bytes);
+        } else {
+          if (bytes)
+            memcpy(copy, data, bytes);
+          out->data = copy;
+          out->owner = copy;
+          out->size_bytes = bytes;
+        }
+      }
+      if (code == ONNXC_OK) {
+        out->rank = info->rank;
+        out->dtype = info->dtype;
+        for (int32_t d = 0; d < info->rank; ++d)
+          out->shape[d] = h->sizes_and_strides[d];
+      }
+    }
+    if (!take && !is_taken(h->allocated, inputs, num_inputs, outputs, o)) {
+      /* A buffer of ours that no output keeps. Two results may share one
+       * buffer: free it only at its last use. */
+      int used_later = 0;
+      size_t later = at;
+      for (int32_t p = o + 1; p < num_outputs; ++p) {
+        memref_header *hp = (memref_header *)(results + later);
+        used_later |= hp->allocated == h->allocated;
+        later += descriptor_words(model->outputs[p].rank);
+      }
+      if (!used_later)
+        free(h->allocated);
+    }
+  }
+  if (code != ONNXC_OK)
+    for (int32_t o = 0; o < num_outputs; ++o)
+      if (outputs[o].owner) {
+        free(outputs[o].owner);
+        outputs[o].owner = NULL;
+        outputs[o].data = NULL;
+      }
+
+  if (block != stack_words)
+    free(block);
+  if (input_ptrs != stack_pointers)
+    free(input_ptrs);
+  return code;
+}
+
+void onnxc_cpu_release_tensor(onnxc_tensor *tensor) {
+  if (!tensor)
+    return;
+  free(tensor->owner);
+  tensor->owner = NULL;
+  tensor->data = NULL;
+  tensor->size_bytes = 0;
+}

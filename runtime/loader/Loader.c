@@ -1,0 +1,78 @@
+/*===- Loader.c - Open compiled artifacts with dlopen ---------------------===*/
+
+#define _GNU_SOURCE
+#include "onnxc/onnxc.h"
+
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct onnxc_library {
+  void *handle;
+  const onnxc_model *model;
+};
+
+static int fail(onnxc_error *err, int code, const char *fmt, const char *a,
+                const char *b) {
+  if (err)
+    snprintf(err->message, sizeof err->message, fmt, a, b);
+  return code;
+}
+
+int onnxc_load(const char *path, onnxc_library **library, onnxc_error *err) {
+  if (!path || !library)
+    return fail(err, ONNXC_INVALID_ARGUMENT, "%s%s",
+                "onnxc_load: path and library must not be null", "");
+  *library = NULL;
+  /* dlopen searches the library path for a bare file name; a user who names
+   * a file means that file. */
+  char local[4096];
+  const char *open_path = path;
+  if (!strchr(path, '/')) {
+    if (snprintf(local, sizeof local, "./%s", path) >= (int)sizeof local)
+      return fail(err, ONNXC_LOAD_ERROR, "%s: %s", path, "path too long");
+    open_path = local;
+  }
+  void *handle = dlopen(open_path, RTLD_NOW | RTLD_LOCAL);
+  if (!handle) {
+    const char *why = dlerror();
+    return fail(err, ONNXC_LOAD_ERROR, "%s: %s", path,
+                why ? why : "cannot be opened");
+  }
+  onnxc_model_entry_fn entry =
+      (onnxc_model_entry_fn)dlsym(handle, ONNXC_MODEL_ENTRY_SYMBOL);
+  if (!entry) {
+    dlclose(handle);
+    return fail(err, ONNXC_LOAD_ERROR, "%s: %s", path,
+                "not an onnxc artifact (no onnxc_model_entry symbol)");
+  }
+  const onnxc_model *model = entry();
+  if (!model || model->abi_version != ONNXC_ABI_VERSION) {
+    char why[64];
+    snprintf(why, sizeof why, "artifact ABI version %u, this runtime needs %u",
+             model ? model->abi_version : 0u, (unsigned)ONNXC_ABI_VERSION);
+    dlclose(handle);
+    return fail(err, ONNXC_LOAD_ERROR, "%s: %s", path, why);
+  }
+  onnxc_library *lib = malloc(sizeof *lib);
+  if (!lib) {
+    dlclose(handle);
+    return fail(err, ONNXC_OUT_OF_MEMORY, "%s: %s", path, "out of memory");
+  }
+  lib->handle = handle;
+  lib->model = model;
+  *library = lib;
+  return ONNXC_OK;
+}
+
+const onnxc_model *onnxc_library_model(const onnxc_library *library) {
+  return library ? library->model : NULL;
+}
+
+void onnxc_unload(onnxc_library *library) {
+  if (!library)
+    return;
+  dlclose(library->handle);
+  free(library);
+}

@@ -1,0 +1,5 @@
+// STUB: replaced by the lowering work.
+#include "targets/cpu/lowering/Patterns.h"
+namespace onnxc::cpu {
+void populateElementwisePatterns(const mlir::TypeConverter &, mlir::RewritePatternSet &) {}
+} // namespace onnxc::cpu
