@@ -51,14 +51,19 @@ Value castScalar(OpBuilder &b, Location loc, Value value, Type from, Type to) {
   bool fromBool = from.isInteger(1);
   bool fromUnsigned = from.isUnsignedInteger() || fromBool;
 
+  // Half floats convert through f32: f16 and bf16 do not extend each other,
+  // and the bf16 expansion of arith-expand only converts from and to f32.
+  if (fromFloat && isHalfFloat(from) && !to.isF32()) {
+    value = promoteHalf(b, loc, value);
+    from = b.getF32Type();
+    fromFloat = llvm::cast<FloatType>(from);
+  }
+  if (toFloat && isHalfFloat(to) && !from.isF32()) {
+    value = castScalar(b, loc, value, from, b.getF32Type());
+    return b.create<arith::TruncFOp>(loc, toFloat, value);
+  }
   if (fromFloat && toFloat) {
-    unsigned fromWidth = fromFloat.getWidth(), toWidth = toFloat.getWidth();
-    // f16 <-> bf16 go through f32: neither extends the other.
-    if (fromWidth == toWidth) {
-      Value wide = b.create<arith::ExtFOp>(loc, b.getF32Type(), value);
-      return b.create<arith::TruncFOp>(loc, toFloat, wide);
-    }
-    if (fromWidth < toWidth)
+    if (fromFloat.getWidth() < toFloat.getWidth())
       return b.create<arith::ExtFOp>(loc, toFloat, value);
     return b.create<arith::TruncFOp>(loc, toFloat, value);
   }
@@ -76,7 +81,6 @@ Value castScalar(OpBuilder &b, Location loc, Value value, Type from, Type to) {
   }
   auto targetInt = llvm::cast<IntegerType>(target);
   if (fromFloat) {
-    value = promoteHalf(b, loc, value);
     // Narrow targets convert through i64 and wrap, so an out-of-range value
     // gives numpy's (and x86's) answer instead of poison.
     if (targetInt.getWidth() == 64) {
