@@ -49,12 +49,10 @@ std::pair<Value, Value> meanAndInvStdDev(OpBuilder &b, Location loc, Value x,
                                          ArrayRef<bool> reducedDims,
                                          double epsilon) {
   Type accType = computeType(getElementTypeOrSelf(x));
-  Value count = reducedElementCount(b, loc, x, reducedDims);
-  auto toFloat = [&](OpBuilder &nb, Location nloc) -> Value {
-    return nb.create<arith::UIToFPOp>(
-        nloc, accType,
-        nb.create<arith::IndexCastUIOp>(nloc, nb.getI64Type(), count));
-  };
+  Value count = b.create<arith::UIToFPOp>(
+      loc, accType,
+      b.create<arith::IndexCastUIOp>(
+          loc, b.getI64Type(), reducedElementCount(b, loc, x, reducedDims)));
   Value zero = scalarConst(b, loc, accType, 0.0);
   Value sum = buildReduction(
       b, loc, x, reducedDims, zero, {},
@@ -67,7 +65,7 @@ std::pair<Value, Value> meanAndInvStdDev(OpBuilder &b, Location loc, Value x,
   Value mean = buildParallelGeneric(
       b, loc, statType, statSizes, sum, identity,
       [&](OpBuilder &nb, Location nloc, ValueRange args) -> Value {
-        return nb.create<arith::DivFOp>(nloc, args[0], toFloat(nb, nloc));
+        return nb.create<arith::DivFOp>(nloc, args[0], count);
       });
   Value squares = buildReduction(
       b, loc, x, reducedDims, zero, mean,
@@ -81,7 +79,7 @@ std::pair<Value, Value> meanAndInvStdDev(OpBuilder &b, Location loc, Value x,
       b, loc, statType, statSizes, squares, identity,
       [&](OpBuilder &nb, Location nloc, ValueRange args) -> Value {
         Value variance =
-            nb.create<arith::DivFOp>(nloc, args[0], toFloat(nb, nloc));
+            nb.create<arith::DivFOp>(nloc, args[0], count);
         Value shifted = nb.create<arith::AddFOp>(
             nloc, variance, scalarConst(nb, nloc, accType, epsilon));
         return nb.create<arith::DivFOp>(nloc, scalarConst(nb, nloc, accType, 1),

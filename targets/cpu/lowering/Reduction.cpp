@@ -188,9 +188,20 @@ Value lowerReduction(OpBuilder &b, Location loc, Value data, Type dataElement,
                      kind == ReduceKind::LogSumExp;
   if (needsFinish) {
     auto reducedType = llvm::cast<RankedTensorType>(reduced.getType());
+    // The element count of a Mean, in the accumulator's type (at least 1
+    // for integers, so an empty reduction does not trap).
     Value count;
-    if (kind == ReduceKind::Mean)
-      count = reducedElementCount(b, loc, data, reducedDims);
+    if (kind == ReduceKind::Mean) {
+      Value n = reducedElementCount(b, loc, data, reducedDims);
+      if (llvm::isa<FloatType>(accType)) {
+        count = b.create<arith::UIToFPOp>(
+            loc, accType,
+            b.create<arith::IndexCastUIOp>(loc, b.getI64Type(), n));
+      } else {
+        n = b.create<arith::MaxUIOp>(loc, n, indexConst(b, loc, 1));
+        count = b.create<arith::IndexCastUIOp>(loc, accType, n);
+      }
+    }
     SmallVector<Value> operands{reduced};
     operands.append(extra);
     SmallVector<AffineMap> maps(
@@ -202,21 +213,12 @@ Value lowerReduction(OpBuilder &b, Location loc, Value data, Type dataElement,
           Value v = args[0];
           switch (kind) {
           case ReduceKind::Mean:
-            if (isFloat(v)) {
-              Value n = nb.create<arith::UIToFPOp>(
-                  nloc, v.getType(),
-                  nb.create<arith::IndexCastUIOp>(nloc, nb.getI64Type(),
-                                                  count));
-              v = nb.create<arith::DivFOp>(nloc, v, n);
-            } else {
-              // An empty reduction divides by 1 rather than trap.
-              Value n = nb.create<arith::IndexCastUIOp>(
-                  nloc, v.getType(),
-                  nb.create<arith::MaxUIOp>(nloc, count,
-                                            indexConst(nb, nloc, 1)));
-              v = isUnsigned ? nb.create<arith::DivUIOp>(nloc, v, n).getResult()
-                             : nb.create<arith::DivSIOp>(nloc, v, n).getResult();
-            }
+            if (isFloat(v))
+              v = nb.create<arith::DivFOp>(nloc, v, count);
+            else if (isUnsigned)
+              v = nb.create<arith::DivUIOp>(nloc, v, count);
+            else
+              v = nb.create<arith::DivSIOp>(nloc, v, count);
             break;
           case ReduceKind::L2:
             if (isFloat(v)) {
