@@ -204,9 +204,10 @@ Value softplus(OpBuilder &b, Location loc, Value x) {
 /// max(0, min(1, alpha * x + beta)).
 Value hardSigmoid(OpBuilder &b, Location loc, Value x, double alpha,
                   double beta) {
-  Value linear = b.create<arith::AddFOp>(
-      loc, b.create<arith::MulFOp>(loc, x, constLike(b, loc, x, alpha)),
-      constLike(b, loc, x, beta));
+  Value scaled =
+      b.create<arith::MulFOp>(loc, x, constLike(b, loc, x, alpha));
+  Value linear =
+      b.create<arith::AddFOp>(loc, scaled, constLike(b, loc, x, beta));
   Value upper = b.create<arith::MinimumFOp>(loc, linear,
                                             constLike(b, loc, x, 1.0));
   return b.create<arith::MaximumFOp>(loc, upper, constLike(b, loc, x, 0.0));
@@ -285,9 +286,9 @@ void addUnaryActivations(const TypeConverter &converter,
   add(makeSpec("onnx.Elu", kFloat,
                [](Operation *op, OpBuilder &b, Location loc, Args a) -> Value {
                  Value x = a[0];
+                 Value e = b.create<math::ExpOp>(loc, x);
                  Value em1 = b.create<arith::SubFOp>(
-                     loc, b.create<math::ExpOp>(loc, x),
-                     constLike(b, loc, x, 1.0));
+                     loc, e, constLike(b, loc, x, 1.0));
                  Value neg = b.create<arith::MulFOp>(
                      loc, em1,
                      constLike(b, loc, x, floatAttr(op, "alpha", 1.0f)));
@@ -319,11 +320,10 @@ void addUnaryActivations(const TypeConverter &converter,
                  Value alpha =
                      constLike(b, loc, x, floatAttr(op, "alpha", 1.0f));
                  Value zero = constLike(b, loc, x, 0.0);
+                 Value e = b.create<math::ExpOp>(
+                     loc, b.create<arith::DivFOp>(loc, x, alpha));
                  Value em1 = b.create<arith::SubFOp>(
-                     loc,
-                     b.create<math::ExpOp>(
-                         loc, b.create<arith::DivFOp>(loc, x, alpha)),
-                     constLike(b, loc, x, 1.0));
+                     loc, e, constLike(b, loc, x, 1.0));
                  Value neg = b.create<arith::MinimumFOp>(
                      loc, zero, b.create<arith::MulFOp>(loc, alpha, em1));
                  return b.create<arith::AddFOp>(
@@ -334,9 +334,9 @@ void addUnaryActivations(const TypeConverter &converter,
                  Value x = a[0];
                  Value alpha =
                      constLike(b, loc, x, floatAttr(op, "alpha", 1.0f));
-                 return select(
-                     b, loc, cmpF(b, loc, arith::CmpFPredicate::OGT, x, alpha),
-                     x, constLike(b, loc, x, 0.0));
+                 Value above =
+                     cmpF(b, loc, arith::CmpFPredicate::OGT, x, alpha);
+                 return select(b, loc, above, x, constLike(b, loc, x, 0.0));
                }));
   add(makeSpec("onnx.HardSigmoid", kFloat,
                [](Operation *op, OpBuilder &b, Location loc, Args a) -> Value {
@@ -356,9 +356,9 @@ void addUnaryActivations(const TypeConverter &converter,
   add(makeSpec("onnx.Softsign", kFloat,
                [](Operation *, OpBuilder &b, Location loc, Args a) -> Value {
                  Value x = a[0];
+                 Value abs = b.create<math::AbsFOp>(loc, x);
                  Value denom = b.create<arith::AddFOp>(
-                     loc, constLike(b, loc, x, 1.0),
-                     b.create<math::AbsFOp>(loc, x));
+                     loc, constLike(b, loc, x, 1.0), abs);
                  return b.create<arith::DivFOp>(loc, x, denom);
                }));
   add(makeSpec("onnx.Mish", kFloat,
@@ -390,9 +390,9 @@ void addUnaryActivations(const TypeConverter &converter,
               loc, b.create<arith::MulFOp>(loc, x,
                                            constLike(b, loc, x, M_SQRT1_2)));
         }
+        Value halfX = b.create<arith::MulFOp>(loc, half, x);
         return b.create<arith::MulFOp>(
-            loc, b.create<arith::MulFOp>(loc, half, x),
-            b.create<arith::AddFOp>(loc, one, inner));
+            loc, halfX, b.create<arith::AddFOp>(loc, one, inner));
       });
   gelu.check = [](Operation *op, std::string &why) {
     StringRef approximate = llvm::cast<onnx::GeluOp>(op).getApproximate();

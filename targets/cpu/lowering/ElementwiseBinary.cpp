@@ -97,15 +97,15 @@ Value modulo(OpBuilder &b, Location loc, Value x, Value y, bool isUnsigned,
     if (cStyle)
       return r;
     Value zero = constLike(b, loc, x, 0.0);
-    Value signsDiffer = b.create<arith::XOrIOp>(
-        loc, cmpF(b, loc, arith::CmpFPredicate::OLT, r, zero),
-        cmpF(b, loc, arith::CmpFPredicate::OLT, y, zero));
+    Value rNegative = cmpF(b, loc, arith::CmpFPredicate::OLT, r, zero);
+    Value yNegative = cmpF(b, loc, arith::CmpFPredicate::OLT, y, zero);
+    Value signsDiffer = b.create<arith::XOrIOp>(loc, rNegative, yNegative);
     Value adjust = b.create<arith::AndIOp>(
         loc, cmpF(b, loc, arith::CmpFPredicate::UNE, r, zero), signsDiffer);
     r = select(b, loc, adjust, b.create<arith::AddFOp>(loc, r, y), r);
     // A zero result takes the divisor's sign.
-    return select(b, loc, cmpF(b, loc, arith::CmpFPredicate::OEQ, r, zero),
-                  b.create<math::CopySignOp>(loc, zero, y), r);
+    Value isZero = cmpF(b, loc, arith::CmpFPredicate::OEQ, r, zero);
+    return select(b, loc, isZero, b.create<math::CopySignOp>(loc, zero, y), r);
   }
   Value divisor = safeDivisor(b, loc, y, isUnsigned);
   if (isUnsigned)
@@ -114,9 +114,9 @@ Value modulo(OpBuilder &b, Location loc, Value x, Value y, bool isUnsigned,
   if (cStyle)
     return r;
   Value zero = constLike(b, loc, x, 0);
-  Value signsDiffer = b.create<arith::XOrIOp>(
-      loc, cmpI(b, loc, arith::CmpIPredicate::slt, r, zero),
-      cmpI(b, loc, arith::CmpIPredicate::slt, y, zero));
+  Value rNegative = cmpI(b, loc, arith::CmpIPredicate::slt, r, zero);
+  Value yNegative = cmpI(b, loc, arith::CmpIPredicate::slt, y, zero);
+  Value signsDiffer = b.create<arith::XOrIOp>(loc, rNegative, yNegative);
   Value adjust = b.create<arith::AndIOp>(
       loc, cmpI(b, loc, arith::CmpIPredicate::ne, r, zero), signsDiffer);
   return select(b, loc, adjust, b.create<arith::AddIOp>(loc, r, y), r);
@@ -332,12 +332,14 @@ void populateElementwiseBinaryPatterns(const TypeConverter &converter,
         unsigned bits = x.getType().getIntOrFloatBitWidth();
         Value outOfRange = cmpI(b, loc, arith::CmpIPredicate::uge, y,
                                 constLike(b, loc, y, bits));
-        if (llvm::cast<onnx::BitShiftOp>(op).getDirection() == "LEFT")
-          return select(b, loc, outOfRange, constLike(b, loc, x, 0),
-                        b.create<arith::ShLIOp>(loc, x, y));
-        if (isUnsignedOperand(op))
-          return select(b, loc, outOfRange, constLike(b, loc, x, 0),
-                        b.create<arith::ShRUIOp>(loc, x, y));
+        if (llvm::cast<onnx::BitShiftOp>(op).getDirection() == "LEFT") {
+          Value shifted = b.create<arith::ShLIOp>(loc, x, y);
+          return select(b, loc, outOfRange, constLike(b, loc, x, 0), shifted);
+        }
+        if (isUnsignedOperand(op)) {
+          Value shifted = b.create<arith::ShRUIOp>(loc, x, y);
+          return select(b, loc, outOfRange, constLike(b, loc, x, 0), shifted);
+        }
         Value amount =
             select(b, loc, outOfRange, constLike(b, loc, y, bits - 1), y);
         return b.create<arith::ShRSIOp>(loc, x, amount);
@@ -363,14 +365,16 @@ void populateElementwiseBinaryPatterns(const TypeConverter &converter,
       "onnx.PRelu", kNumeric,
       [](Operation *op, OpBuilder &b, Location loc, Args a) -> Value {
         Value x = a[0], slope = a[1];
-        if (isFloat(x))
-          return select(b, loc,
-                        cmpF(b, loc, FP::OLT, x, constLike(b, loc, x, 0.0)),
+        if (isFloat(x)) {
+          Value negative = cmpF(b, loc, FP::OLT, x, constLike(b, loc, x, 0.0));
+          return select(b, loc, negative,
                         b.create<arith::MulFOp>(loc, x, slope), x);
+        }
         if (isUnsignedOperand(op))
           return x;
-        return select(b, loc, cmpI(b, loc, IP::slt, x, constLike(b, loc, x, 0)),
-                      b.create<arith::MulIOp>(loc, x, slope), x);
+        Value negative = cmpI(b, loc, IP::slt, x, constLike(b, loc, x, 0));
+        return select(b, loc, negative, b.create<arith::MulIOp>(loc, x, slope),
+                      x);
       }));
 
   ElementwiseSpec where =

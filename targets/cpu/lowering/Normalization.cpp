@@ -82,8 +82,9 @@ std::pair<Value, Value> meanAndInvStdDev(OpBuilder &b, Location loc, Value x,
             nb.create<arith::DivFOp>(nloc, args[0], count);
         Value shifted = nb.create<arith::AddFOp>(
             nloc, variance, scalarConst(nb, nloc, accType, epsilon));
+        Value stdDev = nb.create<math::SqrtOp>(nloc, shifted);
         return nb.create<arith::DivFOp>(nloc, scalarConst(nb, nloc, accType, 1),
-                                        nb.create<math::SqrtOp>(nloc, shifted));
+                                        stdDev);
       });
   return {mean, invStdDev};
 }
@@ -246,9 +247,9 @@ struct LayerNormalizationLowering
         [&](OpBuilder &b, Location nloc, ValueRange args) -> Value {
           Value centered = b.create<arith::SubFOp>(
               nloc, promoteHalf(b, nloc, args[0]), args[1]);
-          Value value = b.create<arith::MulFOp>(
-              nloc, b.create<arith::MulFOp>(nloc, centered, args[2]),
-              promoteHalf(b, nloc, args[3]));
+          Value normalized = b.create<arith::MulFOp>(nloc, centered, args[2]);
+          Value value = b.create<arith::MulFOp>(nloc, normalized,
+                                                promoteHalf(b, nloc, args[3]));
           if (hasBias)
             value = b.create<arith::AddFOp>(nloc, value,
                                             promoteHalf(b, nloc, args[4]));
@@ -324,12 +325,11 @@ struct InstanceNormalizationLowering
         [&](OpBuilder &b, Location nloc, ValueRange args) -> Value {
           Value centered = b.create<arith::SubFOp>(
               nloc, promoteHalf(b, nloc, args[0]), args[1]);
-          Value value = b.create<arith::AddFOp>(
-              nloc,
-              b.create<arith::MulFOp>(
-                  nloc, b.create<arith::MulFOp>(nloc, centered, args[2]),
-                  promoteHalf(b, nloc, args[3])),
-              promoteHalf(b, nloc, args[4]));
+          Value normalized = b.create<arith::MulFOp>(nloc, centered, args[2]);
+          Value scaled = b.create<arith::MulFOp>(nloc, normalized,
+                                                 promoteHalf(b, nloc, args[3]));
+          Value value = b.create<arith::AddFOp>(nloc, scaled,
+                                                promoteHalf(b, nloc, args[4]));
           return demoteTo(b, nloc, value, element);
         });
     rewriter.replaceOp(op, y);
