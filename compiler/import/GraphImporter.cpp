@@ -590,7 +590,10 @@ LogicalResult ModelImporter::importNode(const ::onnx::NodeProto &node,
   }
 
   for (auto [i, name] : llvm::enumerate(node.output())) {
-    if (name.empty())
+    // Outputs normalization dropped are left undefined: a node using one
+    // fails as using an undefined name.
+    if (name.empty() || i >= pending.outputPresent.size() ||
+        !pending.outputPresent[i])
       continue;
     if (i >= results.size() || !results[i])
       return emitError(loc) << "output '" << name << "' is not produced";

@@ -204,9 +204,10 @@ LogicalResult normalizeConstant(PendingNode &node) {
 // Equal, Greater, Less): without `broadcast=1` both inputs had one shape; with
 // it B was broadcast to A, its dims matching A's from `axis` on (A's trailing
 // dims when `axis` is absent). Opset 7 made broadcasting numpy-style. A
-// trailing match is the same under both; for an explicit `axis` B is reshaped
-// to end in the ones numpy needs: B' = Reshape(B, Concat(Shape(B),
-// ConstantOfShape(rank(A) - axis - rank(B), 1))).
+// trailing match is the same under both; for an explicit `axis` B gets the
+// trailing unit dims numpy needs: Unsqueeze when the ranks are known now,
+// else B' = Reshape(B, Concat(Shape(B), ConstantOfShape(rank(A) - axis -
+// rank(B), 1))).
 //===----------------------------------------------------------------------===//
 
 LogicalResult normalizeLegacyBroadcast(OpEmitter &emitter, PendingNode &node) {
@@ -222,6 +223,31 @@ LogicalResult normalizeLegacyBroadcast(OpEmitter &emitter, PendingNode &node) {
   if (!a || !b)
     return success();
   Location loc = node.loc;
+  // With both ranks known now, B only needs trailing unit dims: Unsqueeze.
+  auto rankedA = llvm::dyn_cast<RankedTensorType>(a.getType());
+  auto rankedB = llvm::dyn_cast<RankedTensorType>(b.getType());
+  if (rankedB && (rankedA || *axis < 0)) {
+    int64_t rankB = rankedB.getRank();
+    int64_t count =
+        *axis < 0 ? -*axis - rankB : rankedA.getRank() - *axis - rankB;
+    if (count < 0)
+      return emitError(loc) << "input B (rank " << rankB
+                            << ") does not fit input A at axis " << *axis;
+    if (count == 0)
+      return success();
+    SmallVector<int64_t> axes;
+    for (int64_t i = 0; i < count; ++i)
+      axes.push_back(rankB + i);
+    FailureOr<Value> axesValue = emitter.i64Constant(loc, axes);
+    if (failed(axesValue))
+      return failure();
+    FailureOr<Value> unsqueezed =
+        emitter.createValue(loc, "onnx.Unsqueeze", {b, *axesValue});
+    if (failed(unsqueezed))
+      return failure();
+    setInput(node, 1, *unsqueezed);
+    return success();
+  }
   auto value = [](FailureOr<Value> v) { return succeeded(v) ? *v : Value(); };
   Value shapeB = value(emitter.createValue(loc, "onnx.Shape", {b}));
   Value rankB = shapeB ? value(emitter.createValue(loc, "onnx.Shape", {shapeB}))

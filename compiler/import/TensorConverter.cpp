@@ -177,11 +177,13 @@ FailureOr<DenseElementsAttr> convertTensor(MLIRContext *ctx,
       for (size_t i = 0; i < buffer.size(); i += byteWidth)
         std::reverse(buffer.begin() + i, buffer.begin() + i + byteWidth);
   };
+  std::string typeText; // "tensor<2x3xf32>", unquoted in messages
+  llvm::raw_string_ostream(typeText) << type;
   auto checkCount = [&](int64_t count, llvm::StringRef field) {
     if (count == numElements)
       return success();
-    emitError() << "has " << count << " values in " << field << ", but " << type
-                << " needs " << numElements;
+    emitError() << "has " << count << " values in " << field << ", but "
+                << typeText << " needs " << numElements;
     return failure();
   };
 
@@ -195,7 +197,7 @@ FailureOr<DenseElementsAttr> convertTensor(MLIRContext *ctx,
   } else if (tensor.has_raw_data()) {
     if (tensor.raw_data().size() != static_cast<uint64_t>(numBytes)) {
       emitError() << "raw_data has " << tensor.raw_data().size()
-                  << " bytes, but " << type << " needs " << numBytes;
+                  << " bytes, but " << typeText << " needs " << numBytes;
       return failure();
     }
     fromLittleEndian(tensor.raw_data());
