@@ -84,14 +84,18 @@ FailureOr<int64_t> windowOutputSize(RuleContext &ctx, const WindowAttrs &attrs,
   return out;
 }
 
-/// Conv: X [N, C, D...], W [M, C/group, K...], optional B [M].
-LogicalResult inferConv(RuleContext &ctx) {
-  ArrayRef<int64_t> x = ctx.getInputShape(0), w = ctx.getInputShape(1);
+/// Conv: X [N, C, D...], W [M, C/group, K...], optional B [M]. The quantized
+/// convolutions have the same rule with other operand positions.
+LogicalResult inferConvShape(RuleContext &ctx, unsigned xIndex,
+                             unsigned wIndex, unsigned biasIndex,
+                             Type element) {
+  ArrayRef<int64_t> x = ctx.getInputShape(xIndex),
+                    w = ctx.getInputShape(wIndex);
   if (x.size() < 3 || w.size() != x.size())
     return ctx.emitError() << "expects X of rank >= 3 and W of the same rank, "
                               "got "
-                           << ctx.getInputType(0) << " and "
-                           << ctx.getInputType(1);
+                           << ctx.getInputType(xIndex) << " and "
+                           << ctx.getInputType(wIndex);
   size_t k = x.size() - 2;
   int64_t group = ctx.getIntAttr("group", 1);
   if (group < 1)
@@ -104,11 +108,12 @@ LogicalResult inferConv(RuleContext &ctx) {
     return ctx.emitError() << "W's " << w[0]
                            << " output channels are not divisible by group "
                            << group;
-  if (ctx.hasInput(2) &&
-      (ctx.getInputRank(2) != 1 ||
-       (!ShapedType::isDynamic(ctx.getInputShape(2)[0]) &&
-        !ShapedType::isDynamic(w[0]) && ctx.getInputShape(2)[0] != w[0])))
-    return ctx.emitError() << "bias " << ctx.getInputType(2)
+  if (ctx.hasInput(biasIndex) &&
+      (ctx.getInputRank(biasIndex) != 1 ||
+       (!ShapedType::isDynamic(ctx.getInputShape(biasIndex)[0]) &&
+        !ShapedType::isDynamic(w[0]) &&
+        ctx.getInputShape(biasIndex)[0] != w[0])))
+    return ctx.emitError() << "bias " << ctx.getInputType(biasIndex)
                            << " does not match the " << w[0]
                            << " output channels";
   SmallVector<int64_t> kernel(w.drop_front(2));
@@ -130,8 +135,24 @@ LogicalResult inferConv(RuleContext &ctx) {
       return failure();
     shape.push_back(*out);
   }
-  ctx.setResult(0, ctx.getInputElementType(0), shape);
+  ctx.setResult(0, element, shape);
   return success();
+}
+
+LogicalResult inferConv(RuleContext &ctx) {
+  return inferConvShape(ctx, 0, 1, 2, ctx.getInputElementType(0));
+}
+
+/// ConvInteger(x, w, x_zero_point, w_zero_point): an i32 result.
+LogicalResult inferConvInteger(RuleContext &ctx) {
+  return inferConvShape(ctx, 0, 1, ~0u,
+                        IntegerType::get(ctx.getOp()->getContext(), 32));
+}
+
+/// QLinearConv(x, x_scale, x_zp, w, w_scale, w_zp, y_scale, y_zp, B): the
+/// result has y_zero_point's type.
+LogicalResult inferQLinearConv(RuleContext &ctx) {
+  return inferConvShape(ctx, 0, 3, 8, ctx.getInputElementType(7));
 }
 
 /// ConvTranspose: X [N, C, D...], W [C, M/group, K...] -> [N, M, O...].
@@ -256,6 +277,8 @@ LogicalResult inferGlobalPool(RuleContext &ctx) {
 
 void addConvPoolRules(RuleTable &rules) {
   rules["onnx.Conv"] = inferConv;
+  rules["onnx.ConvInteger"] = inferConvInteger;
+  rules["onnx.QLinearConv"] = inferQLinearConv;
   rules["onnx.ConvTranspose"] = inferConvTranspose;
   rules["onnx.MaxPool"] = inferPool;
   rules["onnx.AveragePool"] = inferPool;

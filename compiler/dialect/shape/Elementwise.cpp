@@ -17,6 +17,10 @@
 
 #include "compiler/dialect/shape/ShapeRules.h"
 
+#include "llvm/Support/MathExtras.h"
+
+#include <limits>
+
 using namespace mlir;
 
 namespace onnxc::shape {
@@ -110,13 +114,18 @@ void propagateKnown(RuleContext &ctx, ArrayRef<int64_t> resultShape,
 /// (x + 0, x * 1, ...) keeps a symbolic element.
 IntElem foldBinary(StringRef name, const IntElem &a, const IntElem &b) {
   if (a.value && b.value) {
-    int64_t x = *a.value, y = *b.value;
+    int64_t x = *a.value, y = *b.value, r;
+    // Overflowing shape arithmetic (INT64_MAX-style "to the end" values) is
+    // left unknown.
     if (name == "onnx.Add")
-      return IntElem::known(x + y);
+      return llvm::AddOverflow(x, y, r) ? IntElem::unknown()
+                                        : IntElem::known(r);
     if (name == "onnx.Sub")
-      return IntElem::known(x - y);
+      return llvm::SubOverflow(x, y, r) ? IntElem::unknown()
+                                        : IntElem::known(r);
     if (name == "onnx.Mul")
-      return IntElem::known(x * y);
+      return llvm::MulOverflow(x, y, r) ? IntElem::unknown()
+                                        : IntElem::known(r);
     if (name == "onnx.Div" && y > 0 && x >= 0)
       return IntElem::known(x / y);
     if (name == "onnx.Max")
@@ -205,7 +214,7 @@ LogicalResult inferSameAsInput(RuleContext &ctx) {
     if (const KnownInts *known = ctx.getKnown(0)) {
       KnownInts result;
       for (const IntElem &e : *known)
-        result.push_back(!e.value ? IntElem::unknown()
+        result.push_back(!e.value || *e.value == std::numeric_limits<int64_t>::min() ? IntElem::unknown()
                          : name == "onnx.Neg"
                              ? IntElem::known(-*e.value)
                              : IntElem::known(std::abs(*e.value)));

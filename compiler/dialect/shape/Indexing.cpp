@@ -356,6 +356,60 @@ LogicalResult inferNonZero(RuleContext &ctx) {
   return success();
 }
 
+/// OneHot(indices, depth, values): a new axis of `depth` elements, the type
+/// of `values`.
+LogicalResult inferOneHot(RuleContext &ctx) {
+  ArrayRef<int64_t> indices = ctx.getInputShape(0);
+  int64_t rank = indices.size() + 1;
+  FailureOr<int64_t> axis =
+      ctx.normalizeAxis(ctx.getIntAttr("axis", -1), rank);
+  if (failed(axis))
+    return failure();
+  if (ctx.getInputRank(2) != 1 ||
+      (!ShapedType::isDynamic(ctx.getInputShape(2)[0]) &&
+       ctx.getInputShape(2)[0] != 2))
+    return ctx.emitError() << "values must hold [off, on], got "
+                           << ctx.getInputType(2);
+  int64_t depth = kDynamic;
+  if (std::optional<int64_t> known = ctx.getKnownScalar(1))
+    depth = *known;
+  else if (std::optional<SmallVector<double>> floats =
+               ctx.getConstantFloats(1);
+           floats && floats->size() == 1)
+    depth = int64_t(floats->front());
+  if (!ShapedType::isDynamic(depth) && depth < 1)
+    return ctx.emitError() << "depth must be positive, got " << depth;
+  SmallVector<int64_t> shape(indices);
+  shape.insert(shape.begin() + *axis, depth);
+  ctx.setResult(0, ctx.getInputElementType(2), shape);
+  return success();
+}
+
+/// Compress: the selected count is only known at run time.
+LogicalResult inferCompress(RuleContext &ctx) {
+  ArrayRef<int64_t> shape = ctx.getInputShape(0);
+  auto axisAttr = ctx.getOp()->getAttrOfType<IntegerAttr>("axis");
+  if (!axisAttr) {
+    ctx.setResult(0, ctx.getInputElementType(0), {kDynamic});
+    return success();
+  }
+  FailureOr<int64_t> axis =
+      ctx.normalizeAxis(axisAttr.getValue().getSExtValue(), shape.size());
+  if (failed(axis))
+    return failure();
+  SmallVector<int64_t> result(shape);
+  result[*axis] = kDynamic;
+  ctx.setResult(0, ctx.getInputElementType(0), result);
+  return success();
+}
+
+/// NonMaxSuppression: [selected, 3] i64 triples.
+LogicalResult inferNonMaxSuppression(RuleContext &ctx) {
+  ctx.setResult(0, IntegerType::get(ctx.getOp()->getContext(), 64),
+                {kDynamic, 3});
+  return success();
+}
+
 } // namespace
 
 void addIndexingRules(RuleTable &rules) {
@@ -366,9 +420,13 @@ void addIndexingRules(RuleTable &rules) {
   rules["onnx.GatherND"] = inferGatherND;
   rules["onnx.Slice"] = inferSlice;
   for (StringRef name : {"ScatterElements", "ScatterND", "Scatter", "CumSum",
-                         "Trilu", "ReverseSequence"})
+                         "CumProd", "Trilu", "ReverseSequence",
+                         "RotaryEmbedding"})
     rules[("onnx." + name).str()] = inferLikeData;
   rules["onnx.NonZero"] = inferNonZero;
+  rules["onnx.OneHot"] = inferOneHot;
+  rules["onnx.Compress"] = inferCompress;
+  rules["onnx.NonMaxSuppression"] = inferNonMaxSuppression;
 }
 
 } // namespace onnxc::shape

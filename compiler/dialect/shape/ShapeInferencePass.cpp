@@ -98,6 +98,22 @@ std::optional<int64_t> RuleContext::getKnownScalar(unsigned i) const {
   return values->front();
 }
 
+std::optional<SmallVector<double>>
+RuleContext::getConstantFloats(unsigned i) const {
+  if (!hasInput(i))
+    return std::nullopt;
+  Operation *def = op->getOperand(i).getDefiningOp();
+  if (!def || def->getName().getStringRef() != "onnx.Constant")
+    return std::nullopt;
+  auto attr = def->getAttrOfType<DenseFPElementsAttr>("value");
+  if (!attr || attr.getNumElements() > kMaxKnownElements)
+    return std::nullopt;
+  SmallVector<double> values;
+  for (const APFloat &v : attr.getValues<APFloat>())
+    values.push_back(v.convertToDouble());
+  return values;
+}
+
 std::optional<int64_t> RuleContext::getStaticLength(unsigned i) const {
   if (!hasInput(i) || getInputRank(i) != 1 ||
       ShapedType::isDynamic(getInputShape(i)[0]))
@@ -233,6 +249,10 @@ static const RuleTable &getRuleTable() {
     addReductionRules(rules);
     addShapeOpRules(rules);
     addIndexingRules(rules);
+    addQuantizationRules(rules);
+    addRecurrentRules(rules);
+    addResizeRules(rules);
+    addRandomRules(rules);
     return rules;
   }();
   return table;

@@ -478,17 +478,6 @@ LogicalResult inferConstantOfShape(RuleContext &ctx) {
   return success();
 }
 
-/// The value of a one-element float constant operand.
-std::optional<double> getConstantFloat(RuleContext &ctx, unsigned i) {
-  Operation *def = ctx.getOp()->getOperand(i).getDefiningOp();
-  if (!def || def->getName().getStringRef() != "onnx.Constant")
-    return std::nullopt;
-  auto attr = def->getAttrOfType<DenseFPElementsAttr>("value");
-  if (!attr || attr.getNumElements() != 1)
-    return std::nullopt;
-  return (*attr.getValues<APFloat>().begin()).convertToDouble();
-}
-
 LogicalResult inferRange(RuleContext &ctx) {
   Type element = ctx.getInputElementType(0);
   for (unsigned i = 0; i < 3; ++i) {
@@ -519,14 +508,17 @@ LogicalResult inferRange(RuleContext &ctx) {
       }
     }
   } else {
-    std::optional<double> start = getConstantFloat(ctx, 0),
-                          limit = getConstantFloat(ctx, 1),
-                          delta = getConstantFloat(ctx, 2);
-    if (delta == 0.0)
+    std::optional<SmallVector<double>> start = ctx.getConstantFloats(0),
+                                       limit = ctx.getConstantFloats(1),
+                                       delta = ctx.getConstantFloats(2);
+    if (delta && delta->size() == 1 && delta->front() == 0.0)
       return ctx.emitError() << "delta must not be 0";
-    if (start && limit && delta)
+    if (start && limit && delta && start->size() == 1 &&
+        limit->size() == 1 && delta->size() == 1)
       length = std::max<int64_t>(
-          int64_t(std::ceil((*limit - *start) / *delta)), 0);
+          int64_t(std::ceil((limit->front() - start->front()) /
+                            delta->front())),
+          0);
   }
   ctx.setResult(0, element, {length});
   return success();

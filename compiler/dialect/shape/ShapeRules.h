@@ -73,6 +73,9 @@ public:
   std::optional<llvm::SmallVector<int64_t>> getKnownInts(unsigned i) const;
   /// The value of a one-element operand when known.
   std::optional<int64_t> getKnownScalar(unsigned i) const;
+  /// The values of a small floating-point constant operand (Resize scales,
+  /// Range bounds).
+  std::optional<llvm::SmallVector<double>> getConstantFloats(unsigned i) const;
   /// The number of elements of a 1-D operand when static, else nullopt.
   std::optional<int64_t> getStaticLength(unsigned i) const;
 
@@ -135,6 +138,10 @@ void addNormalizationRules(RuleTable &rules);
 void addReductionRules(RuleTable &rules);
 void addShapeOpRules(RuleTable &rules);
 void addIndexingRules(RuleTable &rules);
+void addQuantizationRules(RuleTable &rules);
+void addRecurrentRules(RuleTable &rules);
+void addResizeRules(RuleTable &rules);
+void addRandomRules(RuleTable &rules);
 
 /// Multidirectional (numpy) broadcasting of two shapes with the dynamic-dim
 /// policy of Elementwise.cpp. Returns false when two static dims conflict.
