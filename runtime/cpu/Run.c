@@ -20,7 +20,7 @@
  *
  *===----------------------------------------------------------------------===*/
 
-#include "onnxc/onnxc.h"
+#include "CpuRuntime.h"
 
 #include <stdarg.h>
 #include <stdio.h>

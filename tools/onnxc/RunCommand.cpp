@@ -1,5 +1,183 @@
-// STUB
+//===- RunCommand.cpp - `onnxc run` ---------------------------------------===//
+//
+// Loads an artifact, reads each input from a .npy or TensorProto .pb file,
+// runs the model once, prints a summary of each output and, with
+// --output-dir, writes each output as DIR/<output name>.npy.
+//
+//===----------------------------------------------------------------------===//
+
 #include "tools/onnxc/Commands.h"
+#include "tools/onnxc/TensorFiles.h"
+
+#include "onnxc/onnxc.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <sys/stat.h>
+
 namespace onnxc::cli {
-int runRun(const RunOptions &) { return 1; }
+namespace {
+
+int fail(const std::string &message) {
+  fmt::print(stderr, "onnxc: error: {}\n", message);
+  return 1;
+}
+
+std::string shapeString(const int64_t *dims, int32_t rank) {
+  std::string s = "[";
+  for (int32_t d = 0; d < rank; ++d)
+    s += (d ? ", " : "") + std::to_string(dims[d]);
+  return s + "]";
+}
+
+/// Value of element `i` of `t` as a double, for the summary.
+double elementAsDouble(const onnxc_tensor &t, int64_t i) {
+  const char *p = static_cast<const char *>(t.data);
+  switch (t.dtype) {
+  case ONNXC_DTYPE_FLOAT:
+    return reinterpret_cast<const float *>(p)[i];
+  case ONNXC_DTYPE_DOUBLE:
+    return reinterpret_cast<const double *>(p)[i];
+  case ONNXC_DTYPE_INT8:
+    return reinterpret_cast<const int8_t *>(p)[i];
+  case ONNXC_DTYPE_UINT8:
+  case ONNXC_DTYPE_BOOL:
+    return reinterpret_cast<const uint8_t *>(p)[i];
+  case ONNXC_DTYPE_INT16:
+    return reinterpret_cast<const int16_t *>(p)[i];
+  case ONNXC_DTYPE_UINT16:
+    return reinterpret_cast<const uint16_t *>(p)[i];
+  case ONNXC_DTYPE_INT32:
+    return reinterpret_cast<const int32_t *>(p)[i];
+  case ONNXC_DTYPE_UINT32:
+    return reinterpret_cast<const uint32_t *>(p)[i];
+  case ONNXC_DTYPE_INT64:
+    return static_cast<double>(reinterpret_cast<const int64_t *>(p)[i]);
+  case ONNXC_DTYPE_UINT64:
+    return static_cast<double>(reinterpret_cast<const uint64_t *>(p)[i]);
+  default:
+    return NAN; // float16/bfloat16: not summarized
+  }
+}
+
+void printSummary(const char *name, const onnxc_tensor &t) {
+  int64_t count = 1;
+  for (int32_t d = 0; d < t.rank; ++d)
+    count *= t.shape[d];
+  fmt::print("{}: {} {}", name, onnxc_dtype_name(t.dtype),
+             shapeString(t.shape, t.rank));
+  if (count == 0 || t.dtype == ONNXC_DTYPE_FLOAT16 ||
+      t.dtype == ONNXC_DTYPE_BFLOAT16) {
+    fmt::print("\n");
+    return;
+  }
+  double lo = INFINITY, hi = -INFINITY, sum = 0;
+  for (int64_t i = 0; i < count; ++i) {
+    double v = elementAsDouble(t, i);
+    lo = std::min(lo, v);
+    hi = std::max(hi, v);
+    sum += v;
+  }
+  fmt::print(" min {:.6g} max {:.6g} mean {:.6g}\n  ", lo, hi, sum / count);
+  int64_t shown = std::min<int64_t>(count, 10);
+  for (int64_t i = 0; i < shown; ++i)
+    fmt::print("{}{:.6g}", i ? " " : "", elementAsDouble(t, i));
+  fmt::print("{}\n", count > shown ? " ..." : "");
+}
+
+/// A file name for output `name` inside the output folder: path separators
+/// and other unsafe characters become '_', so a name never leaves the folder.
+std::string outputFileName(const std::string &name) {
+  std::string safe;
+  for (char c : name)
+    safe += (std::isalnum(static_cast<unsigned char>(c)) || c == '-' ||
+             c == '_' || c == '.')
+                ? c
+                : '_';
+  if (safe.empty() || safe == "." || safe == "..")
+    safe = "_" + safe;
+  return safe + ".npy";
+}
+
+} // namespace
+
+int runRun(const RunOptions &opts) {
+  onnxc_library *lib = nullptr;
+  onnxc_error err;
+  if (onnxc_load(opts.artifact.c_str(), &lib, &err) != ONNXC_OK)
+    return fail(err.message);
+  const onnxc_model *model = onnxc_library_model(lib);
+  struct Unload {
+    onnxc_library *lib;
+    ~Unload() { onnxc_unload(lib); }
+  } unload{lib};
+
+  // NAME=FILE, or FILE alone for a model with one input.
+  std::map<std::string, HostTensor> given;
+  for (const std::string &spec : opts.inputs) {
+    size_t eq = spec.find('=');
+    std::string name, path;
+    if (eq == std::string::npos) {
+      if (model->num_inputs != 1)
+        return fail("--input '" + spec +
+                    "': expected NAME=FILE (the model has " +
+                    std::to_string(model->num_inputs) + " inputs)");
+      name = model->inputs[0].name;
+      path = spec;
+    } else {
+      name = spec.substr(0, eq);
+      path = spec.substr(eq + 1);
+    }
+    bool known = false;
+    for (int32_t i = 0; i < model->num_inputs; ++i)
+      known |= name == model->inputs[i].name;
+    if (!known)
+      return fail(opts.artifact + ": the model has no input '" + name + "'");
+    std::string error;
+    if (!readTensorFile(path, given[name], error))
+      return fail(error);
+  }
+
+  std::vector<onnxc_tensor> inputs;
+  for (int32_t i = 0; i < model->num_inputs; ++i) {
+    auto it = given.find(model->inputs[i].name);
+    if (it == given.end())
+      return fail(opts.artifact + ": input '" +
+                  std::string(model->inputs[i].name) +
+                  "' is missing (give it with --input " +
+                  model->inputs[i].name + "=FILE)");
+    inputs.push_back(it->second.view());
+  }
+  std::vector<onnxc_tensor> outputs(model->num_outputs, onnxc_tensor{});
+  if (model->run(model, inputs.data(), model->num_inputs, outputs.data(),
+                 model->num_outputs, &err) != ONNXC_OK)
+    return fail(opts.artifact + ": " + err.message);
+
+  int status = 0;
+  if (!opts.outputDir.empty() && mkdir(opts.outputDir.c_str(), 0777) != 0 &&
+      errno != EEXIST) {
+    status = fail(opts.outputDir + ": cannot create the folder");
+  }
+  for (int32_t o = 0; o < model->num_outputs; ++o) {
+    const onnxc_tensor &t = outputs[o];
+    printSummary(model->outputs[o].name, t);
+    if (status == 0 && !opts.outputDir.empty()) {
+      std::string error;
+      std::vector<int64_t> shape(t.shape, t.shape + t.rank);
+      if (!writeNpy(opts.outputDir + "/" +
+                        outputFileName(model->outputs[o].name),
+                    t.dtype, shape, t.data, error))
+        status = fail(error);
+    }
+    model->release_tensor(&outputs[o]);
+  }
+  return status;
+}
+
 } // namespace onnxc::cli

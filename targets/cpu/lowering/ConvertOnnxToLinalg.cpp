@@ -127,6 +127,13 @@ struct ConvertOnnxToLinalgPass
       });
       return signalPassFailure();
     }
+
+    // The caller owns the input buffers (onnxc_tensor.data is const to the
+    // model): bufferization must never write into them in place.
+    for (unsigned i = 0; i < func.getNumArguments(); ++i)
+      if (llvm::isa<TensorType>(func.getArgument(i).getType()))
+        func.setArgAttr(i, bufferization::BufferizationDialect::kWritableAttrName,
+                        BoolAttr::get(ctx, false));
   }
 };
 
