@@ -17,6 +17,25 @@ using namespace mlir;
 
 namespace onnxc::cpu {
 
+OpFoldResult tensorSize(OpBuilder &b, Location loc, Value value, int64_t d) {
+  auto type = llvm::cast<RankedTensorType>(value.getType());
+  if (!type.isDynamicDim(d))
+    return b.getIndexAttr(type.getDimSize(d));
+  if (auto expand = value.getDefiningOp<tensor::ExpandShapeOp>())
+    return getMixedValues(expand.getStaticOutputShape(), expand.getOutputShape(),
+                          b)[d];
+  return b.create<tensor::DimOp>(loc, value, d).getResult();
+}
+
+SmallVector<OpFoldResult> tensorSizes(OpBuilder &b, Location loc,
+                                      Value value) {
+  SmallVector<OpFoldResult> sizes;
+  for (int64_t d = 0, e = llvm::cast<RankedTensorType>(value.getType()).getRank();
+       d < e; ++d)
+    sizes.push_back(tensorSize(b, loc, value, d));
+  return sizes;
+}
+
 bool isHalfFloat(Type type) { return type.isF16() || type.isBF16(); }
 
 Type computeType(Type type) {
@@ -143,7 +162,7 @@ SmallVector<OpFoldResult> broadcastSizes(OpBuilder &b, Location loc,
         continue;
       if (type.isDynamicDim(i)) {
         if (!dynamicSize)
-          dynamicSize = b.create<tensor::DimOp>(loc, operand, i).getResult();
+          dynamicSize = tensorSize(b, loc, operand, i);
       } else if (type.getDimSize(i) != 1 && !staticSize) {
         staticSize = b.getIndexAttr(type.getDimSize(i));
       }
@@ -210,10 +229,7 @@ Value buildReduction(OpBuilder &b, Location loc, Value input,
     }
     iterators.push_back(utils::IteratorType::parallel);
     shape.push_back(inputType.getDimSize(d));
-    sizes.push_back(inputType.isDynamicDim(d)
-                        ? OpFoldResult(
-                              b.create<tensor::DimOp>(loc, input, d).getResult())
-                        : OpFoldResult(b.getIndexAttr(inputType.getDimSize(d))));
+    sizes.push_back(tensorSize(b, loc, input, d));
   }
   auto resultType = RankedTensorType::get(shape, init.getType());
   Value empty = emptyTensor(b, loc, resultType, sizes);
@@ -251,10 +267,7 @@ Value keepReducedDims(OpBuilder &b, Location loc, Value reduced, Value input,
       continue;
     }
     shape.push_back(inputType.getDimSize(d));
-    sizes.push_back(inputType.isDynamicDim(d)
-                        ? OpFoldResult(
-                              b.create<tensor::DimOp>(loc, input, d).getResult())
-                        : OpFoldResult(b.getIndexAttr(inputType.getDimSize(d))));
+    sizes.push_back(tensorSize(b, loc, input, d));
   }
   auto keptType = RankedTensorType::get(shape, reducedType.getElementType());
   if (keptType == reducedType)
@@ -274,7 +287,7 @@ Value reducedElementCount(OpBuilder &b, Location loc, Value input,
       staticCount *= type.getDimSize(d);
       continue;
     }
-    Value size = b.create<tensor::DimOp>(loc, input, d);
+    Value size = toValue(b, loc, tensorSize(b, loc, input, d));
     count = count ? b.create<arith::MulIOp>(loc, count, size).getResult() : size;
   }
   Value staticValue = indexConst(b, loc, staticCount);

@@ -23,6 +23,18 @@ namespace onnxc::cpu {
 using ScalarBodyBuilder = llvm::function_ref<mlir::Value(
     mlir::OpBuilder &, mlir::Location, mlir::ValueRange)>;
 
+/// The size of dim `d` of ranked tensor `value`: an attribute when static,
+/// the matching output_shape operand when `value` comes from a
+/// tensor.expand_shape, else a tensor.dim. (LLVM 19's canonicalizer folds a
+/// tensor.dim of an expand_shape group with two dynamic dims into a division
+/// by the dynamic-size sentinel, so such dims must not be queried.)
+mlir::OpFoldResult tensorSize(mlir::OpBuilder &b, mlir::Location loc,
+                              mlir::Value value, int64_t d);
+
+/// tensorSize for every dim of `value`.
+llvm::SmallVector<mlir::OpFoldResult>
+tensorSizes(mlir::OpBuilder &b, mlir::Location loc, mlir::Value value);
+
 /// Whether `type` is f16 or bf16: such values are computed in f32 (as ONNX
 /// Runtime's CPU kernels do) and rounded once at the end.
 bool isHalfFloat(mlir::Type type);

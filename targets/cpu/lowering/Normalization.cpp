@@ -61,7 +61,7 @@ std::pair<Value, Value> meanAndInvStdDev(OpBuilder &b, Location loc, Value x,
       });
   auto statType = llvm::cast<RankedTensorType>(sum.getType());
   AffineMap identity = b.getMultiDimIdentityMap(statType.getRank());
-  SmallVector<OpFoldResult> statSizes = mixedDims(b, loc, sum);
+  SmallVector<OpFoldResult> statSizes = tensorSizes(b, loc, sum);
   Value mean = buildParallelGeneric(
       b, loc, statType, statSizes, sum, identity,
       [&](OpBuilder &nb, Location nloc, ValueRange args) -> Value {
@@ -133,7 +133,7 @@ struct BatchNormalizationLowering
     double epsilon = op.getEpsilon().convertToDouble();
     auto channelType = RankedTensorType::get({channels}, accType);
     SmallVector<OpFoldResult> channelSizes{
-        mixedDims(rewriter, loc, x)[1]};
+        tensorSizes(rewriter, loc, x)[1]};
     Value emptyA = emptyTensor(rewriter, loc, channelType, channelSizes);
     Value emptyB = emptyTensor(rewriter, loc, channelType, channelSizes);
     AffineMap id1 = rewriter.getMultiDimIdentityMap(1);
@@ -157,7 +157,7 @@ struct BatchNormalizationLowering
     int64_t rank = xType.getRank();
     AffineMap perChannel = channelMap(rewriter.getContext(), rank);
     Value y = buildParallelGeneric(
-        rewriter, loc, resultType, mixedDims(rewriter, loc, x),
+        rewriter, loc, resultType, tensorSizes(rewriter, loc, x),
         ValueRange{x, folded.getResult(0), folded.getResult(1)},
         {rewriter.getMultiDimIdentityMap(rank), perChannel, perChannel},
         [&](OpBuilder &b, Location nloc, ValueRange args) -> Value {
@@ -243,7 +243,7 @@ struct LayerNormalizationLowering
     }
     bool hasBias = affine.size() == 2;
     Value y = buildParallelGeneric(
-        rewriter, loc, resultType, mixedDims(rewriter, loc, x), operands, maps,
+        rewriter, loc, resultType, tensorSizes(rewriter, loc, x), operands, maps,
         [&](OpBuilder &b, Location nloc, ValueRange args) -> Value {
           Value centered = b.create<arith::SubFOp>(
               nloc, promoteHalf(b, nloc, args[0]), args[1]);
@@ -269,7 +269,7 @@ struct LayerNormalizationLowering
         auto statType = llvm::cast<RankedTensorType>(stat.getType());
         value = buildParallelGeneric(
             rewriter, loc, statType.clone(type.getElementType()),
-            mixedDims(rewriter, loc, stat), stat,
+            tensorSizes(rewriter, loc, stat), stat,
             rewriter.getMultiDimIdentityMap(statType.getRank()),
             [&](OpBuilder &b, Location nloc, ValueRange args) {
               return castScalar(b, nloc, args[0], statElement,
@@ -318,7 +318,7 @@ struct InstanceNormalizationLowering
     AffineMap reduced = reducedMap(rewriter.getContext(), reducedDims);
     AffineMap perChannel = channelMap(rewriter.getContext(), rank);
     Value y = buildParallelGeneric(
-        rewriter, loc, resultType, mixedDims(rewriter, loc, x),
+        rewriter, loc, resultType, tensorSizes(rewriter, loc, x),
         ValueRange{x, mean, invStdDev, adaptor.getScale(), adaptor.getB()},
         {rewriter.getMultiDimIdentityMap(rank), reduced, reduced, perChannel,
          perChannel},
@@ -376,7 +376,7 @@ struct LpNormalizationLowering : OpConversionPattern<onnx::LpNormalizationOp> {
         });
     AffineMap identity = rewriter.getMultiDimIdentityMap(rank);
     Value y = buildParallelGeneric(
-        rewriter, loc, resultType, mixedDims(rewriter, loc, x),
+        rewriter, loc, resultType, tensorSizes(rewriter, loc, x),
         ValueRange{x, norm},
         {identity, reducedMap(rewriter.getContext(), reducedDims)},
         [&](OpBuilder &b, Location nloc, ValueRange args) -> Value {

@@ -120,7 +120,7 @@ Value logSumExpShift(OpBuilder &b, Location loc, Value data,
         return nb.create<arith::MaximumFOp>(nloc, acc, x);
       });
   auto maxType = llvm::cast<RankedTensorType>(max.getType());
-  SmallVector<OpFoldResult> sizes = mixedDims(b, loc, max);
+  SmallVector<OpFoldResult> sizes = tensorSizes(b, loc, max);
   AffineMap identity = b.getMultiDimIdentityMap(maxType.getRank());
   return buildParallelGeneric(
       b, loc, maxType, sizes, max, identity,
@@ -207,7 +207,7 @@ Value lowerReduction(OpBuilder &b, Location loc, Value data, Type dataElement,
     SmallVector<AffineMap> maps(
         operands.size(), b.getMultiDimIdentityMap(reducedType.getRank()));
     reduced = buildParallelGeneric(
-        b, loc, reducedType.clone(element), mixedDims(b, loc, reduced),
+        b, loc, reducedType.clone(element), tensorSizes(b, loc, reduced),
         operands, maps,
         [&](OpBuilder &nb, Location nloc, ValueRange args) -> Value {
           Value v = args[0];
@@ -372,7 +372,7 @@ struct ArgReduceLowering : OpConversionPattern<OpTy> {
     if (!reducedTypeMatches(dataType.clone(resultType.getElementType()),
                             reducedDims, keepDims, resultType))
       return rewriter.notifyMatchFailure(op, "unexpected result type");
-    SmallVector<OpFoldResult> dataSizes = mixedDims(rewriter, loc, data);
+    SmallVector<OpFoldResult> dataSizes = tensorSizes(rewriter, loc, data);
     SmallVector<int64_t> shape;
     SmallVector<OpFoldResult> sizes;
     for (int64_t d = 0; d < rank; ++d) {

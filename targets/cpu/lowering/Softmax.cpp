@@ -73,7 +73,7 @@ struct SoftmaxLowering : OpConversionPattern<OpTy> {
     AffineMap identity = rewriter.getMultiDimIdentityMap(rank);
     AffineMap reduced = reducedMap(rewriter.getContext(), reducedDims);
     Value result = buildParallelGeneric(
-        rewriter, loc, resultType, mixedDims(rewriter, loc, input),
+        rewriter, loc, resultType, tensorSizes(rewriter, loc, input),
         ValueRange{input, max, sum}, {identity, reduced, reduced},
         [&](OpBuilder &b, Location nloc, ValueRange args) -> Value {
           Value shifted = b.create<arith::SubFOp>(
