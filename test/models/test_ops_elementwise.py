@@ -220,3 +220,10 @@ def test_cast(source, target):
 
 def test_cast_like():
     check_node("CastLike", [uniform(2, 3), np.zeros(1, np.int64)])
+
+
+def test_older_opsets():
+    """Older forms, normalized by the importer into the ones lowered here."""
+    check_node("Clip", [X], {"min": -1.0, "max": 1.0}, opset=6)
+    check_node("Cast", [X], {"to": helper.np_dtype_to_tensor_dtype(np.dtype(np.int32))}, opset=9)
+    check_node("Add", [uniform(2, 3, 4), uniform(3, 4)], opset=7)
