@@ -12,7 +12,7 @@ X = uniform(2, 3, 5)
 
 UNARY = ["Abs", "Neg", "Exp", "Floor", "Ceil", "Sin", "Cos", "Tan", "Atan", "Sinh",
          "Cosh", "Tanh", "Erf", "Sigmoid", "Relu", "Softplus", "Softsign",
-         "HardSwish", "Mish", "Sign", "Reciprocal", "Identity"]
+         "HardSwish", "Mish", "Sign", "Reciprocal"]
 
 
 @pytest.mark.parametrize("op", UNARY)

@@ -2,7 +2,8 @@
 //
 // Owns the elementwise pattern (ElementwisePattern.h: one broadcasting
 // linalg.generic per op) and the unary operators: math functions,
-// activations, Sign/Not/IsNaN/IsInf, Cast and CastLike, and Identity.
+// activations, Sign/Not/IsNaN/IsInf, Cast and CastLike. (Identity is a
+// data-movement op: DataMovement.cpp.)
 // Binary, variadic and selection ops are in ElementwiseBinary.cpp.
 //
 // Half floats (f16, bf16) are computed in f32 and rounded once, like ONNX
@@ -137,27 +138,6 @@ struct CastLowering : OpConversionPattern<CastOp> {
           return castScalar(b, loc, args[0], from, to);
         });
     rewriter.replaceOp(op, result);
-    return success();
-  }
-};
-
-/// Identity forwards its operand (with a tensor.cast when shape inference
-/// refined the result type).
-struct IdentityLowering : OpConversionPattern<onnx::IdentityOp> {
-  using OpConversionPattern::OpConversionPattern;
-
-  LogicalResult
-  matchAndRewrite(onnx::IdentityOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    auto resultType = llvm::dyn_cast_or_null<RankedTensorType>(
-        getTypeConverter()->convertType(op.getType()));
-    auto inputType =
-        llvm::dyn_cast<RankedTensorType>(adaptor.getInput().getType());
-    if (!resultType || !inputType ||
-        !tensor::CastOp::areCastCompatible(inputType, resultType))
-      return rewriter.notifyMatchFailure(op, "expected ranked tensors");
-    rewriter.replaceOp(op, castIfNeeded(rewriter, op.getLoc(),
-                                        adaptor.getInput(), resultType));
     return success();
   }
 };
@@ -496,8 +476,8 @@ void populateElementwisePatterns(const TypeConverter &typeConverter,
   add(floatUnary<math::TanhOp>("onnx.Tanh"));
   add(floatUnary<math::ErfOp>("onnx.Erf"));
   addUnaryActivations(typeConverter, patterns);
-  patterns.add<CastLowering<onnx::CastOp>, CastLowering<onnx::CastLikeOp>,
-               IdentityLowering>(typeConverter, patterns.getContext());
+  patterns.add<CastLowering<onnx::CastOp>, CastLowering<onnx::CastLikeOp>>(
+      typeConverter, patterns.getContext());
   populateElementwiseBinaryPatterns(typeConverter, patterns);
 }
 

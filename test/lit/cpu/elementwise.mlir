@@ -221,16 +221,6 @@ func.func @shift(%x: tensor<4xui8>, %y: tensor<4xui8>) -> tensor<4xui8> {
 
 // -----
 
-// CHECK-LABEL: func.func @identity
-// CHECK-NEXT: %[[CAST:.+]] = tensor.cast %arg0 : tensor<?xf32> to tensor<4xf32>
-// CHECK-NEXT: return %[[CAST]]
-func.func @identity(%x: tensor<?xf32>) -> tensor<4xf32> {
-  %0 = "onnx.Identity"(%x) : (tensor<?xf32>) -> tensor<4xf32>
-  return %0 : tensor<4xf32>
-}
-
-// -----
-
 func.func @neg_unsigned(%x: tensor<4xui8>) -> tensor<4xui8> {
   // expected-error @+2 {{failed to legalize operation 'onnx.Neg'}}
   // expected-error @+1 {{the cpu target cannot lower this 'Neg' node}}
