@@ -200,9 +200,11 @@ LogicalResult ModelImporter::readOpsets(ModuleOp module) {
                                 << displayDomain(domain) << "' twice";
   }
   SmallVector<NamedAttribute> entries;
+  // The default domain is spelled "ai.onnx": an empty dictionary key does not
+  // survive printing and parsing the module.
   for (const auto &[domain, version] : opsets)
-    entries.push_back(
-        builder.getNamedAttr(domain, builder.getI64IntegerAttr(version)));
+    entries.push_back(builder.getNamedAttr(domain.empty() ? "ai.onnx" : domain,
+                                           builder.getI64IntegerAttr(version)));
   module->setAttr("onnxc.opset_imports", builder.getDictionaryAttr(entries));
   return success();
 }
