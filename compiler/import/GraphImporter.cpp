@@ -491,6 +491,14 @@ LogicalResult ModelImporter::importNode(const ::onnx::NodeProto &node,
   Location loc = nodeLoc(node, index);
   std::optional<std::string> opName =
       dialectOpName(node.domain(), node.op_type());
+  for (const ::onnx::FunctionProto &function : model.functions())
+    if (function.name() == node.op_type() &&
+        function.domain() == node.domain())
+      return emitError(loc) << "op '" << node.op_type()
+                            << "' is a function of the model (domain '"
+                            << node.domain()
+                            << "'); model-local functions are not supported "
+                               "yet";
   if (!opName)
     return emitError(loc) << "op '" << node.op_type()
                           << "' has unknown domain '" << node.domain() << "'";
