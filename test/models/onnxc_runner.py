@@ -89,7 +89,8 @@ class Artifact:
         keep = []
         ins = (Tensor * max(1, len(self.inputs)))()
         for i, info in enumerate(self.inputs):
-            a = np.ascontiguousarray(feeds[info["name"]])
+            # np.ascontiguousarray would turn a 0-d array into a 1-d one.
+            a = np.require(feeds[info["name"]], requirements="C")
             keep.append(a)
             t = ins[i]
             t.data = a.ctypes.data if a.size else None
