@@ -146,3 +146,36 @@ func.func @dropout_training(%x: tensor<3xf32>, %t: tensor<i1>) -> tensor<3xf32> 
   %0:2 = "onnx.Dropout"(%x, %none, %t) : (tensor<3xf32>, none, tensor<i1>) -> (tensor<3xf32>, none)
   return %0#0 : tensor<3xf32>
 }
+
+// -----
+
+// CHECK: error: unknown reduction 'sum'
+func.func @scatter_reduction(%x: tensor<4xf32>, %i: tensor<1xi64>, %u: tensor<1xf32>) -> tensor<4xf32> {
+  %0 = "onnx.ScatterElements"(%x, %i, %u) <{reduction = "sum"}> : (tensor<4xf32>, tensor<1xi64>, tensor<1xf32>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+// CHECK: error: reduction 'add' is not defined for bool
+func.func @scatter_bool_add(%x: tensor<4xi1>, %i: tensor<1x1xi64>, %u: tensor<1xi1>) -> tensor<4xi1> {
+  %0 = "onnx.ScatterND"(%x, %i, %u) <{reduction = "add"}> : (tensor<4xi1>, tensor<1x1xi64>, tensor<1xi1>) -> tensor<4xi1>
+  return %0 : tensor<4xi1>
+}
+
+// -----
+
+// CHECK: error: dim 1 of size 6 is not a multiple of 4
+func.func @depth_to_space_channels(%x: tensor<1x6x2x2xf32>) -> tensor<1x1x4x4xf32> {
+  %0 = "onnx.DepthToSpace"(%x) <{blocksize = 2 : i64}> : (tensor<1x6x2x2xf32>) -> tensor<1x1x4x4xf32>
+  return %0 : tensor<1x1x4x4xf32>
+}
+
+// -----
+
+// CHECK: error: the input must have rank 2 or more
+func.func @trilu_rank(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %none = "onnx.NoValue"() : () -> none
+  %0 = "onnx.Trilu"(%x, %none) : (tensor<4xf32>, none) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}

@@ -179,3 +179,25 @@ func.func @tile_runtime(%x: tensor<3x4xf32>, %r: tensor<2xi64>) -> tensor<?x?xf3
   %0 = "onnx.Tile"(%x, %r) : (tensor<3x4xf32>, tensor<2xi64>) -> tensor<?x?xf32>
   return %0 : tensor<?x?xf32>
 }
+
+// DepthToSpace CRD: C split as (C/b^2, b, b), moved next to H and W.
+// CHECK-LABEL: func.func @depth_to_space
+// CHECK-SAME: (%[[X:[^:]+]]: tensor<?x8x3x2xf32>
+// CHECK: %[[D:.*]] = tensor.dim %[[X]]
+// CHECK: %[[E:.*]] = tensor.expand_shape %[[X]] {{\[}}[0], [1, 2, 3], [4], [5]] output_shape [%[[D]], 2, 2, 2, 3, 2] : tensor<?x8x3x2xf32> into tensor<?x2x2x2x3x2xf32>
+// CHECK: %[[T:.*]] = linalg.transpose ins(%[[E]] : tensor<?x2x2x2x3x2xf32>) outs(%{{.*}} : tensor<?x2x3x2x2x2xf32>) permutation = [0, 1, 4, 2, 5, 3]
+// CHECK: tensor.collapse_shape %[[T]] {{\[}}[0], [1], [2, 3], [4, 5]] : tensor<?x2x3x2x2x2xf32> into tensor<?x2x6x4xf32>
+func.func @depth_to_space(%x: tensor<?x8x3x2xf32>) -> tensor<?x2x6x4xf32> {
+  %0 = "onnx.DepthToSpace"(%x) <{blocksize = 2 : i64, mode = "CRD"}> : (tensor<?x8x3x2xf32>) -> tensor<?x2x6x4xf32>
+  return %0 : tensor<?x2x6x4xf32>
+}
+
+// SpaceToDepth (DCR): H and W split by the block, block offsets before C.
+// CHECK-LABEL: func.func @space_to_depth
+// CHECK: %[[E:.*]] = tensor.expand_shape %{{.*}} {{\[}}[0], [1], [2, 3], [4, 5]] output_shape [1, 3, 2, 2, 3, 2] : tensor<1x3x4x6xf32> into tensor<1x3x2x2x3x2xf32>
+// CHECK: %[[T:.*]] = linalg.transpose ins(%[[E]] : tensor<1x3x2x2x3x2xf32>) outs(%{{.*}} : tensor<1x2x2x3x2x3xf32>) permutation = [0, 3, 5, 1, 2, 4]
+// CHECK: tensor.collapse_shape %[[T]] {{\[}}[0], [1, 2, 3], [4], [5]] : tensor<1x2x2x3x2x3xf32> into tensor<1x12x2x3xf32>
+func.func @space_to_depth(%x: tensor<1x3x4x6xf32>) -> tensor<1x12x2x3xf32> {
+  %0 = "onnx.SpaceToDepth"(%x) <{blocksize = 2 : i64}> : (tensor<1x3x4x6xf32>) -> tensor<1x12x2x3xf32>
+  return %0 : tensor<1x12x2x3xf32>
+}
