@@ -62,7 +62,11 @@ void buildCpuLoweringPipeline(OpPassManager &pm, int optLevel) {
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
   pm.addPass(createConvertSCFToCFPass());
-  pm.addPass(arith::createArithExpandOpsPass());
+  // bf16 <-> f32 conversions as integer ops: LLVM would call
+  // __truncsfbf2, which not every libgcc has.
+  arith::ArithExpandOpsPassOptions expandOptions;
+  expandOptions.includeBf16 = true;
+  pm.addPass(arith::createArithExpandOpsPass(expandOptions));
   pm.addPass(createConvertMathToFuncs());
   pm.addPass(createConvertMathToLLVMPass());
   pm.addPass(createConvertMathToLibmPass());

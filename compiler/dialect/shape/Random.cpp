@@ -1,0 +1,76 @@
+//===- Random.cpp - Shape rules of the random generators ------------------===//
+//
+// RandomNormal/RandomUniform take their shape from an attribute, the *Like
+// forms and Bernoulli from their input; `dtype` picks the element type.
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/dialect/shape/ShapeRules.h"
+
+using namespace mlir;
+
+namespace onnxc::shape {
+namespace {
+
+/// The element type of `dtype`, or `fallback` when the attribute is absent.
+FailureOr<Type> getDtype(RuleContext &ctx, Type fallback) {
+  auto attr = ctx.getOp()->getAttrOfType<IntegerAttr>("dtype");
+  if (!attr)
+    return fallback;
+  int64_t dtype = attr.getValue().getSExtValue();
+  Type type = getElementTypeFromOnnx(ctx.getOp()->getContext(), dtype);
+  if (!type) {
+    ctx.emitError() << "unsupported dtype " << dtype;
+    return failure();
+  }
+  return type;
+}
+
+/// RandomNormal, RandomUniform: the `shape` attribute, f32 by default.
+LogicalResult inferRandom(RuleContext &ctx) {
+  std::optional<SmallVector<int64_t>> shape = ctx.getIntsAttr("shape");
+  if (!shape || llvm::any_of(*shape, [](int64_t d) { return d < 0; }))
+    return ctx.emitError() << "needs a 'shape' attribute of sizes >= 0";
+  FailureOr<Type> element =
+      getDtype(ctx, Float32Type::get(ctx.getOp()->getContext()));
+  if (failed(element))
+    return failure();
+  ctx.setResult(0, *element, *shape);
+  return success();
+}
+
+/// RandomNormalLike, RandomUniformLike, Bernoulli: the input's shape.
+LogicalResult inferRandomLike(RuleContext &ctx) {
+  FailureOr<Type> element = getDtype(ctx, ctx.getInputElementType(0));
+  if (failed(element))
+    return failure();
+  ctx.setResult(0, *element, ctx.getInputShape(0));
+  return success();
+}
+
+/// Multinomial: [batch, sample_size] samples, i32 by default.
+LogicalResult inferMultinomial(RuleContext &ctx) {
+  if (ctx.getInputRank(0) != 2)
+    return ctx.emitError() << "expects a 2-D input, got "
+                           << ctx.getInputType(0);
+  FailureOr<Type> element =
+      getDtype(ctx, IntegerType::get(ctx.getOp()->getContext(), 32));
+  if (failed(element))
+    return failure();
+  ctx.setResult(0, *element,
+                {ctx.getInputShape(0)[0], ctx.getIntAttr("sample_size", 1)});
+  return success();
+}
+
+} // namespace
+
+void addRandomRules(RuleTable &rules) {
+  rules["onnx.RandomNormal"] = inferRandom;
+  rules["onnx.RandomUniform"] = inferRandom;
+  rules["onnx.RandomNormalLike"] = inferRandomLike;
+  rules["onnx.RandomUniformLike"] = inferRandomLike;
+  rules["onnx.Bernoulli"] = inferRandomLike;
+  rules["onnx.Multinomial"] = inferMultinomial;
+}
+
+} // namespace onnxc::shape

@@ -1,0 +1,124 @@
+//===- Resize.cpp - Shape rules of Resize and Upsample --------------------===//
+//
+// Resize takes output sizes (known integer elements) or scales (float
+// constants): out = floor(in * scale), computed in single precision like the
+// reference implementations. Dims whose size or scale is only known at run
+// time are dynamic.
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/dialect/shape/ShapeRules.h"
+
+#include "llvm/ADT/SmallBitVector.h"
+
+using namespace mlir;
+
+namespace onnxc::shape {
+namespace {
+
+constexpr int64_t kDynamic = ShapedType::kDynamic;
+
+int64_t scaleDim(int64_t size, double scale) {
+  if (ShapedType::isDynamic(size))
+    return kDynamic;
+  return int64_t(std::floor(float(size) * float(scale)));
+}
+
+/// True when operand `i` is given and not an empty tensor (exporters pass an
+/// empty `scales` when they use `sizes`).
+bool isGiven(RuleContext &ctx, unsigned i) {
+  return ctx.hasInput(i) && ctx.getStaticLength(i) != 0;
+}
+
+LogicalResult inferResize(RuleContext &ctx) {
+  ArrayRef<int64_t> shape = ctx.getInputShape(0);
+  int64_t rank = shape.size();
+  SmallVector<int64_t> axes;
+  if (std::optional<SmallVector<int64_t>> attr = ctx.getIntsAttr("axes")) {
+    llvm::SmallBitVector seen(rank);
+    for (int64_t axis : *attr) {
+      FailureOr<int64_t> normalized = ctx.normalizeAxis(axis, rank, "axes value");
+      if (failed(normalized))
+        return failure();
+      if (seen[*normalized])
+        return ctx.emitError() << "axis " << axis << " is repeated in axes";
+      seen.set(*normalized);
+      axes.push_back(*normalized);
+    }
+  } else {
+    for (int64_t i = 0; i < rank; ++i)
+      axes.push_back(i);
+  }
+  int64_t n = axes.size();
+  SmallVector<int64_t> result(shape);
+  if (isGiven(ctx, 3)) {
+    if (isGiven(ctx, 2))
+      return ctx.emitError() << "only one of scales and sizes may be given";
+    std::optional<int64_t> length = ctx.getStaticLength(3);
+    if (length && *length != n)
+      return ctx.emitError() << "sizes has " << *length << " elements for "
+                             << n << " axes";
+    bool stretch = ctx.getStrAttr("keep_aspect_ratio_policy", "stretch") ==
+                   "stretch";
+    const KnownInts *known = ctx.getKnown(3);
+    for (auto [i, axis] : llvm::enumerate(axes)) {
+      // Other aspect-ratio policies derive every size from one scale.
+      std::optional<int64_t> size;
+      if (stretch && known && int64_t(known->size()) == n)
+        size = (*known)[i].value;
+      result[axis] = size ? *size : kDynamic;
+    }
+  } else if (isGiven(ctx, 2)) {
+    std::optional<int64_t> length = ctx.getStaticLength(2);
+    if (length && *length != n)
+      return ctx.emitError() << "scales has " << *length << " elements for "
+                             << n << " axes";
+    std::optional<SmallVector<double>> scales = ctx.getConstantFloats(2);
+    std::optional<SmallVector<double>> roi;
+    bool crop = ctx.getStrAttr("coordinate_transformation_mode",
+                               "half_pixel") == "tf_crop_and_resize";
+    if (crop)
+      roi = ctx.getConstantFloats(1);
+    for (auto [i, axis] : llvm::enumerate(axes)) {
+      if (!scales || int64_t(scales->size()) != n ||
+          (crop && (!roi || int64_t(roi->size()) != 2 * n))) {
+        result[axis] = kDynamic;
+        continue;
+      }
+      double scale = (*scales)[i];
+      if (scale <= 0)
+        return ctx.emitError() << "scales must be positive, got " << scale;
+      if (crop)
+        scale *= (*roi)[i + n] - (*roi)[i];
+      result[axis] = scaleDim(shape[axis], scale);
+    }
+  } else {
+    return ctx.emitError() << "needs either scales or sizes";
+  }
+  ctx.setResult(0, ctx.getInputElementType(0), result);
+  return success();
+}
+
+/// Upsample(X, scales): the deprecated form of Resize with scales.
+LogicalResult inferUpsample(RuleContext &ctx) {
+  ArrayRef<int64_t> shape = ctx.getInputShape(0);
+  std::optional<SmallVector<double>> scales = ctx.getConstantFloats(1);
+  if (scales && scales->size() != shape.size())
+    return ctx.emitError() << "scales has " << scales->size()
+                           << " elements for an input of rank "
+                           << shape.size();
+  SmallVector<int64_t> result;
+  for (auto [i, dim] : llvm::enumerate(shape))
+    result.push_back(scales ? scaleDim(dim, (*scales)[i]) : kDynamic);
+  ctx.setResult(0, ctx.getInputElementType(0), result);
+  return success();
+}
+
+} // namespace
+
+void addResizeRules(RuleTable &rules) {
+  rules["onnx.Resize"] = inferResize;
+  rules["onnx.Upsample"] = inferUpsample;
+}
+
+} // namespace onnxc::shape
