@@ -77,6 +77,14 @@ def test_binary_broadcast(op, symbolic):
     check_node(op, [uniform(2, 3, 4), uniform(3, 1)], symbolic={0, 1} if symbolic else ())
 
 
+@pytest.mark.parametrize("cols", [1, 5])
+def test_dynamic_dim_against_static(cols):
+    """A dynamic dim broadcast against a static 5 is resolved to 5 at compile
+    time, but may be 1 at run time."""
+    check_node("Add", [uniform(3, cols), uniform(1, 5)], input_dims={0: ["n", "m"]})
+    check_node("Mul", [uniform(2, 5), uniform(cols)], input_dims={1: ["k"]})
+
+
 @pytest.mark.parametrize("op", ["Add", "Sub", "Mul", "Div", "Max", "Min"])
 @pytest.mark.parametrize("dtype", [np.int8, np.int32, np.int64, np.uint8, np.uint32])
 def test_binary_integer(op, dtype):

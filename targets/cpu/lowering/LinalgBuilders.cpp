@@ -10,6 +10,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 
@@ -194,16 +195,90 @@ Value buildParallelGeneric(OpBuilder &b, Location loc,
   return generic.getResult(0);
 }
 
+/// Shape inference resolves a dynamic operand dim facing a static result dim
+/// n != 1 to n, but at run time the operand's size may also be 1 (numpy
+/// broadcasting). For such an operand this returns a tensor whose dims are
+/// static n there: the operand itself (tensor.cast) when every such size is
+/// n, otherwise a broadcast copy. The copy clamps its indices, so a size that
+/// is neither 1 nor n (an invalid input) still reads in bounds. Other
+/// operands are returned as they are.
+static Value resolveRuntimeBroadcast(OpBuilder &b, Location loc, Value operand,
+                                     RankedTensorType resultType) {
+  auto type = llvm::cast<RankedTensorType>(operand.getType());
+  int64_t offset = resultType.getRank() - type.getRank();
+  SmallVector<int64_t> shape(type.getShape());
+  SmallVector<int64_t> affected;
+  for (int64_t i = 0; i < type.getRank(); ++i) {
+    int64_t n = resultType.getDimSize(offset + i);
+    if (type.isDynamicDim(i) && !ShapedType::isDynamic(n) && n != 1) {
+      shape[i] = n;
+      affected.push_back(i);
+    }
+  }
+  if (affected.empty())
+    return operand;
+
+  auto refinedType = type.clone(shape);
+  SmallVector<OpFoldResult> sizes = tensorSizes(b, loc, operand);
+  Value allFull;
+  for (int64_t i : affected) {
+    Value isFull = b.create<arith::CmpIOp>(
+        loc, arith::CmpIPredicate::eq, toValue(b, loc, sizes[i]),
+        indexConst(b, loc, shape[i]));
+    allFull = allFull ? b.create<arith::AndIOp>(loc, allFull, isFull).getResult()
+                      : isFull;
+  }
+  auto ifOp = b.create<scf::IfOp>(
+      loc, allFull,
+      [&](OpBuilder &tb, Location tloc) {
+        Value cast = tb.create<tensor::CastOp>(tloc, refinedType, operand);
+        tb.create<scf::YieldOp>(tloc, cast);
+      },
+      [&](OpBuilder &eb, Location eloc) {
+        SmallVector<OpFoldResult> refinedSizes(sizes);
+        for (int64_t i : affected)
+          refinedSizes[i] = eb.getIndexAttr(shape[i]);
+        Value init = emptyTensor(eb, eloc, refinedType, refinedSizes);
+        int64_t rank = type.getRank();
+        auto copy = eb.create<linalg::GenericOp>(
+            eloc, TypeRange{refinedType}, ValueRange{}, ValueRange{init},
+            SmallVector<AffineMap>{eb.getMultiDimIdentityMap(rank)},
+            SmallVector<utils::IteratorType>(rank,
+                                             utils::IteratorType::parallel),
+            [&](OpBuilder &nb, Location nloc, ValueRange) {
+              SmallVector<Value> indices;
+              for (int64_t i = 0; i < rank; ++i)
+                indices.push_back(nb.create<linalg::IndexOp>(nloc, i));
+              for (int64_t i : affected) {
+                // min(index, size - 1): 0 for a size-1 dim.
+                Value size = toValue(nb, nloc, sizes[i]);
+                Value last = nb.create<arith::SubIOp>(
+                    nloc, size, indexConst(nb, nloc, 1));
+                indices[i] =
+                    nb.create<arith::MinUIOp>(nloc, indices[i], last);
+              }
+              Value element =
+                  nb.create<tensor::ExtractOp>(nloc, operand, indices);
+              nb.create<linalg::YieldOp>(nloc, element);
+            });
+        eb.create<scf::YieldOp>(eloc, copy.getResult(0));
+      });
+  return ifOp.getResult(0);
+}
+
 Value buildBroadcastGeneric(OpBuilder &b, Location loc,
                             RankedTensorType resultType, ValueRange operands,
                             ScalarBodyBuilder body) {
+  SmallVector<Value> resolved;
   SmallVector<AffineMap> maps;
-  for (Value operand : operands)
+  for (Value operand : operands) {
+    resolved.push_back(resolveRuntimeBroadcast(b, loc, operand, resultType));
     maps.push_back(broadcastMap(
-        llvm::cast<RankedTensorType>(operand.getType()), resultType));
+        llvm::cast<RankedTensorType>(resolved.back().getType()), resultType));
+  }
   SmallVector<OpFoldResult> sizes =
-      broadcastSizes(b, loc, resultType, operands);
-  return buildParallelGeneric(b, loc, resultType, sizes, operands, maps, body);
+      broadcastSizes(b, loc, resultType, resolved);
+  return buildParallelGeneric(b, loc, resultType, sizes, resolved, maps, body);
 }
 
 AffineMap reducedMap(MLIRContext *ctx, ArrayRef<bool> reducedDims) {

@@ -83,7 +83,9 @@ mlir::Value buildParallelGeneric(mlir::OpBuilder &b, mlir::Location loc,
 
 /// buildParallelGeneric over `resultType`'s shape reading every operand
 /// through broadcastMap. Operands must be ranked tensors that broadcast to
-/// `resultType` (check with broadcastMap first).
+/// `resultType` (check with broadcastMap first). A dynamic operand dim facing
+/// a static result dim n != 1 is checked at run time: a size of 1 there is
+/// broadcast (through a copy), as ONNX allows.
 mlir::Value buildBroadcastGeneric(mlir::OpBuilder &b, mlir::Location loc,
                                   mlir::RankedTensorType resultType,
                                   mlir::ValueRange operands,

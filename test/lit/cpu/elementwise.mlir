@@ -41,6 +41,28 @@ func.func @dynamic_unit(%a: tensor<?x?xf32>, %b: tensor<1x?xf32>) -> tensor<?x?x
 
 // -----
 
+// A dynamic dim facing a static result dim 5 may still be 1 at run time: it
+// is used as is when it is 5 and broadcast through a (clamped) copy
+// otherwise.
+// CHECK-LABEL: func.func @runtime_broadcast
+// CHECK: %[[COLS:.+]] = tensor.dim %arg0, %c1
+// CHECK: %[[FULL:.+]] = arith.cmpi eq, %[[COLS]], %c5
+// CHECK: %[[A:.+]] = scf.if %[[FULL]] -> (tensor<?x5xf32>) {
+// CHECK:   tensor.cast %arg0 : tensor<?x?xf32> to tensor<?x5xf32>
+// CHECK: } else {
+// CHECK:   %[[J:.+]] = linalg.index 1
+// CHECK:   %[[LAST:.+]] = arith.subi %[[COLS]], %{{.+}} : index
+// CHECK:   %[[K:.+]] = arith.minui %[[J]], %[[LAST]] : index
+// CHECK:   tensor.extract %arg0[%{{.+}}, %[[K]]]
+// CHECK: linalg.generic
+// CHECK-SAME: ins(%[[A]], %arg1 : tensor<?x5xf32>, tensor<1x5xf32>)
+func.func @runtime_broadcast(%a: tensor<?x?xf32>, %b: tensor<1x5xf32>) -> tensor<?x5xf32> {
+  %0 = "onnx.Add"(%a, %b) : (tensor<?x?xf32>, tensor<1x5xf32>) -> tensor<?x5xf32>
+  return %0 : tensor<?x5xf32>
+}
+
+// -----
+
 // Integer division truncates; unsigned types use unsigned ops. A zero
 // divisor is replaced by 1 and INT_MIN / -1 wraps instead of trapping.
 // CHECK-LABEL: func.func @div_int
