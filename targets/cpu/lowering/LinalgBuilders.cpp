@@ -23,15 +23,15 @@ OpFoldResult tensorSize(OpBuilder &b, Location loc, Value value, int64_t d) {
   if (!type.isDynamicDim(d))
     return b.getIndexAttr(type.getDimSize(d));
   if (auto expand = value.getDefiningOp<tensor::ExpandShapeOp>())
-    return getMixedValues(expand.getStaticOutputShape(), expand.getOutputShape(),
-                          b)[d];
+    return getMixedValues(expand.getStaticOutputShape(),
+                          expand.getOutputShape(), b)[d];
   return b.create<tensor::DimOp>(loc, value, d).getResult();
 }
 
-SmallVector<OpFoldResult> tensorSizes(OpBuilder &b, Location loc,
-                                      Value value) {
+SmallVector<OpFoldResult> tensorSizes(OpBuilder &b, Location loc, Value value) {
   SmallVector<OpFoldResult> sizes;
-  for (int64_t d = 0, e = llvm::cast<RankedTensorType>(value.getType()).getRank();
+  for (int64_t d = 0,
+               e = llvm::cast<RankedTensorType>(value.getType()).getRank();
        d < e; ++d)
     sizes.push_back(tensorSize(b, loc, value, d));
   return sizes;
@@ -222,11 +222,12 @@ static Value resolveRuntimeBroadcast(OpBuilder &b, Location loc, Value operand,
   SmallVector<OpFoldResult> sizes = tensorSizes(b, loc, operand);
   Value allFull;
   for (int64_t i : affected) {
-    Value isFull = b.create<arith::CmpIOp>(
-        loc, arith::CmpIPredicate::eq, toValue(b, loc, sizes[i]),
-        indexConst(b, loc, shape[i]));
-    allFull = allFull ? b.create<arith::AndIOp>(loc, allFull, isFull).getResult()
-                      : isFull;
+    Value isFull = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq,
+                                           toValue(b, loc, sizes[i]),
+                                           indexConst(b, loc, shape[i]));
+    allFull = allFull
+                  ? b.create<arith::AndIOp>(loc, allFull, isFull).getResult()
+                  : isFull;
   }
   auto ifOp = b.create<scf::IfOp>(
       loc, allFull,
@@ -252,10 +253,9 @@ static Value resolveRuntimeBroadcast(OpBuilder &b, Location loc, Value operand,
               for (int64_t i : affected) {
                 // min(index, size - 1): 0 for a size-1 dim.
                 Value size = toValue(nb, nloc, sizes[i]);
-                Value last = nb.create<arith::SubIOp>(
-                    nloc, size, indexConst(nb, nloc, 1));
-                indices[i] =
-                    nb.create<arith::MinUIOp>(nloc, indices[i], last);
+                Value last = nb.create<arith::SubIOp>(nloc, size,
+                                                      indexConst(nb, nloc, 1));
+                indices[i] = nb.create<arith::MinUIOp>(nloc, indices[i], last);
               }
               Value element =
                   nb.create<tensor::ExtractOp>(nloc, operand, indices);
@@ -363,7 +363,8 @@ Value reducedElementCount(OpBuilder &b, Location loc, Value input,
       continue;
     }
     Value size = toValue(b, loc, tensorSize(b, loc, input, d));
-    count = count ? b.create<arith::MulIOp>(loc, count, size).getResult() : size;
+    count =
+        count ? b.create<arith::MulIOp>(loc, count, size).getResult() : size;
   }
   Value staticValue = indexConst(b, loc, staticCount);
   if (!count)
@@ -377,8 +378,9 @@ Value extremeScalar(OpBuilder &b, Location loc, Type type, bool largest,
                     bool isUnsigned) {
   if (auto floatType = llvm::dyn_cast<FloatType>(type))
     return b.create<arith::ConstantOp>(
-        loc, b.getFloatAttr(floatType, APFloat::getInf(floatType.getFloatSemantics(),
-                                                       /*Negative=*/!largest)));
+        loc,
+        b.getFloatAttr(floatType, APFloat::getInf(floatType.getFloatSemantics(),
+                                                  /*Negative=*/!largest)));
   unsigned width = type.getIntOrFloatBitWidth();
   APInt value;
   if (width == 1 || isUnsigned)

@@ -54,8 +54,8 @@ mlir::Value promoteHalf(mlir::OpBuilder &b, mlir::Location loc,
                         mlir::Value value);
 
 /// Converts a float scalar computed in computeType(type) back to `type`.
-mlir::Value demoteTo(mlir::OpBuilder &b, mlir::Location loc,
-                     mlir::Value value, mlir::Type type);
+mlir::Value demoteTo(mlir::OpBuilder &b, mlir::Location loc, mlir::Value value,
+                     mlir::Type type);
 
 /// How an operand of type `operandType` is read in an iteration space of
 /// `resultType`'s shape under multidirectional broadcasting: dims are

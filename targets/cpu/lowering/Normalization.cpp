@@ -57,7 +57,8 @@ std::pair<Value, Value> meanAndInvStdDev(OpBuilder &b, Location loc, Value x,
   Value sum = buildReduction(
       b, loc, x, reducedDims, zero, {},
       [](OpBuilder &nb, Location nloc, ValueRange in, Value acc) -> Value {
-        return nb.create<arith::AddFOp>(nloc, acc, promoteHalf(nb, nloc, in[0]));
+        return nb.create<arith::AddFOp>(nloc, acc,
+                                        promoteHalf(nb, nloc, in[0]));
       });
   auto statType = llvm::cast<RankedTensorType>(sum.getType());
   AffineMap identity = b.getMultiDimIdentityMap(statType.getRank());
@@ -78,8 +79,7 @@ std::pair<Value, Value> meanAndInvStdDev(OpBuilder &b, Location loc, Value x,
   Value invStdDev = buildParallelGeneric(
       b, loc, statType, statSizes, squares, identity,
       [&](OpBuilder &nb, Location nloc, ValueRange args) -> Value {
-        Value variance =
-            nb.create<arith::DivFOp>(nloc, args[0], count);
+        Value variance = nb.create<arith::DivFOp>(nloc, args[0], count);
         Value shifted = nb.create<arith::AddFOp>(
             nloc, variance, scalarConst(nb, nloc, accType, epsilon));
         Value stdDev = nb.create<math::SqrtOp>(nloc, shifted);
@@ -132,8 +132,7 @@ struct BatchNormalizationLowering
     Type accType = computeType(element);
     double epsilon = op.getEpsilon().convertToDouble();
     auto channelType = RankedTensorType::get({channels}, accType);
-    SmallVector<OpFoldResult> channelSizes{
-        tensorSizes(rewriter, loc, x)[1]};
+    SmallVector<OpFoldResult> channelSizes{tensorSizes(rewriter, loc, x)[1]};
     Value emptyA = emptyTensor(rewriter, loc, channelType, channelSizes);
     Value emptyB = emptyTensor(rewriter, loc, channelType, channelSizes);
     AffineMap id1 = rewriter.getMultiDimIdentityMap(1);
@@ -243,8 +242,8 @@ struct LayerNormalizationLowering
     }
     bool hasBias = affine.size() == 2;
     Value y = buildParallelGeneric(
-        rewriter, loc, resultType, tensorSizes(rewriter, loc, x), operands, maps,
-        [&](OpBuilder &b, Location nloc, ValueRange args) -> Value {
+        rewriter, loc, resultType, tensorSizes(rewriter, loc, x), operands,
+        maps, [&](OpBuilder &b, Location nloc, ValueRange args) -> Value {
           Value centered = b.create<arith::SubFOp>(
               nloc, promoteHalf(b, nloc, args[0]), args[1]);
           Value normalized = b.create<arith::MulFOp>(nloc, centered, args[2]);
@@ -368,7 +367,8 @@ struct LpNormalizationLowering : OpConversionPattern<onnx::LpNormalizationOp> {
 
     Value norm = buildReduction(
         rewriter, loc, x, reducedDims, scalarConst(rewriter, loc, accType, 0),
-        {}, [&](OpBuilder &b, Location nloc, ValueRange in, Value acc) -> Value {
+        {},
+        [&](OpBuilder &b, Location nloc, ValueRange in, Value acc) -> Value {
           Value v = promoteHalf(b, nloc, in[0]);
           Value term = p == 1 ? b.create<math::AbsFOp>(nloc, v).getResult()
                               : b.create<arith::MulFOp>(nloc, v, v).getResult();
@@ -386,8 +386,8 @@ struct LpNormalizationLowering : OpConversionPattern<onnx::LpNormalizationOp> {
           Value zero = scalarConst(b, nloc, accType, 0);
           Value isZero =
               b.create<arith::CmpFOp>(nloc, arith::CmpFPredicate::OEQ, n, zero);
-          Value quotient = b.create<arith::DivFOp>(
-              nloc, promoteHalf(b, nloc, args[0]), n);
+          Value quotient =
+              b.create<arith::DivFOp>(nloc, promoteHalf(b, nloc, args[0]), n);
           Value value = b.create<arith::SelectOp>(nloc, isZero, zero, quotient);
           return demoteTo(b, nloc, value, element);
         });
