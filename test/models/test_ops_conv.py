@@ -56,6 +56,18 @@ def test_conv(inputs, attrs, dynamic):
     check_op("Conv", inputs, attrs, dynamic=dynamic, constant=constant)
 
 
+def test_conv_f16():
+    check_op("Conv", [f(1, 2, 7, 8, dtype=np.float16), f(3, 2, 3, 3, dtype=np.float16),
+                      f(3, dtype=np.float16)], dict(pads=[1, 1, 1, 1]),
+             constant=[1, 2], rtol=3e-3)
+
+
+def test_conv_transpose_f16():
+    check_op("ConvTranspose", [f(1, 2, 4, 4, dtype=np.float16),
+                               f(2, 3, 3, 3, dtype=np.float16), None],
+             dict(strides=[2, 2]), constant=[1], rtol=3e-3)
+
+
 def test_conv_weights_as_inputs():
     check_op("Conv", [f(2, 3, 7, 9), f(4, 3, 3, 3), f(4)], dict(pads=[1, 0, 1, 2]))
 

@@ -33,6 +33,9 @@ MATMUL = [
     ("i32", [i(2, 7, 13), i(2, 13, 5)], None),
     ("i64_broadcast", [i(3, 1, 4, 6, dtype=np.int64), i(1, 2, 6, 5, dtype=np.int64)], None),
     ("u32", [i(7, 13, dtype=np.uint32, low=0), i(13, 5, dtype=np.uint32, low=0)], None),
+    ("u64_batched", [i(3, 4, 5, dtype=np.uint64, low=0), i(5, 2, dtype=np.uint64, low=0)], None),
+    ("i64_vector_batched", [i(4, dtype=np.int64), i(2, 4, 2, dtype=np.int64)], None),
+    ("two_symbolic_batch_dims", [f(2, 3, 7, 13), f(2, 3, 13, 5)], {0: [0, 1], 1: [0, 1]}),
 ]
 
 
@@ -68,6 +71,16 @@ GEMM = [
                          ids=[c[0] for c in GEMM])
 def test_gemm(inputs, attrs):
     check_op("Gemm", inputs, attrs)
+
+
+def test_gemm_f16():
+    check_op("Gemm", [f(7, 13, dtype=np.float16), f(5, 13, dtype=np.float16),
+                      f(5, dtype=np.float16)], dict(transB=1, alpha=0.5), rtol=3e-3)
+
+
+def test_gemm_f64():
+    check_op("Gemm", [f(7, 13, dtype=np.float64), f(13, 5, dtype=np.float64),
+                      f(7, 5, dtype=np.float64)], dict(beta=0.3))
 
 
 def test_gemm_symbolic_batch():

@@ -75,6 +75,14 @@ def test_average_pool(x, attrs, dynamic):
     check_op("AveragePool", [x], attrs, dynamic=dynamic)
 
 
+def test_half_and_double():
+    x = f(1, 2, 7, 8)
+    check_op("MaxPool", [x.astype(np.float16)], dict(kernel_shape=[3, 3], pads=[1, 1, 1, 1]))
+    check_op("MaxPool", [x.astype(np.float64)], dict(kernel_shape=[3, 3], strides=[2, 2]))
+    check_op("AveragePool", [x.astype(np.float16)], dict(kernel_shape=[3, 3], pads=[1, 1, 1, 1]),
+             rtol=2e-3)
+
+
 LP_POOL = [
     ("p2_pads", f(1, 2, 7, 8), dict(kernel_shape=[3, 2], strides=[2, 2], pads=[1, 1, 1, 1])),
     ("p1", f(1, 2, 7, 8), dict(kernel_shape=[3, 2], p=1)),
