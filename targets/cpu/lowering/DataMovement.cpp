@@ -2,8 +2,10 @@
 //
 // populateDataMovementPatterns: the ops that create values (Constant,
 // ConstantOfShape, Range), read shapes (Shape, Size) or pass their input
-// through (Identity, Dropout at inference). The reshaping ops are in
-// DataMovementReshape.cpp, the slicing/gathering ones in DataMovementSlice.cpp.
+// through (Identity, Dropout at inference). The other data-movement ops are
+// in DataMovementReshape.cpp (whole-tensor rearrangements),
+// DataMovementSlice.cpp (slices, gathers, concatenation, padding),
+// DataMovementMask.cpp (Trilu, OneHot) and DataMovementScatter.cpp.
 //
 //===----------------------------------------------------------------------===//
 
@@ -400,6 +402,8 @@ void populateDataMovementPatterns(const TypeConverter &typeConverter,
           typeConverter, patterns.getContext());
   populateDataMovementReshapePatterns(typeConverter, patterns);
   populateDataMovementSlicePatterns(typeConverter, patterns);
+  populateDataMovementMaskPatterns(typeConverter, patterns);
+  populateDataMovementScatterPatterns(typeConverter, patterns);
 }
 
 } // namespace onnxc::cpu

@@ -599,14 +599,148 @@ struct TileLowering : OpConversionPattern<onnx::TileOp> {
   }
 };
 
+/// Moves blocks between the channel and the spatial dims of an NCHW tensor:
+/// an expand_shape splitting two or one dims by the block size, a
+/// linalg.transpose, and a collapse_shape merging them back. `expandGroups`
+/// and `expandedSizes` describe the 6-D view, `perm` the transpose and
+/// `collapseGroups` the 4-D result.
+static Value blockShuffle(OpBuilder &b, Location loc, Value input,
+                          ArrayRef<ReassociationIndices> expandGroups,
+                          ArrayRef<OpFoldResult> expandedSizes,
+                          ArrayRef<int64_t> perm,
+                          ArrayRef<ReassociationIndices> collapseGroups) {
+  auto inputType = llvm::cast<RankedTensorType>(input.getType());
+  auto expandedType = inputType.clone(
+      llvm::to_vector(llvm::map_range(expandedSizes, [](OpFoldResult size) {
+        return getConstantIntValue(size).value_or(ShapedType::kDynamic);
+      })));
+  Value expanded = b.create<tensor::ExpandShapeOp>(loc, expandedType, input,
+                                                   expandGroups, expandedSizes);
+  SmallVector<int64_t> shape;
+  SmallVector<OpFoldResult> sizes;
+  for (int64_t p : perm) {
+    shape.push_back(expandedType.getDimSize(p));
+    sizes.push_back(expandedSizes[p]);
+  }
+  Value init = emptyTensor(b, loc, inputType.clone(shape), sizes);
+  Value transposed =
+      b.create<linalg::TransposeOp>(loc, expanded, init, perm)->getResult(0);
+  return b.create<tensor::CollapseShapeOp>(loc, transposed, collapseGroups);
+}
+
+/// Reads the NCHW dims of DepthToSpace/SpaceToDepth's input; fails with an
+/// error on the node unless it is 4-D and each static dim is a multiple of
+/// its `factors` entry.
+static LogicalResult readBlockDims(Operation *op, OpBuilder &b, Value input,
+                                   int64_t blockSize, ArrayRef<int64_t> factors,
+                                   SmallVectorImpl<OpFoldResult> &dims) {
+  auto inputType = llvm::dyn_cast<RankedTensorType>(input.getType());
+  if (!inputType || inputType.getRank() != 4)
+    return op->emitError() << "the input must be 4-D (NCHW)";
+  if (blockSize < 1)
+    return op->emitError() << "blocksize must be positive";
+  for (int64_t d = 0; d < 4; ++d)
+    if (!inputType.isDynamicDim(d) && inputType.getDimSize(d) % factors[d] != 0)
+      return op->emitError()
+             << "dim " << d << " of size " << inputType.getDimSize(d)
+             << " is not a multiple of " << factors[d];
+  dims = mixedDims(b, op->getLoc(), input);
+  return success();
+}
+
+/// `size` / `divisor` as an OpFoldResult (folded when static).
+static OpFoldResult divideSize(OpBuilder &b, Location loc, OpFoldResult size,
+                               int64_t divisor) {
+  return getAsOpFoldResult(b.createOrFold<arith::DivUIOp>(
+      loc, toValue(b, loc, size), indexConst(b, loc, divisor)));
+}
+
+/// onnx.DepthToSpace: (N, C, H, W) -> (N, C/b^2, H*b, W*b). DCR splits C as
+/// (b, b, C/b^2), CRD as (C/b^2, b, b).
+struct DepthToSpaceLowering : OpConversionPattern<onnx::DepthToSpaceOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(onnx::DepthToSpaceOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value input = adaptor.getInput();
+    RankedTensorType type =
+        convertedResultType(*getTypeConverter(), op.getOperation());
+    if (!type)
+      return failure();
+    bool dcr = op.getMode() == "DCR";
+    if (!dcr && op.getMode() != "CRD")
+      return op.emitError() << "unknown mode '" << op.getMode() << "'";
+    int64_t block = op.getBlocksize();
+    SmallVector<OpFoldResult> dims;
+    if (failed(readBlockDims(op, rewriter, input, block,
+                             {1, block * block, 1, 1}, dims)))
+      return failure();
+    OpFoldResult blockSize = rewriter.getIndexAttr(block);
+    OpFoldResult depth = divideSize(rewriter, loc, dims[1], block * block);
+    SmallVector<OpFoldResult> expanded = {dims[0]};
+    if (dcr)
+      expanded.append({blockSize, blockSize, depth});
+    else
+      expanded.append({depth, blockSize, blockSize});
+    expanded.append({dims[2], dims[3]});
+    SmallVector<int64_t> perm = dcr ? SmallVector<int64_t>{0, 3, 4, 1, 5, 2}
+                                    : SmallVector<int64_t>{0, 1, 4, 2, 5, 3};
+    Value result =
+        blockShuffle(rewriter, loc, input, {{0}, {1, 2, 3}, {4}, {5}}, expanded,
+                     perm, {{0}, {1}, {2, 3}, {4, 5}});
+    rewriter.replaceOp(op, castIfNeeded(rewriter, loc, result, type));
+    return success();
+  }
+};
+
+/// onnx.SpaceToDepth: (N, C, H, W) -> (N, C*b^2, H/b, W/b), the inverse
+/// shuffle (DCR puts the block offsets before C, CRD after).
+struct SpaceToDepthLowering : OpConversionPattern<onnx::SpaceToDepthOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(onnx::SpaceToDepthOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value input = adaptor.getInput();
+    RankedTensorType type =
+        convertedResultType(*getTypeConverter(), op.getOperation());
+    if (!type)
+      return failure();
+    bool dcr = op.getMode() == "DCR";
+    if (!dcr && op.getMode() != "CRD")
+      return op.emitError() << "unknown mode '" << op.getMode() << "'";
+    int64_t block = op.getBlocksize();
+    SmallVector<OpFoldResult> dims;
+    if (failed(readBlockDims(op, rewriter, input, block, {1, 1, block, block},
+                             dims)))
+      return failure();
+    OpFoldResult blockSize = rewriter.getIndexAttr(block);
+    SmallVector<OpFoldResult> expanded = {
+        dims[0],
+        dims[1],
+        divideSize(rewriter, loc, dims[2], block),
+        blockSize,
+        divideSize(rewriter, loc, dims[3], block),
+        blockSize};
+    SmallVector<int64_t> perm = dcr ? SmallVector<int64_t>{0, 3, 5, 1, 2, 4}
+                                    : SmallVector<int64_t>{0, 1, 3, 5, 2, 4};
+    Value result =
+        blockShuffle(rewriter, loc, input, {{0}, {1}, {2, 3}, {4, 5}}, expanded,
+                     perm, {{0}, {1, 2, 3}, {4}, {5}});
+    rewriter.replaceOp(op, castIfNeeded(rewriter, loc, result, type));
+    return success();
+  }
+};
+
 } // namespace
 
 void populateDataMovementReshapePatterns(const TypeConverter &converter,
                                          RewritePatternSet &patterns) {
-  patterns
-      .add<ReshapeLowering, FlattenLowering, SqueezeLowering, UnsqueezeLowering,
-           TransposeLowering, ExpandLowering, TileLowering>(
-          converter, patterns.getContext());
+  patterns.add<ReshapeLowering, FlattenLowering, SqueezeLowering,
+               UnsqueezeLowering, TransposeLowering, ExpandLowering,
+               TileLowering, DepthToSpaceLowering, SpaceToDepthLowering>(
+      converter, patterns.getContext());
 }
 
 } // namespace onnxc::cpu

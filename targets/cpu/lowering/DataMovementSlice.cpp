@@ -416,13 +416,21 @@ struct ConcatLowering : OpConversionPattern<onnx::ConcatOp> {
       return success();
     }
 
+    // The result's sizes: the sum along the axis, the first input's others.
     Value reference = inputs.empty() ? adaptor.getInputs()[0] : inputs[0];
-    SmallVector<OpFoldResult> sizes = mixedDims(rewriter, loc, reference);
     Value total = indexConst(rewriter, loc, 0);
     for (Value input : inputs)
       total = rewriter.createOrFold<arith::AddIOp>(
-          loc, total, dimValue(rewriter, loc, input, axis));
-    sizes[axis] = getAsOpFoldResult(total);
+          loc, dimValue(rewriter, loc, input, axis), total);
+    SmallVector<OpFoldResult> sizes;
+    for (int64_t d = 0; d < rank; ++d) {
+      if (d == axis)
+        sizes.push_back(getAsOpFoldResult(total));
+      else if (!type.isDynamicDim(d))
+        sizes.push_back(rewriter.getIndexAttr(type.getDimSize(d)));
+      else
+        sizes.push_back(dimValue(rewriter, loc, reference, d));
+    }
     Value result = emptyTensor(rewriter, loc, type, sizes);
     Value offset = indexConst(rewriter, loc, 0);
     SmallVector<OpFoldResult> strides(rank, rewriter.getIndexAttr(1));
@@ -433,7 +441,7 @@ struct ConcatLowering : OpConversionPattern<onnx::ConcatOp> {
           loc, input, result, offsets, mixedDims(rewriter, loc, input),
           strides);
       offset = rewriter.createOrFold<arith::AddIOp>(
-          loc, offset, dimValue(rewriter, loc, input, axis));
+          loc, dimValue(rewriter, loc, input, axis), offset);
     }
     rewriter.replaceOp(op, result);
     return success();
@@ -496,7 +504,7 @@ struct SplitLowering : OpConversionPattern<onnx::SplitOp> {
             loc, rewriter.createOrFold<arith::SubIOp>(loc, dim, offset), zero);
         splitSizes.push_back(
             rewriter.createOrFold<arith::MinSIOp>(loc, chunk, left));
-        offset = rewriter.createOrFold<arith::AddIOp>(loc, offset, chunk);
+        offset = rewriter.createOrFold<arith::AddIOp>(loc, chunk, offset);
       }
     }
 
@@ -511,7 +519,7 @@ struct SplitLowering : OpConversionPattern<onnx::SplitOp> {
       Value slice = rewriter.create<tensor::ExtractSliceOp>(loc, input, offsets,
                                                             sizes, strides);
       results.push_back(castIfNeeded(rewriter, loc, slice, types[i]));
-      offset = rewriter.createOrFold<arith::AddIOp>(loc, offset, splitSizes[i]);
+      offset = rewriter.createOrFold<arith::AddIOp>(loc, splitSizes[i], offset);
     }
     rewriter.replaceOp(op, results);
     return success();

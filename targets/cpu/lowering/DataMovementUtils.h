@@ -13,6 +13,11 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/OpDefinition.h"
 
+namespace mlir {
+class RewritePatternSet;
+class TypeConverter;
+} // namespace mlir
+
 namespace onnxc::cpu {
 
 /// `index < 0 ? index + size : index`: ONNX's negative indices count from
@@ -57,6 +62,15 @@ mlir::LogicalResult normalizeAxes(mlir::Operation *op,
 /// input such as Range's start or Pad's constant_value).
 mlir::Value extractScalar(mlir::OpBuilder &b, mlir::Location loc,
                           mlir::Value tensor);
+
+// Sub-families of populateDataMovementPatterns besides the two in
+// IndexingUtils.h.
+/// Trilu, OneHot (DataMovementMask.cpp).
+void populateDataMovementMaskPatterns(const mlir::TypeConverter &converter,
+                                      mlir::RewritePatternSet &patterns);
+/// ScatterElements, ScatterND (DataMovementScatter.cpp).
+void populateDataMovementScatterPatterns(const mlir::TypeConverter &converter,
+                                         mlir::RewritePatternSet &patterns);
 
 } // namespace onnxc::cpu
 
