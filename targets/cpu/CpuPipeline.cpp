@@ -28,7 +28,6 @@
 #include "mlir/Dialect/Bufferization/Transforms/OneShotAnalysis.h"
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
-#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Passes.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Pass/PassManager.h"
@@ -58,15 +57,6 @@ void buildCpuLoweringPipeline(OpPassManager &pm, int optLevel) {
   bufferization.bufferizeFunctionBoundaries = true;
   bufferization.setFunctionBoundaryTypeConversion(
       bufferization::LayoutMapOption::IdentityLayoutMap);
-  // Copies into strided views (tensor.pad, tensor.insert_slice) as
-  // linalg.copy, lowered to loops: a memref.copy between non-contiguous
-  // buffers would become a call to memrefCopy from MLIR's runner library,
-  // which an artifact does not link.
-  bufferization.memCpyFn = [](OpBuilder &b, Location loc, Value from,
-                              Value to) {
-    b.create<linalg::CopyOp>(loc, from, to);
-    return success();
-  };
   pm.addPass(bufferization::createOneShotBufferizePass(bufferization));
   bufferization::BufferDeallocationPipelineOptions deallocation;
   bufferization::buildBufferDeallocationPipeline(pm, deallocation);
