@@ -123,9 +123,8 @@ llvm::StringRef displayDomain(llvm::StringRef domain) {
 
 class ModelImporter {
 public:
-  ModelImporter(MLIRContext &ctx, const ::onnx::ModelProto &model,
-                StringRef path, ExternalDataReader &externalData,
-                const ImportOptions &options)
+  ModelImporter(MLIRContext &ctx, ::onnx::ModelProto &model, StringRef path,
+                ExternalDataReader &externalData, const ImportOptions &options)
       : ctx(ctx), model(model), externalData(externalData), options(options),
         builder(&ctx), fileLoc(FileLineColLoc::get(&ctx, path, 0, 0)),
         emitter(builder, fileLoc) {}
@@ -157,7 +156,9 @@ private:
                        StringRef what);
 
   MLIRContext &ctx;
-  const ::onnx::ModelProto &model;
+  /// Mutable only to release the main graph's initializer data once it is
+  /// copied into the context (it is the bulk of a model's memory).
+  ::onnx::ModelProto &model;
   ExternalDataReader &externalData;
   const ImportOptions &options;
   OpBuilder builder;
@@ -200,9 +201,11 @@ LogicalResult ModelImporter::readOpsets(ModuleOp module) {
                                 << displayDomain(domain) << "' twice";
   }
   SmallVector<NamedAttribute> entries;
+  // The default domain is spelled "ai.onnx": an empty dictionary key does not
+  // survive printing and parsing the module.
   for (const auto &[domain, version] : opsets)
-    entries.push_back(
-        builder.getNamedAttr(domain, builder.getI64IntegerAttr(version)));
+    entries.push_back(builder.getNamedAttr(domain.empty() ? "ai.onnx" : domain,
+                                           builder.getI64IntegerAttr(version)));
   module->setAttr("onnxc.opset_imports", builder.getDictionaryAttr(entries));
   return success();
 }
@@ -371,7 +374,7 @@ ModelImporter::importInitializers(const ::onnx::GraphProto &graph) {
     return emitError(fileLoc) << "sparse initializer '"
                               << graph.sparse_initializer(0).values().name()
                               << "': sparse tensors are not supported yet";
-  for (const ::onnx::TensorProto &init : graph.initializer()) {
+  for (auto [index, init] : llvm::enumerate(graph.initializer())) {
     if (init.name().empty())
       return emitError(fileLoc) << "an initializer has an empty name";
     FailureOr<DenseElementsAttr> value =
@@ -385,6 +388,12 @@ ModelImporter::importInitializers(const ::onnx::GraphProto &graph) {
     if (failed(constant) ||
         failed(define(init.name(), *constant, fileLoc, "initializer")))
       return failure();
+    if (&graph == &model.graph()) {
+      // Swapping with an empty tensor frees the data (Clear() keeps it).
+      ::onnx::TensorProto released;
+      released.set_name(init.name());
+      model.mutable_graph()->mutable_initializer(index)->Swap(&released);
+    }
   }
   return success();
 }
@@ -484,6 +493,14 @@ LogicalResult ModelImporter::importNode(const ::onnx::NodeProto &node,
   Location loc = nodeLoc(node, index);
   std::optional<std::string> opName =
       dialectOpName(node.domain(), node.op_type());
+  for (const ::onnx::FunctionProto &function : model.functions())
+    if (function.name() == node.op_type() &&
+        function.domain() == node.domain())
+      return emitError(loc) << "op '" << node.op_type()
+                            << "' is a function of the model (domain '"
+                            << node.domain()
+                            << "'); model-local functions are not supported "
+                               "yet";
   if (!opName)
     return emitError(loc) << "op '" << node.op_type()
                           << "' has unknown domain '" << node.domain() << "'";
@@ -707,7 +724,7 @@ LogicalResult ModelImporter::importSubgraph(const ::onnx::GraphProto &graph,
 } // namespace
 
 OwningOpRef<ModuleOp> importModelProto(MLIRContext &ctx,
-                                       const ::onnx::ModelProto &model,
+                                       ::onnx::ModelProto &model,
                                        StringRef path,
                                        ExternalDataReader &externalData,
                                        const ImportOptions &options) {

@@ -17,9 +17,11 @@ class ExternalDataReader;
 struct ImportOptions;
 
 /// Builds the module of docs/internals.md section 1 from a parsed `model`
-/// read from `path`. Emits errors and returns null on failure.
+/// read from `path`. Emits errors and returns null on failure. The data of
+/// the main graph's initializers is released from `model` as it is copied
+/// into the module.
 mlir::OwningOpRef<mlir::ModuleOp>
-importModelProto(mlir::MLIRContext &ctx, const ::onnx::ModelProto &model,
+importModelProto(mlir::MLIRContext &ctx, ::onnx::ModelProto &model,
                  llvm::StringRef path, ExternalDataReader &externalData,
                  const ImportOptions &options);
 

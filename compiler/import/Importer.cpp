@@ -20,29 +20,44 @@ using namespace mlir;
 
 namespace onnxc {
 
+/// Parses `bytes` into `model`; false (after an error naming `path`) if they
+/// are not a model.
+static bool parseModel(MLIRContext &ctx, llvm::StringRef bytes,
+                       llvm::StringRef path, ::onnx::ModelProto &model) {
+  if (llvm::Error err = parseModelProto(bytes, model)) {
+    emitError(FileLineColLoc::get(&ctx, path, 0, 0))
+        << llvm::toString(std::move(err));
+    return false;
+  }
+  return true;
+}
+
 OwningOpRef<ModuleOp> importOnnxModel(MLIRContext &ctx, llvm::StringRef path,
                                       const ImportOptions &options) {
-  Location fileLoc = FileLineColLoc::get(&ctx, path, 0, 0);
-  auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
-                                            /*RequiresNullTerminator=*/false);
-  if (!buffer) {
-    emitError(fileLoc) << "cannot read the model: "
-                       << buffer.getError().message();
-    return nullptr;
+  ::onnx::ModelProto model;
+  {
+    auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
+                                              /*RequiresNullTerminator=*/false);
+    if (!buffer) {
+      emitError(FileLineColLoc::get(&ctx, path, 0, 0))
+          << "cannot read the model: " << buffer.getError().message();
+      return nullptr;
+    }
+    // The parsed model copies what it needs; the file's bytes go here.
+    if (!parseModel(ctx, (*buffer)->getBuffer(), path, model))
+      return nullptr;
   }
-  return importOnnxModelFromBuffer(ctx, (*buffer)->getBuffer(), path, options);
+  ExternalDataReader externalData(path);
+  return importModelProto(ctx, model, path, externalData, options);
 }
 
 OwningOpRef<ModuleOp> importOnnxModelFromBuffer(MLIRContext &ctx,
                                                 llvm::StringRef bytes,
                                                 llvm::StringRef path,
                                                 const ImportOptions &options) {
-  Location fileLoc = FileLineColLoc::get(&ctx, path, 0, 0);
   ::onnx::ModelProto model;
-  if (llvm::Error err = parseModelProto(bytes, model)) {
-    emitError(fileLoc) << llvm::toString(std::move(err));
+  if (!parseModel(ctx, bytes, path, model))
     return nullptr;
-  }
   ExternalDataReader externalData(path);
   return importModelProto(ctx, model, path, externalData, options);
 }

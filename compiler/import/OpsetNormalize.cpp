@@ -562,7 +562,8 @@ LogicalResult normalizeConcat(PendingNode &node) {
 //===----------------------------------------------------------------------===//
 // Upsample (deprecated in opset 10) and Resize-10 become Resize: both scale
 // with output = floor(input * scale) and map an output coordinate x to x /
-// scale ("asymmetric"), the nearest pixel by rounding down. Upsample-1 had
+// scale ("asymmetric"), the nearest pixel by rounding down (up when
+// downsampling). Upsample-1 had
 // height_scale/width_scale on NCHW and mode "bilinear"; 7 had `scales` as an
 // attribute, 9 as an input.
 //===----------------------------------------------------------------------===//
@@ -607,6 +608,26 @@ LogicalResult normalizeUpsample(OpEmitter &emitter, PendingNode &node) {
     return emitError(node.loc)
            << opTypeOf(node) << " mode '" << modeName << "' is not supported";
 
+  // The nearest pixel of a downsampled axis was rounded up (ONNX Runtime's
+  // reading of these versions), so the rounding follows constant scales;
+  // scales known only at run time are taken as upsampling, by far the common
+  // use.
+  StringRef nearestMode = "floor";
+  if (auto constant = scales ? scales.getDefiningOp() : nullptr)
+    if (auto value = constant->getAttrOfType<DenseElementsAttr>("value");
+        value && llvm::isa<FloatType>(value.getElementType())) {
+      bool down = false, up = false;
+      for (const APFloat &scale : value.getValues<APFloat>()) {
+        down |= scale.convertToDouble() < 1.0;
+        up |= scale.convertToDouble() > 1.0;
+      }
+      if (down && up && modeName == "nearest")
+        return unsupported(node)
+               << " in nearest mode with scales that both up- and downsample";
+      if (down)
+        nearestMode = "ceil";
+    }
+
   Value input = getInput(node, 0);
   if (failed(retarget(node, "onnx.Resize")))
     return failure();
@@ -615,7 +636,7 @@ LogicalResult normalizeUpsample(OpEmitter &emitter, PendingNode &node) {
   node.attributes.set("mode", b.getStringAttr(modeName));
   node.attributes.set("coordinate_transformation_mode",
                       b.getStringAttr("asymmetric"));
-  node.attributes.set("nearest_mode", b.getStringAttr("floor"));
+  node.attributes.set("nearest_mode", b.getStringAttr(nearestMode));
   return success();
 }
 

@@ -169,13 +169,19 @@ FailureOr<DenseElementsAttr> convertTensor(MLIRContext *ctx,
     return failure();
   }
 
-  // The data in host byte order, byteWidth bytes an element.
+  // The data in host byte order, byteWidth bytes an element: `bytes` itself
+  // when the stored form already is (little-endian raw data on a
+  // little-endian host), else a converted copy in `buffer`.
+  llvm::StringRef bytes;
   std::vector<char> buffer;
-  auto fromLittleEndian = [&](llvm::StringRef bytes) {
-    buffer.assign(bytes.begin(), bytes.end());
-    if (llvm::sys::IsBigEndianHost && byteWidth > 1)
-      for (size_t i = 0; i < buffer.size(); i += byteWidth)
-        std::reverse(buffer.begin() + i, buffer.begin() + i + byteWidth);
+  auto fromLittleEndian = [&](llvm::StringRef data) {
+    if (!llvm::sys::IsBigEndianHost || byteWidth == 1) {
+      bytes = data;
+      return;
+    }
+    buffer.assign(data.begin(), data.end());
+    for (size_t i = 0; i < buffer.size(); i += byteWidth)
+      std::reverse(buffer.begin() + i, buffer.begin() + i + byteWidth);
   };
   std::string typeText; // "tensor<2x3xf32>", unquoted in messages
   llvm::raw_string_ostream(typeText) << type;
@@ -187,13 +193,15 @@ FailureOr<DenseElementsAttr> convertTensor(MLIRContext *ctx,
     return failure();
   };
 
+  std::unique_ptr<llvm::MemoryBuffer> externalBuffer;
   if (tensor.data_location() == ::onnx::TensorProto_DataLocation_EXTERNAL) {
     auto data = externalData.read(tensor, static_cast<uint64_t>(numBytes));
     if (!data) {
       emitError() << llvm::toString(data.takeError());
       return failure();
     }
-    fromLittleEndian((*data)->getBuffer());
+    externalBuffer = std::move(*data);
+    fromLittleEndian(externalBuffer->getBuffer());
   } else if (tensor.has_raw_data()) {
     if (tensor.raw_data().size() != static_cast<uint64_t>(numBytes)) {
       emitError() << "raw_data has " << tensor.raw_data().size()
@@ -231,17 +239,20 @@ FailureOr<DenseElementsAttr> convertTensor(MLIRContext *ctx,
       break;
     }
   }
+  if (bytes.empty())
+    bytes = llvm::StringRef(buffer.data(), buffer.size());
 
   if (isBool) {
     llvm::SmallVector<bool> values;
-    values.reserve(buffer.size());
-    for (char byte : buffer)
+    values.reserve(bytes.size());
+    for (char byte : bytes)
       values.push_back(byte != 0);
     return DenseElementsAttr::get(type, llvm::ArrayRef<bool>(values));
   }
   if (numElements == 0)
     return DenseElementsAttr::get(type, llvm::ArrayRef<Attribute>());
-  return DenseElementsAttr::getFromRawBuffer(type, buffer);
+  return DenseElementsAttr::getFromRawBuffer(
+      type, llvm::ArrayRef<char>(bytes.data(), bytes.size()));
 }
 
 } // namespace onnxc

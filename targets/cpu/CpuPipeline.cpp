@@ -39,9 +39,15 @@ using namespace mlir;
 namespace onnxc::cpu {
 
 void buildCpuLoweringPipeline(OpPassManager &pm, int optLevel) {
+  // Dynamic tensor.expand_shapes trip MLIR 19 twice (the canonicalizer's dim
+  // folding and bufferization), so they become tensor.reshape before either
+  // runs, and again after fusion, which can make new ones.
+  pm.addNestedPass<func::FuncOp>(createDynamicExpandShapeToReshape());
   pm.addNestedPass<func::FuncOp>(createCanonicalizerPass());
-  if (optLevel > 0)
+  if (optLevel > 0) {
     pm.addNestedPass<func::FuncOp>(createLinalgElementwiseOpFusionPass());
+    pm.addNestedPass<func::FuncOp>(createDynamicExpandShapeToReshape());
+  }
   pm.addNestedPass<func::FuncOp>(createCSEPass());
 
   // Tensors -> buffers. Function arguments and results get identity layouts:
