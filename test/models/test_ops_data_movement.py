@@ -189,6 +189,8 @@ def test_reshape(data, shape, kinds):
 @pytest.mark.parametrize("kinds", [(DYNAMIC, STATIC), (STATIC, CONSTANT)])
 def test_reshape_allowzero(kinds):
     run("Reshape", [f32(2, 0, 4), i64(0, 4, 0)], list(kinds), {"allowzero": 1})
+    # Zero elements: the element count does not fix the other dims.
+    run("Reshape", [f32(3, 0), i64(5, 0)], list(kinds), {"allowzero": 1})
 
 
 def test_reshape_int_and_bool():
