@@ -145,6 +145,12 @@ IntElem foldBinary(StringRef name, const IntElem &a, const IntElem &b) {
     return IntElem::unknown();
   }
   auto is = [](const IntElem &e, int64_t v) { return e.value && *e.value == v; };
+  // A symbolic element is a dim size, never negative: exporters compare
+  // shapes with -1 to find the dims to keep (Expand after a Reshape).
+  auto isNegative = [](const IntElem &e) { return e.value && *e.value < 0; };
+  if (name == "onnx.Equal" && ((a.isSymbol() && isNegative(b)) ||
+                               (b.isSymbol() && isNegative(a))))
+    return IntElem::known(0);
   if ((name == "onnx.Add" || name == "onnx.Sub") && is(b, 0))
     return a;
   if (name == "onnx.Add" && is(a, 0))

@@ -65,17 +65,20 @@ static std::optional<KnownInts> getConstantElements(Value value) {
   return elements;
 }
 
+const KnownInts *lookupKnown(Value value, InferenceState &state) {
+  auto it = state.knownValues.find(value);
+  if (it != state.knownValues.end())
+    return &it->second;
+  if (std::optional<KnownInts> elements = getConstantElements(value))
+    return &state.knownValues.try_emplace(value, std::move(*elements))
+                .first->second;
+  return nullptr;
+}
+
 const KnownInts *RuleContext::getKnown(unsigned i) const {
   if (!hasInput(i))
     return nullptr;
-  Value value = op->getOperand(i);
-  auto it = knownValues.find(value);
-  if (it != knownValues.end())
-    return &it->second;
-  if (std::optional<KnownInts> elements = getConstantElements(value))
-    return &knownValues.try_emplace(value, std::move(*elements))
-                .first->second;
-  return nullptr;
+  return lookupKnown(op->getOperand(i), state);
 }
 
 std::optional<SmallVector<int64_t>> RuleContext::getKnownInts(unsigned i) const {
@@ -135,7 +138,7 @@ void RuleContext::setKnown(unsigned i, KnownInts values) {
   if (i >= op->getNumResults() ||
       int64_t(values.size()) > kMaxKnownElements)
     return;
-  knownValues[op->getResult(i)] = std::move(values);
+  state.knownValues[op->getResult(i)] = std::move(values);
 }
 
 int64_t RuleContext::getIntAttr(StringRef name, int64_t defaultValue) const {
@@ -253,6 +256,7 @@ static const RuleTable &getRuleTable() {
     addRecurrentRules(rules);
     addResizeRules(rules);
     addRandomRules(rules);
+    addAttentionRules(rules);
     return rules;
   }();
   return table;
@@ -272,7 +276,7 @@ static RankedTensorType mergeTypes(RankedTensorType a, RankedTensorType b) {
   return RankedTensorType::get(dims, a.getElementType());
 }
 
-LogicalResult inferOp(Operation *op, KnownValueMap &known) {
+LogicalResult inferOp(Operation *op, InferenceState &state) {
   if (!llvm::isa_and_nonnull<onnx::ONNXDialect>(op->getDialect()) ||
       llvm::isa<onnx::NoValueOp, onnx::YieldOp>(op))
     return success();
@@ -284,7 +288,7 @@ LogicalResult inferOp(Operation *op, KnownValueMap &known) {
   if (it == rules.end())
     return success();
 
-  RuleContext ctx(op, known);
+  RuleContext ctx(op, state);
   if (failed(it->second(ctx)))
     return failure();
   for (auto [result, type] :
@@ -321,10 +325,10 @@ struct ShapeInferencePass
     func::FuncOp func = getOperation();
     if (func.isExternal())
       return;
-    KnownValueMap known;
+    InferenceState state;
     Type unknownType = onnx::UnknownType::get(&getContext());
     for (Block &block : func.getBody())
-      if (failed(inferBlock(block, known, unknownType)))
+      if (failed(inferBlock(block, state, unknownType)))
         return signalPassFailure();
     if (failed(updateFunctionResults(func)))
       return signalPassFailure();
@@ -376,15 +380,15 @@ struct ShapeInferencePass
 } // namespace
 
 namespace shape {
-LogicalResult inferBlock(Block &block, KnownValueMap &known,
+LogicalResult inferBlock(Block &block, InferenceState &state,
                          Type unknownType) {
   for (Operation &op : block) {
     if (op.getNumRegions() != 0) {
-      if (failed(inferControlFlowOp(&op, known, unknownType)))
+      if (failed(inferControlFlowOp(&op, state, unknownType)))
         return failure();
       continue;
     }
-    if (failed(inferOp(&op, known)))
+    if (failed(inferOp(&op, state)))
       return failure();
   }
   return success();
@@ -396,8 +400,8 @@ std::unique_ptr<mlir::Pass> createShapeInferencePass() {
 }
 
 LogicalResult inferShapes(Operation *op) {
-  KnownValueMap known;
-  return shape::inferOp(op, known);
+  InferenceState state;
+  return shape::inferOp(op, state);
 }
 
 namespace {

@@ -56,16 +56,21 @@ void forwardKnown(RuleContext &ctx) {
 //===----------------------------------------------------------------------===//
 
 /// Solves for the -1 dim of a Reshape when the element counts can be
-/// compared: symbolic dims (the run-time size of a dim of the data) cancel out
-/// between input and output.
-std::optional<int64_t> solveInferredDim(Value data, ArrayRef<int64_t> dataShape,
+/// compared: each dynamic dim of the data must cancel against an output
+/// element that is the run-time size of the same dim (traced to a common
+/// origin, see DimOrigin.cpp).
+std::optional<int64_t> solveInferredDim(RuleContext &ctx, Value data,
+                                        ArrayRef<int64_t> dataShape,
                                         ArrayRef<IntElem> outDims,
                                         size_t inferredIndex) {
   int64_t inProduct = 1, outProduct = 1;
-  llvm::SmallBitVector symbolUsed(dataShape.size());
-  for (auto [i, dim] : llvm::enumerate(dataShape))
-    if (!ShapedType::isDynamic(dim))
+  SmallVector<DimRef> unmatched;
+  for (auto [i, dim] : llvm::enumerate(dataShape)) {
+    if (ShapedType::isDynamic(dim))
+      unmatched.push_back(ctx.traceDim(data, i));
+    else
       inProduct *= dim;
+  }
   for (auto [i, elem] : llvm::enumerate(outDims)) {
     if (i == inferredIndex)
       continue;
@@ -73,16 +78,14 @@ std::optional<int64_t> solveInferredDim(Value data, ArrayRef<int64_t> dataShape,
       outProduct *= *elem.value;
       continue;
     }
-    if (elem.dimOf != data || elem.dim < 0 ||
-        elem.dim >= int64_t(dataShape.size()) ||
-        !ShapedType::isDynamic(dataShape[elem.dim]) || symbolUsed[elem.dim])
+    if (!elem.isSymbol())
       return std::nullopt;
-    symbolUsed.set(elem.dim);
+    auto match = llvm::find(unmatched, ctx.traceDim(elem.dimOf, elem.dim));
+    if (match == unmatched.end())
+      return std::nullopt;
+    unmatched.erase(match);
   }
-  for (auto [i, dim] : llvm::enumerate(dataShape))
-    if (ShapedType::isDynamic(dim) && !symbolUsed[i])
-      return std::nullopt;
-  if (outProduct == 0 || inProduct % outProduct != 0)
+  if (!unmatched.empty() || outProduct == 0 || inProduct % outProduct != 0)
     return std::nullopt;
   return inProduct / outProduct;
 }
@@ -133,7 +136,7 @@ LogicalResult inferReshape(RuleContext &ctx) {
   int64_t dataCount = product(dataShape);
   if (inferredIndex) {
     if (std::optional<int64_t> solved =
-            solveInferredDim(data, dataShape, outDims, *inferredIndex)) {
+            solveInferredDim(ctx, data, dataShape, outDims, *inferredIndex)) {
       outDims[*inferredIndex] = IntElem::known(*solved);
     } else if (!ShapedType::isDynamic(dataCount)) {
       // Fully static: the -1 must divide evenly.

@@ -41,15 +41,40 @@ using KnownInts = llvm::SmallVector<IntElem, 4>;
 /// Known values are tracked for 0-D/1-D integer tensors up to this size.
 constexpr int64_t kMaxKnownElements = 64;
 
-/// The compile-time values of the pass's small integer tensors.
-using KnownValueMap = llvm::DenseMap<mlir::Value, KnownInts>;
+/// A dynamic dim: dim `dim` of `value`.
+struct DimRef {
+  mlir::Value value;
+  int64_t dim;
+  bool operator==(const DimRef &other) const {
+    return value == other.value && dim == other.dim;
+  }
+};
+
+/// What the pass knows beyond the IR's types while it walks a function.
+struct InferenceState {
+  /// The compile-time elements of small integer tensors.
+  llvm::DenseMap<mlir::Value, KnownInts> knownValues;
+  /// traceDimOrigin's answers (residual graphs reach one dim many ways).
+  llvm::DenseMap<std::pair<mlir::Value, int64_t>, DimRef> dimOrigins;
+};
+
+/// The tracked elements of `value` (computed, or read from a small integer
+/// onnx.Constant), or null.
+const KnownInts *lookupKnown(mlir::Value value, InferenceState &state);
+
+/// The dim that dynamic dim `dim` of `value` is a copy of, following ops that
+/// pass dims through unchanged (elementwise ops, MatMul, Transpose, the
+/// copied dims of Reshape, ...) back to where the size was made (DimOrigin.cpp).
+/// Two dims with the same origin have the same size at run time.
+DimRef traceDimOrigin(mlir::Value value, int64_t dim,
+                      InferenceState &state);
 
 /// What a rule sees of the op it infers. The pass only calls a rule when every
 /// operand is a ranked tensor or an omitted optional input (`none`).
 class RuleContext {
 public:
-  RuleContext(mlir::Operation *op, KnownValueMap &known)
-      : op(op), knownValues(known) {}
+  RuleContext(mlir::Operation *op, InferenceState &state)
+      : op(op), state(state) {}
 
   mlir::Operation *getOp() const { return op; }
   mlir::InFlightDiagnostic emitError() const { return op->emitError(); }
@@ -99,12 +124,17 @@ public:
   mlir::FailureOr<int64_t> normalizeAxis(int64_t axis, int64_t rank,
                                          llvm::StringRef what = "axis") const;
 
+  /// See traceDimOrigin.
+  DimRef traceDim(mlir::Value value, int64_t dim) const {
+    return traceDimOrigin(value, dim, state);
+  }
+
   /// The result types set so far (null where none was set).
   llvm::ArrayRef<mlir::Type> getInferredResults() const { return inferred; }
 
 private:
   mlir::Operation *op;
-  KnownValueMap &knownValues;
+  InferenceState &state;
   llvm::SmallVector<mlir::Type, 2> inferred;
 };
 
@@ -117,18 +147,18 @@ using RuleTable = llvm::StringMap<ShapeRule>;
 
 /// Infers one op (not If/Loop/Scan) with its rule, merging the inferred types
 /// into the results' current types.
-mlir::LogicalResult inferOp(mlir::Operation *op, KnownValueMap &known);
+mlir::LogicalResult inferOp(mlir::Operation *op, InferenceState &state);
 /// Sets an op result's type to `inferred`, merged with the ranked type it may
 /// already have; an error when the two contradict each other.
 mlir::LogicalResult refineResult(mlir::OpResult result,
                                  mlir::RankedTensorType inferred);
 /// Infers the ops of a block in order, regions first.
-mlir::LogicalResult inferBlock(mlir::Block &block, KnownValueMap &known,
+mlir::LogicalResult inferBlock(mlir::Block &block, InferenceState &state,
                                mlir::Type unknownType);
 /// Infers the bodies and results of If, Loop and Scan (ControlFlow.cpp);
 /// other ops with regions only get their bodies inferred.
 mlir::LogicalResult inferControlFlowOp(mlir::Operation *op,
-                                       KnownValueMap &known,
+                                       InferenceState &state,
                                        mlir::Type unknownType);
 
 void addElementwiseRules(RuleTable &rules);
@@ -142,6 +172,7 @@ void addQuantizationRules(RuleTable &rules);
 void addRecurrentRules(RuleTable &rules);
 void addResizeRules(RuleTable &rules);
 void addRandomRules(RuleTable &rules);
+void addAttentionRules(RuleTable &rules);
 
 /// Multidirectional (numpy) broadcasting of two shapes with the dynamic-dim
 /// policy of Elementwise.cpp. Returns false when two static dims conflict.

@@ -101,3 +101,19 @@ func.func @misc(%i: tensor<4x?xi64>, %v: tensor<2xf32>, %x: tensor<3x5xf32>, %c:
   %7 = "onnx.CumSum"(%x, %ax) : (tensor<3x5xf32>, tensor<i64>) -> !onnx.unknown
   return %0, %1, %2, %3, %4, %5, %6, %7 : !onnx.unknown, !onnx.unknown, !onnx.unknown, !onnx.unknown, !onnx.unknown, !onnx.unknown, !onnx.unknown, !onnx.unknown
 }
+
+// CHECK-LABEL: func.func @attention
+func.func @attention(%q: tensor<2x8x10x64xf32>, %k: tensor<2x2x12x64xf32>, %v: tensor<2x2x12x32xf32>,
+                     %pk: tensor<2x2x?x64xf32>, %pv: tensor<2x2x?x32xf32>,
+                     %q3: tensor<2x10x512xf32>, %k3: tensor<2x12x128xf32>, %v3: tensor<2x12x64xf32>) -> (!onnx.unknown, !onnx.unknown, !onnx.unknown, !onnx.unknown, !onnx.unknown) {
+  %n = "onnx.NoValue"() : () -> none
+  // CHECK: "onnx.Attention"{{.*}} -> (tensor<2x8x10x32xf32>, none, none, tensor<2x8x10x12xf32>)
+  %0:4 = "onnx.Attention"(%q, %k, %v, %n, %n, %n, %n) : (tensor<2x8x10x64xf32>, tensor<2x2x12x64xf32>, tensor<2x2x12x32xf32>, none, none, none, none) -> (!onnx.unknown, none, none, !onnx.unknown)
+  // With a KV cache: present = past + current.
+  // CHECK: "onnx.Attention"{{.*}} -> (tensor<2x8x10x32xf32>, tensor<2x2x?x64xf32>, tensor<2x2x?x32xf32>, none)
+  %1:4 = "onnx.Attention"(%q, %k, %v, %n, %pk, %pv, %n) : (tensor<2x8x10x64xf32>, tensor<2x2x12x64xf32>, tensor<2x2x12x32xf32>, none, tensor<2x2x?x64xf32>, tensor<2x2x?x32xf32>, none) -> (!onnx.unknown, !onnx.unknown, !onnx.unknown, none)
+  // 3-D inputs: hidden = q_num_heads * v_head_size.
+  // CHECK: "onnx.Attention"{{.*}} -> (tensor<2x10x256xf32>, none, none, none)
+  %2:4 = "onnx.Attention"(%q3, %k3, %v3, %n, %n, %n, %n) <{q_num_heads = 8 : i64, kv_num_heads = 2 : i64}> : (tensor<2x10x512xf32>, tensor<2x12x128xf32>, tensor<2x12x64xf32>, none, none, none, none) -> (!onnx.unknown, none, none, none)
+  return %0#0, %0#3, %1#1, %1#2, %2#0 : !onnx.unknown, !onnx.unknown, !onnx.unknown, !onnx.unknown, !onnx.unknown
+}
