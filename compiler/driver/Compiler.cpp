@@ -143,6 +143,8 @@ bool compileModel(const CompilerOptions &options) {
   registry.insert<onnx::ONNXDialect>();
   MLIRContext ctx(registry);
   ctx.loadAllAvailableDialects();
+  // Diagnostics name the node; the op's IR would only bury that line.
+  ctx.printOpOnDiagnostic(false);
   CliDiagnostics diagnostics(ctx);
 
   std::string outputPath =

@@ -31,6 +31,7 @@
 #include "mlir/Dialect/Linalg/Passes.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
 
 using namespace mlir;
@@ -38,9 +39,15 @@ using namespace mlir;
 namespace onnxc::cpu {
 
 void buildCpuLoweringPipeline(OpPassManager &pm, int optLevel) {
+  // Dynamic tensor.expand_shapes trip MLIR 19 twice (the canonicalizer's dim
+  // folding and bufferization), so they become tensor.reshape before either
+  // runs, and again after fusion, which can make new ones.
+  pm.addNestedPass<func::FuncOp>(createDynamicExpandShapeToReshape());
   pm.addNestedPass<func::FuncOp>(createCanonicalizerPass());
-  if (optLevel > 0)
+  if (optLevel > 0) {
     pm.addNestedPass<func::FuncOp>(createLinalgElementwiseOpFusionPass());
+    pm.addNestedPass<func::FuncOp>(createDynamicExpandShapeToReshape());
+  }
   pm.addNestedPass<func::FuncOp>(createCSEPass());
 
   // Tensors -> buffers. Function arguments and results get identity layouts:
@@ -61,7 +68,11 @@ void buildCpuLoweringPipeline(OpPassManager &pm, int optLevel) {
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
   pm.addPass(createConvertSCFToCFPass());
-  pm.addPass(arith::createArithExpandOpsPass());
+  // bf16 <-> f32 conversions as integer ops: LLVM would call
+  // __truncsfbf2, which not every libgcc has.
+  arith::ArithExpandOpsPassOptions expandOptions;
+  expandOptions.includeBf16 = true;
+  pm.addPass(arith::createArithExpandOpsPass(expandOptions));
   pm.addPass(createConvertMathToFuncs());
   pm.addPass(createConvertMathToLLVMPass());
   pm.addPass(createConvertMathToLibmPass());
@@ -79,6 +90,26 @@ namespace {
 #include "targets/cpu/Passes.h.inc"
 } // namespace
 
-void registerCpuPasses() { registerOnnxcCpuPasses(); }
+namespace {
+/// Options of the `onnxc-cpu-lowering` pipeline (onnxc-opt only).
+struct CpuLoweringPipelineOptions
+    : PassPipelineOptions<CpuLoweringPipelineOptions> {
+  Option<int> optLevel{*this, "opt-level",
+                       llvm::cl::desc("optimization level, as onnxc -O"),
+                       llvm::cl::init(2)};
+};
+} // namespace
+
+void registerCpuPasses() {
+  registerOnnxcCpuPasses();
+  // Everything after convert-onnx-to-linalg as one pipeline, so lit tests can
+  // check that what the lowerings produce bufferizes and reaches LLVM.
+  PassPipelineRegistration<CpuLoweringPipelineOptions>(
+      "onnxc-cpu-lowering",
+      "The cpu target's pipeline after convert-onnx-to-linalg",
+      [](OpPassManager &pm, const CpuLoweringPipelineOptions &options) {
+        buildCpuLoweringPipeline(pm, options.optLevel);
+      });
+}
 
 } // namespace onnxc::cpu

@@ -16,6 +16,11 @@ namespace onnxc::cpu {
 /// onnx -> linalg/tensor/arith/math on tensors (see Passes.td).
 std::unique_ptr<mlir::Pass> createConvertOnnxToLinalgPass();
 
+/// tensor.expand_shape with dynamic dims -> tensor.reshape (see
+/// transforms/DynamicExpandShapeToReshape.cpp); defined by the generated
+/// pass base.
+std::unique_ptr<mlir::Pass> createDynamicExpandShapeToReshape();
+
 /// Everything after convert-onnx-to-linalg: bufferization, deallocation,
 /// loops, and the conversion to the LLVM dialect (CpuPipeline.cpp).
 void buildCpuLoweringPipeline(mlir::OpPassManager &pm, int optLevel);

@@ -21,4 +21,15 @@ def ConvertOnnxToLinalg : Pass<"convert-onnx-to-linalg", "mlir::func::FuncOp"> {
   ];
 }
 
+def DynamicExpandShapeToReshape
+    : Pass<"onnxc-dynamic-expand-shape-to-reshape", "mlir::func::FuncOp"> {
+  let summary = "Rewrite tensor.expand_shape with dynamic dims to tensor.reshape";
+  let description = [{
+    Works around MLIR 19's bufferization of tensor.expand_shape, which crashes
+    on dynamic result dims. Runs right before one-shot bufferization.
+  }];
+  let dependentDialects = ["mlir::arith::ArithDialect",
+                           "mlir::tensor::TensorDialect"];
+}
+
 #endif

@@ -89,7 +89,8 @@ class Artifact:
         keep = []
         ins = (Tensor * max(1, len(self.inputs)))()
         for i, info in enumerate(self.inputs):
-            a = np.ascontiguousarray(feeds[info["name"]])
+            # np.ascontiguousarray would turn a 0-d array into a 1-d one.
+            a = np.require(feeds[info["name"]], requirements="C")
             keep.append(a)
             t = ins[i]
             t.data = a.ctypes.data if a.size else None
@@ -129,15 +130,15 @@ def onnxc_binary():
 
 def compile_model(model, workdir, name="model", args=()):
     """Saves `model` (a ModelProto) under `workdir` and compiles it; returns
-    the artifact path. Raises CalledProcessError with onnxc's stderr."""
+    the artifact path. Raises AssertionError with onnxc's stderr."""
     onnx_path = os.path.join(workdir, name + ".onnx")
     so_path = os.path.join(workdir, name + ".so")
     onnx.save(model, onnx_path)
     proc = subprocess.run([onnxc_binary(), "compile", onnx_path, "-o", so_path, *args],
                           capture_output=True, text=True)
     if proc.returncode != 0:
-        raise subprocess.CalledProcessError(proc.returncode, proc.args,
-                                            proc.stdout, proc.stderr)
+        raise AssertionError(f"onnxc compile failed ({proc.returncode}):\n"
+                             f"{proc.stderr}")
     return so_path
 
 

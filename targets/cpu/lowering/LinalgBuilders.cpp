@@ -1,0 +1,304 @@
+//===- LinalgBuilders.cpp - Broadcasts, reductions, scalar casts ----------===//
+//
+// Implements LinalgBuilders.h: the linalg.generic builders and scalar casts
+// that the elementwise, reduction, softmax and normalization lowerings share.
+//
+//===----------------------------------------------------------------------===//
+
+#include "targets/cpu/lowering/LinalgBuilders.h"
+#include "targets/cpu/lowering/IndexingUtils.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+
+using namespace mlir;
+
+namespace onnxc::cpu {
+
+bool isHalfFloat(Type type) { return type.isF16() || type.isBF16(); }
+
+Type computeType(Type type) {
+  return isHalfFloat(type) ? Float32Type::get(type.getContext()) : type;
+}
+
+Value promoteHalf(OpBuilder &b, Location loc, Value value) {
+  if (!isHalfFloat(value.getType()))
+    return value;
+  return b.create<arith::ExtFOp>(loc, b.getF32Type(), value);
+}
+
+Value demoteTo(OpBuilder &b, Location loc, Value value, Type type) {
+  if (value.getType() == type)
+    return value;
+  return b.create<arith::TruncFOp>(loc, type, value);
+}
+
+/// The signless form of an ONNX element type.
+static Type signless(Type type) {
+  if (auto intType = llvm::dyn_cast<IntegerType>(type))
+    return IntegerType::get(type.getContext(), intType.getWidth());
+  return type;
+}
+
+Value castScalar(OpBuilder &b, Location loc, Value value, Type from, Type to) {
+  if (from == to)
+    return value;
+  Type target = signless(to);
+  auto fromFloat = llvm::dyn_cast<FloatType>(from);
+  auto toFloat = llvm::dyn_cast<FloatType>(to);
+  bool fromBool = from.isInteger(1);
+  bool fromUnsigned = from.isUnsignedInteger() || fromBool;
+
+  // Half floats convert through f32: f16 and bf16 do not extend each other,
+  // and the bf16 expansion of arith-expand only converts from and to f32.
+  if (fromFloat && isHalfFloat(from) && !to.isF32()) {
+    value = promoteHalf(b, loc, value);
+    from = b.getF32Type();
+    fromFloat = llvm::cast<FloatType>(from);
+  }
+  if (toFloat && isHalfFloat(to) && !from.isF32()) {
+    value = castScalar(b, loc, value, from, b.getF32Type());
+    return b.create<arith::TruncFOp>(loc, toFloat, value);
+  }
+  if (fromFloat && toFloat) {
+    if (fromFloat.getWidth() < toFloat.getWidth())
+      return b.create<arith::ExtFOp>(loc, toFloat, value);
+    return b.create<arith::TruncFOp>(loc, toFloat, value);
+  }
+  if (toFloat) {
+    if (fromUnsigned)
+      return b.create<arith::UIToFPOp>(loc, toFloat, value);
+    return b.create<arith::SIToFPOp>(loc, toFloat, value);
+  }
+  if (to.isInteger(1)) {
+    if (fromFloat)
+      return b.create<arith::CmpFOp>(loc, arith::CmpFPredicate::UNE, value,
+                                     scalarConst(b, loc, from, 0.0));
+    return b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ne, value,
+                                   scalarConst(b, loc, value.getType(), 0));
+  }
+  auto targetInt = llvm::cast<IntegerType>(target);
+  if (fromFloat) {
+    // Narrow targets convert through i64 and wrap, so an out-of-range value
+    // gives numpy's (and x86's) answer instead of poison.
+    if (targetInt.getWidth() == 64) {
+      if (to.isUnsignedInteger())
+        return b.create<arith::FPToUIOp>(loc, targetInt, value);
+      return b.create<arith::FPToSIOp>(loc, targetInt, value);
+    }
+    Value wide = b.create<arith::FPToSIOp>(loc, b.getI64Type(), value);
+    return b.create<arith::TruncIOp>(loc, targetInt, wide);
+  }
+  unsigned fromWidth = llvm::cast<IntegerType>(value.getType()).getWidth();
+  if (fromWidth == targetInt.getWidth())
+    return value;
+  if (fromWidth > targetInt.getWidth())
+    return b.create<arith::TruncIOp>(loc, targetInt, value);
+  if (fromUnsigned)
+    return b.create<arith::ExtUIOp>(loc, targetInt, value);
+  return b.create<arith::ExtSIOp>(loc, targetInt, value);
+}
+
+AffineMap broadcastMap(RankedTensorType operandType,
+                       RankedTensorType resultType) {
+  int64_t rank = resultType.getRank();
+  int64_t operandRank = operandType.getRank();
+  if (operandRank > rank)
+    return {};
+  MLIRContext *ctx = resultType.getContext();
+  SmallVector<AffineExpr> exprs;
+  for (int64_t i = 0; i < operandRank; ++i) {
+    int64_t resultDim = rank - operandRank + i;
+    int64_t operandSize = operandType.getDimSize(i);
+    int64_t resultSize = resultType.getDimSize(resultDim);
+    if (operandSize == 1 && resultSize != 1) {
+      exprs.push_back(getAffineConstantExpr(0, ctx));
+      continue;
+    }
+    if (!ShapedType::isDynamic(operandSize) &&
+        !ShapedType::isDynamic(resultSize) && operandSize != resultSize)
+      return {};
+    exprs.push_back(getAffineDimExpr(resultDim, ctx));
+  }
+  return AffineMap::get(rank, 0, exprs, ctx);
+}
+
+SmallVector<OpFoldResult> broadcastSizes(OpBuilder &b, Location loc,
+                                         RankedTensorType resultType,
+                                         ValueRange operands) {
+  int64_t rank = resultType.getRank();
+  SmallVector<OpFoldResult> sizes;
+  for (int64_t d = 0; d < rank; ++d) {
+    if (!resultType.isDynamicDim(d)) {
+      sizes.push_back(b.getIndexAttr(resultType.getDimSize(d)));
+      continue;
+    }
+    std::optional<OpFoldResult> staticSize, dynamicSize;
+    for (Value operand : operands) {
+      auto type = llvm::cast<RankedTensorType>(operand.getType());
+      int64_t i = d - (rank - type.getRank());
+      if (i < 0)
+        continue;
+      if (type.isDynamicDim(i)) {
+        if (!dynamicSize)
+          dynamicSize = b.create<tensor::DimOp>(loc, operand, i).getResult();
+      } else if (type.getDimSize(i) != 1 && !staticSize) {
+        staticSize = b.getIndexAttr(type.getDimSize(i));
+      }
+    }
+    sizes.push_back(staticSize    ? *staticSize
+                    : dynamicSize ? *dynamicSize
+                                  : OpFoldResult(b.getIndexAttr(1)));
+  }
+  return sizes;
+}
+
+Value buildParallelGeneric(OpBuilder &b, Location loc,
+                           RankedTensorType resultType,
+                           ArrayRef<OpFoldResult> resultSizes,
+                           ValueRange operands, ArrayRef<AffineMap> maps,
+                           ScalarBodyBuilder body) {
+  int64_t rank = resultType.getRank();
+  Value init = emptyTensor(b, loc, resultType, resultSizes);
+  SmallVector<AffineMap> indexingMaps(maps);
+  indexingMaps.push_back(b.getMultiDimIdentityMap(rank));
+  SmallVector<utils::IteratorType> iterators(rank,
+                                             utils::IteratorType::parallel);
+  auto generic = b.create<linalg::GenericOp>(
+      loc, TypeRange{resultType}, operands, ValueRange{init}, indexingMaps,
+      iterators, [&](OpBuilder &nb, Location nloc, ValueRange args) {
+        Value result = body(nb, nloc, args.drop_back());
+        nb.create<linalg::YieldOp>(nloc, result);
+      });
+  return generic.getResult(0);
+}
+
+Value buildBroadcastGeneric(OpBuilder &b, Location loc,
+                            RankedTensorType resultType, ValueRange operands,
+                            ScalarBodyBuilder body) {
+  SmallVector<AffineMap> maps;
+  for (Value operand : operands)
+    maps.push_back(broadcastMap(
+        llvm::cast<RankedTensorType>(operand.getType()), resultType));
+  SmallVector<OpFoldResult> sizes =
+      broadcastSizes(b, loc, resultType, operands);
+  return buildParallelGeneric(b, loc, resultType, sizes, operands, maps, body);
+}
+
+AffineMap reducedMap(MLIRContext *ctx, ArrayRef<bool> reducedDims) {
+  SmallVector<AffineExpr> exprs;
+  for (auto [d, reduced] : llvm::enumerate(reducedDims))
+    if (!reduced)
+      exprs.push_back(getAffineDimExpr(d, ctx));
+  return AffineMap::get(reducedDims.size(), 0, exprs, ctx);
+}
+
+Value buildReduction(OpBuilder &b, Location loc, Value input,
+                     ArrayRef<bool> reducedDims, Value init,
+                     ValueRange extraInputs, ReductionCombiner combine) {
+  auto inputType = llvm::cast<RankedTensorType>(input.getType());
+  int64_t rank = inputType.getRank();
+  SmallVector<int64_t> shape;
+  SmallVector<OpFoldResult> sizes;
+  SmallVector<utils::IteratorType> iterators;
+  for (int64_t d = 0; d < rank; ++d) {
+    if (reducedDims[d]) {
+      iterators.push_back(utils::IteratorType::reduction);
+      continue;
+    }
+    iterators.push_back(utils::IteratorType::parallel);
+    shape.push_back(inputType.getDimSize(d));
+    sizes.push_back(inputType.isDynamicDim(d)
+                        ? OpFoldResult(
+                              b.create<tensor::DimOp>(loc, input, d).getResult())
+                        : OpFoldResult(b.getIndexAttr(inputType.getDimSize(d))));
+  }
+  auto resultType = RankedTensorType::get(shape, init.getType());
+  Value empty = emptyTensor(b, loc, resultType, sizes);
+  Value filled =
+      b.create<linalg::FillOp>(loc, ValueRange{init}, ValueRange{empty})
+          .getResult(0);
+
+  AffineMap outputMap = reducedMap(b.getContext(), reducedDims);
+  SmallVector<AffineMap> maps{b.getMultiDimIdentityMap(rank)};
+  SmallVector<Value> inputs{input};
+  for (Value extra : extraInputs) {
+    maps.push_back(outputMap);
+    inputs.push_back(extra);
+  }
+  maps.push_back(outputMap);
+  auto generic = b.create<linalg::GenericOp>(
+      loc, TypeRange{resultType}, inputs, ValueRange{filled}, maps, iterators,
+      [&](OpBuilder &nb, Location nloc, ValueRange args) {
+        Value result = combine(nb, nloc, args.drop_back(), args.back());
+        nb.create<linalg::YieldOp>(nloc, result);
+      });
+  return generic.getResult(0);
+}
+
+Value keepReducedDims(OpBuilder &b, Location loc, Value reduced, Value input,
+                      ArrayRef<bool> reducedDims) {
+  auto inputType = llvm::cast<RankedTensorType>(input.getType());
+  auto reducedType = llvm::cast<RankedTensorType>(reduced.getType());
+  SmallVector<int64_t> shape;
+  SmallVector<OpFoldResult> sizes;
+  for (int64_t d = 0; d < inputType.getRank(); ++d) {
+    if (reducedDims[d]) {
+      shape.push_back(1);
+      sizes.push_back(b.getIndexAttr(1));
+      continue;
+    }
+    shape.push_back(inputType.getDimSize(d));
+    sizes.push_back(inputType.isDynamicDim(d)
+                        ? OpFoldResult(
+                              b.create<tensor::DimOp>(loc, input, d).getResult())
+                        : OpFoldResult(b.getIndexAttr(inputType.getDimSize(d))));
+  }
+  auto keptType = RankedTensorType::get(shape, reducedType.getElementType());
+  if (keptType == reducedType)
+    return reduced;
+  return reshapeByUnitDims(b, loc, reduced, keptType, reducedDims, sizes);
+}
+
+Value reducedElementCount(OpBuilder &b, Location loc, Value input,
+                          ArrayRef<bool> dims) {
+  auto type = llvm::cast<RankedTensorType>(input.getType());
+  int64_t staticCount = 1;
+  Value count;
+  for (int64_t d = 0; d < type.getRank(); ++d) {
+    if (!dims[d])
+      continue;
+    if (!type.isDynamicDim(d)) {
+      staticCount *= type.getDimSize(d);
+      continue;
+    }
+    Value size = b.create<tensor::DimOp>(loc, input, d);
+    count = count ? b.create<arith::MulIOp>(loc, count, size).getResult() : size;
+  }
+  Value staticValue = indexConst(b, loc, staticCount);
+  if (!count)
+    return staticValue;
+  if (staticCount == 1)
+    return count;
+  return b.create<arith::MulIOp>(loc, count, staticValue);
+}
+
+Value extremeScalar(OpBuilder &b, Location loc, Type type, bool largest,
+                    bool isUnsigned) {
+  if (auto floatType = llvm::dyn_cast<FloatType>(type))
+    return b.create<arith::ConstantOp>(
+        loc, b.getFloatAttr(floatType, APFloat::getInf(floatType.getFloatSemantics(),
+                                                       /*Negative=*/!largest)));
+  unsigned width = type.getIntOrFloatBitWidth();
+  APInt value;
+  if (width == 1 || isUnsigned)
+    value = largest ? APInt::getMaxValue(width) : APInt::getMinValue(width);
+  else
+    value = largest ? APInt::getSignedMaxValue(width)
+                    : APInt::getSignedMinValue(width);
+  return b.create<arith::ConstantOp>(loc, b.getIntegerAttr(type, value));
+}
+
+} // namespace onnxc::cpu
