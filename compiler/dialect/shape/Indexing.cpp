@@ -410,6 +410,35 @@ LogicalResult inferNonMaxSuppression(RuleContext &ctx) {
   return success();
 }
 
+/// Unique: as many values as are distinct at run time; i64 index outputs.
+LogicalResult inferUnique(RuleContext &ctx) {
+  ArrayRef<int64_t> shape = ctx.getInputShape(0);
+  Type i64 = IntegerType::get(ctx.getOp()->getContext(), 64);
+  int64_t inverseLength = kDynamic;
+  if (auto axisAttr = ctx.getOp()->getAttrOfType<IntegerAttr>("axis")) {
+    FailureOr<int64_t> axis =
+        ctx.normalizeAxis(axisAttr.getValue().getSExtValue(), shape.size());
+    if (failed(axis))
+      return failure();
+    SmallVector<int64_t> values(shape);
+    values[*axis] = kDynamic;
+    ctx.setResult(0, ctx.getInputElementType(0), values);
+    inverseLength = shape[*axis];
+  } else {
+    ctx.setResult(0, ctx.getInputElementType(0), {kDynamic});
+    inverseLength = 1;
+    for (int64_t dim : shape)
+      inverseLength = ShapedType::isDynamic(dim) || ShapedType::isDynamic(
+                                                        inverseLength)
+                          ? kDynamic
+                          : inverseLength * dim;
+  }
+  ctx.setResult(1, i64, {kDynamic});
+  ctx.setResult(2, i64, {inverseLength});
+  ctx.setResult(3, i64, {kDynamic});
+  return success();
+}
+
 } // namespace
 
 void addIndexingRules(RuleTable &rules) {
@@ -425,6 +454,7 @@ void addIndexingRules(RuleTable &rules) {
     rules[("onnx." + name).str()] = inferLikeData;
   rules["onnx.NonZero"] = inferNonZero;
   rules["onnx.OneHot"] = inferOneHot;
+  rules["onnx.Unique"] = inferUnique;
   rules["onnx.Compress"] = inferCompress;
   rules["onnx.NonMaxSuppression"] = inferNonMaxSuppression;
 }

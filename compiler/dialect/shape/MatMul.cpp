@@ -1,8 +1,9 @@
-//===- MatMul.cpp - Shape rules of MatMul and Gemm ------------------------===//
+//===- MatMul.cpp - Shape rules of MatMul, Gemm, Einsum -------------------===//
 //
 // MatMul follows numpy.matmul: a 1-D operand is promoted to a matrix (and the
 // added dim dropped from the result), batch dims broadcast. Gemm multiplies
 // two (optionally transposed) matrices and adds a C broadcast to the result.
+// Also the quantized MatMuls, Einsum and Det.
 //
 //===----------------------------------------------------------------------===//
 
@@ -205,6 +206,16 @@ LogicalResult inferEinsum(RuleContext &ctx) {
   return success();
 }
 
+/// Det: [*, M, M] -> [*].
+LogicalResult inferDet(RuleContext &ctx) {
+  ArrayRef<int64_t> x = ctx.getInputShape(0);
+  if (x.size() < 2 || staticMismatch(x[x.size() - 1], x[x.size() - 2]))
+    return ctx.emitError() << "expects square matrices, got "
+                           << ctx.getInputType(0);
+  ctx.setResult(0, ctx.getInputElementType(0), x.drop_back(2));
+  return success();
+}
+
 } // namespace
 
 void addMatMulRules(RuleTable &rules) {
@@ -212,6 +223,7 @@ void addMatMulRules(RuleTable &rules) {
   rules["onnx.MatMulInteger"] = inferMatMulInteger;
   rules["onnx.QLinearMatMul"] = inferQLinearMatMul;
   rules["onnx.Einsum"] = inferEinsum;
+  rules["onnx.Det"] = inferDet;
   rules["onnx.Gemm"] = inferGemm;
 }
 

@@ -1,7 +1,8 @@
-//===- Random.cpp - Shape rules of the random generators ------------------===//
+//===- Random.cpp - Shape rules of the random and window generators -------===//
 //
 // RandomNormal/RandomUniform take their shape from an attribute, the *Like
-// forms and Bernoulli from their input; `dtype` picks the element type.
+// forms and Bernoulli from their input; `dtype` picks the element type. The
+// window generators make a 1-D tensor of their `size` input.
 //
 //===----------------------------------------------------------------------===//
 
@@ -62,6 +63,20 @@ LogicalResult inferMultinomial(RuleContext &ctx) {
   return success();
 }
 
+/// HannWindow, HammingWindow, BlackmanWindow(size): [size] values of
+/// output_datatype (f32 by default).
+LogicalResult inferWindow(RuleContext &ctx) {
+  int64_t dtype = ctx.getIntAttr("output_datatype", 1);
+  Type element = getElementTypeFromOnnx(ctx.getOp()->getContext(), dtype);
+  if (!element)
+    return ctx.emitError() << "unsupported output_datatype " << dtype;
+  std::optional<int64_t> size = ctx.getKnownScalar(0);
+  if (size && *size < 0)
+    return ctx.emitError() << "negative window size " << *size;
+  ctx.setResult(0, element, {size ? *size : ShapedType::kDynamic});
+  return success();
+}
+
 } // namespace
 
 void addRandomRules(RuleTable &rules) {
@@ -71,6 +86,9 @@ void addRandomRules(RuleTable &rules) {
   rules["onnx.RandomUniformLike"] = inferRandomLike;
   rules["onnx.Bernoulli"] = inferRandomLike;
   rules["onnx.Multinomial"] = inferMultinomial;
+  rules["onnx.HannWindow"] = inferWindow;
+  rules["onnx.HammingWindow"] = inferWindow;
+  rules["onnx.BlackmanWindow"] = inferWindow;
 }
 
 } // namespace onnxc::shape

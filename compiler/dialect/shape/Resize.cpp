@@ -1,9 +1,10 @@
-//===- Resize.cpp - Shape rules of Resize and Upsample --------------------===//
+//===- Resize.cpp - Shape rules of Resize and the sampling ops ------------===//
 //
 // Resize takes output sizes (known integer elements) or scales (float
 // constants): out = floor(in * scale), computed in single precision like the
 // reference implementations. Dims whose size or scale is only known at run
-// time are dynamic.
+// time are dynamic. GridSample, AffineGrid and RoiAlign sample images at
+// given points; their output sizes come from the grid, `size` or attributes.
 //
 //===----------------------------------------------------------------------===//
 
@@ -114,11 +115,63 @@ LogicalResult inferUpsample(RuleContext &ctx) {
   return success();
 }
 
+/// GridSample(X [N, C, D...], grid [N, O..., r]) -> [N, C, O...].
+LogicalResult inferGridSample(RuleContext &ctx) {
+  ArrayRef<int64_t> x = ctx.getInputShape(0), grid = ctx.getInputShape(1);
+  if (x.size() < 3 || grid.size() != x.size())
+    return ctx.emitError() << "expects X of rank >= 3 and a grid of the same "
+                           << "rank, got " << ctx.getInputType(0) << " and "
+                           << ctx.getInputType(1);
+  SmallVector<int64_t> shape = {x[0], x[1]};
+  shape.append(grid.begin() + 1, grid.end() - 1);
+  ctx.setResult(0, ctx.getInputElementType(0), shape);
+  return success();
+}
+
+/// AffineGrid(theta, size = [N, C, H, W] or [N, C, D, H, W]) -> [N, H, W, 2]
+/// or [N, D, H, W, 3].
+LogicalResult inferAffineGrid(RuleContext &ctx) {
+  std::optional<int64_t> length = ctx.getStaticLength(1);
+  if (!length)
+    return success();
+  if (*length != 4 && *length != 5)
+    return ctx.emitError() << "size must have 4 or 5 elements, got "
+                           << *length;
+  const KnownInts *size = ctx.getKnown(1);
+  SmallVector<int64_t> shape;
+  for (int64_t i = 0; i < *length; ++i) {
+    if (i == 1)
+      continue;
+    std::optional<int64_t> dim = size ? (*size)[i].value : std::nullopt;
+    shape.push_back(dim ? *dim : kDynamic);
+  }
+  shape.push_back(*length - 2);
+  ctx.setResult(0, ctx.getInputElementType(0), shape);
+  return success();
+}
+
+/// RoiAlign(X [N, C, H, W], rois [R, 4], batch_indices [R]) ->
+/// [R, C, output_height, output_width].
+LogicalResult inferRoiAlign(RuleContext &ctx) {
+  ArrayRef<int64_t> x = ctx.getInputShape(0), rois = ctx.getInputShape(1);
+  if (x.size() != 4 || rois.size() != 2)
+    return ctx.emitError() << "expects a 4-D X and 2-D rois, got "
+                           << ctx.getInputType(0) << " and "
+                           << ctx.getInputType(1);
+  ctx.setResult(0, ctx.getInputElementType(0),
+                {rois[0], x[1], ctx.getIntAttr("output_height", 1),
+                 ctx.getIntAttr("output_width", 1)});
+  return success();
+}
+
 } // namespace
 
 void addResizeRules(RuleTable &rules) {
   rules["onnx.Resize"] = inferResize;
   rules["onnx.Upsample"] = inferUpsample;
+  rules["onnx.GridSample"] = inferGridSample;
+  rules["onnx.AffineGrid"] = inferAffineGrid;
+  rules["onnx.RoiAlign"] = inferRoiAlign;
 }
 
 } // namespace onnxc::shape

@@ -1,6 +1,7 @@
 //===- ShapeOps.cpp - Shape rules of the shape-manipulating onnx ops ------===//
 //
-// Reshape, Flatten, Squeeze, Unsqueeze, Transpose, Expand, Tile, Pad, Shape,
+// Reshape, Flatten, Squeeze, Unsqueeze, Transpose, Expand, Tile, Pad,
+// CenterCropPad, Shape,
 // Size, Constant, ConstantOfShape, Range, Dropout, Cast, CastLike, EyeLike,
 // DepthToSpace, SpaceToDepth. Ops whose result shape is given by an integer
 // input (Reshape, Expand, Tile, ...) read its known elements: an unknown
@@ -391,6 +392,39 @@ LogicalResult inferPad(RuleContext &ctx) {
   return success();
 }
 
+/// CenterCropPad(input, shape): the given sizes on `axes` (default all).
+LogicalResult inferCenterCropPad(RuleContext &ctx) {
+  ArrayRef<int64_t> shape = ctx.getInputShape(0);
+  int64_t rank = shape.size();
+  SmallVector<int64_t> axes;
+  if (std::optional<SmallVector<int64_t>> attr = ctx.getIntsAttr("axes")) {
+    for (int64_t axis : *attr) {
+      FailureOr<int64_t> normalized = ctx.normalizeAxis(axis, rank, "axes value");
+      if (failed(normalized))
+        return failure();
+      axes.push_back(*normalized);
+    }
+  } else {
+    for (int64_t i = 0; i < rank; ++i)
+      axes.push_back(i);
+  }
+  if (ctx.getInputRank(1) != 1)
+    return ctx.emitError() << "shape must be 1-D, got " << ctx.getInputType(1);
+  std::optional<int64_t> length = ctx.getStaticLength(1);
+  if (length && *length != int64_t(axes.size()))
+    return ctx.emitError() << "shape has " << *length << " elements for "
+                           << axes.size() << " axes";
+  std::optional<KnownInts> sizes = getShapeElements(ctx, 1);
+  SmallVector<int64_t> result(shape);
+  for (auto [i, axis] : llvm::enumerate(axes)) {
+    std::optional<int64_t> size =
+        sizes && i < sizes->size() ? (*sizes)[i].value : std::nullopt;
+    result[axis] = size ? *size : kDynamic;
+  }
+  ctx.setResult(0, ctx.getInputElementType(0), result);
+  return success();
+}
+
 //===----------------------------------------------------------------------===//
 // Shape, Size, Constant, ConstantOfShape, Range
 //===----------------------------------------------------------------------===//
@@ -628,6 +662,7 @@ void addShapeOpRules(RuleTable &rules) {
   rules["onnx.Expand"] = inferExpand;
   rules["onnx.Tile"] = inferTile;
   rules["onnx.Pad"] = inferPad;
+  rules["onnx.CenterCropPad"] = inferCenterCropPad;
   rules["onnx.Shape"] = inferShape;
   rules["onnx.Size"] = inferSize;
   rules["onnx.Constant"] = inferConstant;
