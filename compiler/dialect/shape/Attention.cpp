@@ -48,8 +48,7 @@ FailureOr<HeadsView> getHeadsView(RuleContext &ctx, unsigned i,
     }
     return HeadsView{shape[0], numHeads, shape[1], divide(shape[2], numHeads)};
   }
-  ctx.emitError() << what << " must be 3-D or 4-D, got "
-                  << ctx.getInputType(i);
+  ctx.emitError() << what << " must be 3-D or 4-D, got " << ctx.getInputType(i);
   return failure();
 }
 
@@ -72,8 +71,8 @@ LogicalResult inferAttention(RuleContext &ctx) {
   if (ctx.hasInput(4)) {
     ArrayRef<int64_t> pastKey = ctx.getInputShape(4);
     if (pastKey.size() != 4)
-      return ctx.emitError() << "past_key must be 4-D, got "
-                             << ctx.getInputType(4);
+      return ctx.emitError()
+             << "past_key must be 4-D, got " << ctx.getInputType(4);
     past = pastKey[2];
     total = ShapedType::isDynamic(past) || ShapedType::isDynamic(total)
                 ? kDynamic

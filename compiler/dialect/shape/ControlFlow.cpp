@@ -162,8 +162,7 @@ void typeArguments(Block &body, unsigned begin, ArrayRef<Type> types,
 
 /// The type of a scan output: the per-iteration value with the trip count
 /// inserted at `axis`.
-RankedTensorType stackType(Type perIteration, int64_t tripCount,
-                           int64_t axis) {
+RankedTensorType stackType(Type perIteration, int64_t tripCount, int64_t axis) {
   auto type = llvm::dyn_cast<RankedTensorType>(perIteration);
   if (!type)
     return {};
@@ -179,7 +178,8 @@ RankedTensorType stackType(Type perIteration, int64_t tripCount,
 
 /// Loop(M, cond, v_initial...): body (iteration, cond, v...) yields
 /// (cond, v..., scan outputs...).
-LogicalResult inferLoop(Operation *op, InferenceState &state, Type unknownType) {
+LogicalResult inferLoop(Operation *op, InferenceState &state,
+                        Type unknownType) {
   if (op->getNumRegions() != 1 || op->getRegion(0).empty() ||
       op->getNumOperands() < 2)
     return inferRegions(op, state, unknownType);
@@ -197,8 +197,8 @@ LogicalResult inferLoop(Operation *op, InferenceState &state, Type unknownType) 
     argTypes.push_back(initial.getType());
   llvm::SmallBitVector owned(body.getNumArguments());
   typeArguments(body, 0, argTypes, owned);
-  if (failed(inferLoopBody(op, body, 2, 1, numStates, owned, state,
-                           unknownType)))
+  if (failed(
+          inferLoopBody(op, body, 2, 1, numStates, owned, state, unknownType)))
     return failure();
 
   Operation *yield = getYield(op->getRegion(0));
@@ -230,7 +230,8 @@ LogicalResult inferLoop(Operation *op, InferenceState &state, Type unknownType) 
 
 /// Scan(states..., scan inputs...): body (states..., scan slices...) yields
 /// (states..., scan output slices...).
-LogicalResult inferScan(Operation *op, InferenceState &state, Type unknownType) {
+LogicalResult inferScan(Operation *op, InferenceState &state,
+                        Type unknownType) {
   RuleContext rules(op, state);
   int64_t numScanInputs = rules.getIntAttr("num_scan_inputs", -1);
   int64_t numInputs = op->getNumOperands();
@@ -262,8 +263,8 @@ LogicalResult inferScan(Operation *op, InferenceState &state, Type unknownType) 
     }
     int64_t rank = ranked.getRank(), axis = inputAxes[i - numStates];
     if (axis < -rank || axis >= rank)
-      return op->emitError() << "scan input axis " << axis
-                             << " is out of range for " << ranked;
+      return op->emitError()
+             << "scan input axis " << axis << " is out of range for " << ranked;
     if (axis < 0)
       axis += rank;
     if (tripCount == kDynamic)
@@ -274,8 +275,8 @@ LogicalResult inferScan(Operation *op, InferenceState &state, Type unknownType) 
   }
   llvm::SmallBitVector owned(body.getNumArguments());
   typeArguments(body, 0, argTypes, owned);
-  if (failed(inferLoopBody(op, body, 0, 0, numStates, owned, state,
-                           unknownType)))
+  if (failed(
+          inferLoopBody(op, body, 0, 0, numStates, owned, state, unknownType)))
     return failure();
 
   Operation *yield = getYield(op->getRegion(0));

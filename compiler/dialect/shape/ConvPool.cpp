@@ -86,9 +86,8 @@ FailureOr<int64_t> windowOutputSize(RuleContext &ctx, const WindowAttrs &attrs,
 
 /// Conv: X [N, C, D...], W [M, C/group, K...], optional B [M]. The quantized
 /// convolutions have the same rule with other operand positions.
-LogicalResult inferConvShape(RuleContext &ctx, unsigned xIndex,
-                             unsigned wIndex, unsigned biasIndex,
-                             Type element) {
+LogicalResult inferConvShape(RuleContext &ctx, unsigned xIndex, unsigned wIndex,
+                             unsigned biasIndex, Type element) {
   ArrayRef<int64_t> x = ctx.getInputShape(xIndex),
                     w = ctx.getInputShape(wIndex);
   if (x.size() < 3 || w.size() != x.size())
@@ -216,9 +215,8 @@ LogicalResult inferConvTranspose(RuleContext &ctx) {
       shape.push_back(kDynamic);
       continue;
     }
-    int64_t pads = attrs->autoPad == "VALID"
-                       ? 0
-                       : attrs->pads[i] + attrs->pads[i + k];
+    int64_t pads =
+        attrs->autoPad == "VALID" ? 0 : attrs->pads[i] + attrs->pads[i + k];
     int64_t out = stride * (in - 1) + outputPadding[i] +
                   (kernel[i] - 1) * attrs->dilations[i] + 1 - pads;
     if (out < 1)

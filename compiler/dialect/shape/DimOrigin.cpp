@@ -28,28 +28,85 @@ constexpr int kMaxSteps = 1 << 16;
 
 /// Ops whose first result has the shape of their first operand.
 bool keepsShapeOfFirstOperand(StringRef name) {
-  static const llvm::StringSet<> names = {
-      "Abs", "Neg", "Exp", "Log", "Sqrt", "Reciprocal", "Floor", "Ceil",
-      "Round", "Sin", "Cos", "Tan", "Asin", "Acos", "Atan", "Sinh", "Cosh",
-      "Asinh", "Acosh", "Atanh", "Tanh", "Erf", "Sigmoid", "Relu",
-      "LeakyRelu", "Elu", "Selu", "Celu", "Gelu", "HardSigmoid", "HardSwish",
-      "Softplus", "Softsign", "Sign", "Not", "BitwiseNot", "Identity", "Clip",
-      "Mish", "ThresholdedRelu", "Shrink", "Swish", "IsNaN", "IsInf", "Cast",
-      "CastLike", "Softmax", "LogSoftmax", "Hardmax", "LayerNormalization",
-      "BatchNormalization", "InstanceNormalization", "GroupNormalization",
-      "RMSNormalization", "LpNormalization", "MeanVarianceNormalization",
-      "LRN", "Dropout", "QuantizeLinear", "DequantizeLinear", "CumSum",
-      "Trilu", "ScatterElements", "ScatterND", "RotaryEmbedding"};
+  static const llvm::StringSet<> names = {"Abs",
+                                          "Neg",
+                                          "Exp",
+                                          "Log",
+                                          "Sqrt",
+                                          "Reciprocal",
+                                          "Floor",
+                                          "Ceil",
+                                          "Round",
+                                          "Sin",
+                                          "Cos",
+                                          "Tan",
+                                          "Asin",
+                                          "Acos",
+                                          "Atan",
+                                          "Sinh",
+                                          "Cosh",
+                                          "Asinh",
+                                          "Acosh",
+                                          "Atanh",
+                                          "Tanh",
+                                          "Erf",
+                                          "Sigmoid",
+                                          "Relu",
+                                          "LeakyRelu",
+                                          "Elu",
+                                          "Selu",
+                                          "Celu",
+                                          "Gelu",
+                                          "HardSigmoid",
+                                          "HardSwish",
+                                          "Softplus",
+                                          "Softsign",
+                                          "Sign",
+                                          "Not",
+                                          "BitwiseNot",
+                                          "Identity",
+                                          "Clip",
+                                          "Mish",
+                                          "ThresholdedRelu",
+                                          "Shrink",
+                                          "Swish",
+                                          "IsNaN",
+                                          "IsInf",
+                                          "Cast",
+                                          "CastLike",
+                                          "Softmax",
+                                          "LogSoftmax",
+                                          "Hardmax",
+                                          "LayerNormalization",
+                                          "BatchNormalization",
+                                          "InstanceNormalization",
+                                          "GroupNormalization",
+                                          "RMSNormalization",
+                                          "LpNormalization",
+                                          "MeanVarianceNormalization",
+                                          "LRN",
+                                          "Dropout",
+                                          "QuantizeLinear",
+                                          "DequantizeLinear",
+                                          "CumSum",
+                                          "Trilu",
+                                          "ScatterElements",
+                                          "ScatterND",
+                                          "RotaryEmbedding"};
   return names.contains(name);
 }
 
 /// Ops that broadcast all their operands (multidirectionally).
 bool broadcastsOperands(StringRef name) {
   static const llvm::StringSet<> names = {
-      "Add", "Sub", "Mul", "Div", "Mod", "Pow", "Sum", "Mean", "Max", "Min",
-      "And", "Or", "Xor", "Equal", "Less", "Greater", "LessOrEqual",
-      "GreaterOrEqual", "Where", "PRelu", "BitShift", "BitwiseAnd",
-      "BitwiseOr", "BitwiseXor"};
+      "Add",        "Sub",         "Mul",
+      "Div",        "Mod",         "Pow",
+      "Sum",        "Mean",        "Max",
+      "Min",        "And",         "Or",
+      "Xor",        "Equal",       "Less",
+      "Greater",    "LessOrEqual", "GreaterOrEqual",
+      "Where",      "PRelu",       "BitShift",
+      "BitwiseAnd", "BitwiseOr",   "BitwiseXor"};
   return names.contains(name);
 }
 
@@ -84,9 +141,8 @@ void addAligned(SmallVectorImpl<DimRef> &candidates, Value operand,
 }
 
 /// The known axes of operand `i` of `op`, normalized against `rank`.
-std::optional<SmallVector<int64_t>> knownAxes(Operation *op, unsigned i,
-                                              int64_t rank,
-                                              InferenceState &state) {
+std::optional<SmallVector<int64_t>>
+knownAxes(Operation *op, unsigned i, int64_t rank, InferenceState &state) {
   if (i >= op->getNumOperands())
     return std::nullopt;
   const KnownInts *elements = lookupKnown(op->getOperand(i), state);
@@ -106,8 +162,7 @@ std::optional<DimRef> traceStep(Value value, int64_t dim,
                                 InferenceState &state) {
   auto result = llvm::dyn_cast<OpResult>(value);
   RankedTensorType type = rankedType(value);
-  if (!result || !type || dim >= type.getRank() ||
-      !type.isDynamicDim(dim))
+  if (!result || !type || dim >= type.getRank() || !type.isDynamicDim(dim))
     return std::nullopt;
   Operation *op = result.getOwner();
   StringRef name = op->getName().getStringRef();
@@ -126,8 +181,7 @@ std::optional<DimRef> traceStep(Value value, int64_t dim,
   };
 
   if (result.getResultNumber() == 0 && op->getNumOperands() > 0 &&
-      keepsShapeOfFirstOperand(name) &&
-      operandShape(0).size() == size_t(rank))
+      keepsShapeOfFirstOperand(name) && operandShape(0).size() == size_t(rank))
     return DimRef{op->getOperand(0), dim};
 
   if (broadcastsOperands(name)) {
@@ -150,11 +204,9 @@ std::optional<DimRef> traceStep(Value value, int64_t dim,
       return std::nullopt;
     SmallVector<DimRef> candidates;
     if (ra > 2)
-      addAligned(candidates, op->getOperand(0), a.drop_back(2), dim,
-                 batchRank);
+      addAligned(candidates, op->getOperand(0), a.drop_back(2), dim, batchRank);
     if (rb > 2)
-      addAligned(candidates, op->getOperand(1), b.drop_back(2), dim,
-                 batchRank);
+      addAligned(candidates, op->getOperand(1), b.drop_back(2), dim, batchRank);
     return traceBroadcast(candidates, state);
   }
 
@@ -249,18 +301,17 @@ std::optional<DimRef> traceStep(Value value, int64_t dim,
     const KnownInts *start = lookupKnown(op->getOperand(0), state);
     const KnownInts *limit = lookupKnown(op->getOperand(1), state);
     const KnownInts *delta = lookupKnown(op->getOperand(2), state);
-    if (start && limit && delta && start->size() == 1 &&
-        limit->size() == 1 && delta->size() == 1 &&
-        start->front().value == 0 && delta->front().value == 1 &&
-        limit->front().isSymbol())
+    if (start && limit && delta && start->size() == 1 && limit->size() == 1 &&
+        delta->size() == 1 && start->front().value == 0 &&
+        delta->front().value == 1 && limit->front().isSymbol())
       return DimRef{limit->front().dimOf, limit->front().dim};
     return std::nullopt;
   }
 
   // The batch dim of convolutions and pools.
-  if (dim == 0 && (name == "Conv" || name == "ConvTranspose" ||
-                   name == "MaxPool" || name == "AveragePool" ||
-                   name == "LpPool" || name.starts_with("Global")))
+  if (dim == 0 &&
+      (name == "Conv" || name == "ConvTranspose" || name == "MaxPool" ||
+       name == "AveragePool" || name == "LpPool" || name.starts_with("Global")))
     return DimRef{op->getOperand(0), 0};
   return std::nullopt;
 }

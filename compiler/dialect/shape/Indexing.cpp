@@ -63,8 +63,8 @@ LogicalResult inferConcat(RuleContext &ctx) {
         shape[d] = dim;
       } else if (!ShapedType::isDynamic(dim) && dim != shape[d]) {
         return ctx.emitError() << "input #" << i << " " << type
-                               << " differs from the other inputs in dim "
-                               << d << " (" << shape[d] << ")";
+                               << " differs from the other inputs in dim " << d
+                               << " (" << shape[d] << ")";
       }
     }
   }
@@ -93,12 +93,12 @@ LogicalResult inferSplit(RuleContext &ctx) {
   SmallVector<int64_t> sizes(count, kDynamic);
   if (ctx.hasInput(1)) {
     if (ctx.getInputRank(1) != 1)
-      return ctx.emitError() << "split must be 1-D, got "
-                             << ctx.getInputType(1);
+      return ctx.emitError()
+             << "split must be 1-D, got " << ctx.getInputType(1);
     std::optional<int64_t> length = ctx.getStaticLength(1);
     if (length && *length != count)
-      return ctx.emitError() << "split has " << *length
-                             << " sizes for " << count << " outputs";
+      return ctx.emitError()
+             << "split has " << *length << " sizes for " << count << " outputs";
     if (std::optional<SmallVector<int64_t>> split = ctx.getKnownInts(1)) {
       int64_t sum = 0;
       for (int64_t size : *split) {
@@ -107,9 +107,9 @@ LogicalResult inferSplit(RuleContext &ctx) {
         sum += size;
       }
       if (!ShapedType::isDynamic(dim) && sum != dim)
-        return ctx.emitError() << "split sizes add up to " << sum
-                               << ", not the size " << dim << " of axis "
-                               << *axis;
+        return ctx.emitError()
+               << "split sizes add up to " << sum << ", not the size " << dim
+               << " of axis " << *axis;
       sizes = *split;
     }
   } else if (auto numOutputs =
@@ -170,9 +170,9 @@ LogicalResult inferGather(RuleContext &ctx) {
   if (knownIndices && !ShapedType::isDynamic(dim))
     for (int64_t index : *knownIndices)
       if (index < -dim || index >= dim)
-        return ctx.emitError() << "index " << index
-                               << " is out of range for axis " << *axis
-                               << " of size " << dim;
+        return ctx.emitError()
+               << "index " << index << " is out of range for axis " << *axis
+               << " of size " << dim;
   SmallVector<int64_t> shape(data.take_front(*axis));
   shape.append(indices.begin(), indices.end());
   shape.append(data.begin() + *axis + 1, data.end());
@@ -200,9 +200,8 @@ LogicalResult inferGather(RuleContext &ctx) {
 /// GatherElements: the shape of the indices, the data's element type.
 LogicalResult inferGatherElements(RuleContext &ctx) {
   if (ctx.getInputRank(0) != ctx.getInputRank(1))
-    return ctx.emitError() << "data " << ctx.getInputType(0)
-                           << " and indices " << ctx.getInputType(1)
-                           << " must have the same rank";
+    return ctx.emitError() << "data " << ctx.getInputType(0) << " and indices "
+                           << ctx.getInputType(1) << " must have the same rank";
   if (failed(ctx.normalizeAxis(ctx.getIntAttr("axis", 0), ctx.getInputRank(0))))
     return failure();
   ctx.setResult(0, ctx.getInputElementType(0), ctx.getInputShape(1));
@@ -274,7 +273,8 @@ LogicalResult inferSlice(RuleContext &ctx) {
     }
     llvm::SmallBitVector seen(rank);
     for (int64_t axis : *known) {
-      FailureOr<int64_t> normalized = ctx.normalizeAxis(axis, rank, "axes value");
+      FailureOr<int64_t> normalized =
+          ctx.normalizeAxis(axis, rank, "axes value");
       if (failed(normalized))
         return failure();
       if (seen[*normalized])
@@ -297,9 +297,9 @@ LogicalResult inferSlice(RuleContext &ctx) {
   size_t n = axes.size();
   std::optional<KnownInts> starts = getElementsOrUnknown(ctx, 1);
   std::optional<KnownInts> ends = getElementsOrUnknown(ctx, 2);
-  std::optional<KnownInts> steps =
-      ctx.hasInput(4) ? getElementsOrUnknown(ctx, 4)
-                      : KnownInts(n, IntElem::known(1));
+  std::optional<KnownInts> steps = ctx.hasInput(4)
+                                       ? getElementsOrUnknown(ctx, 4)
+                                       : KnownInts(n, IntElem::known(1));
   auto elementAt = [&](const std::optional<KnownInts> &e,
                        size_t i) -> std::optional<int64_t> {
     if (!e || e->size() != n)
@@ -361,8 +361,7 @@ LogicalResult inferNonZero(RuleContext &ctx) {
 LogicalResult inferOneHot(RuleContext &ctx) {
   ArrayRef<int64_t> indices = ctx.getInputShape(0);
   int64_t rank = indices.size() + 1;
-  FailureOr<int64_t> axis =
-      ctx.normalizeAxis(ctx.getIntAttr("axis", -1), rank);
+  FailureOr<int64_t> axis = ctx.normalizeAxis(ctx.getIntAttr("axis", -1), rank);
   if (failed(axis))
     return failure();
   if (ctx.getInputRank(2) != 1 ||
@@ -373,8 +372,7 @@ LogicalResult inferOneHot(RuleContext &ctx) {
   int64_t depth = kDynamic;
   if (std::optional<int64_t> known = ctx.getKnownScalar(1))
     depth = *known;
-  else if (std::optional<SmallVector<double>> floats =
-               ctx.getConstantFloats(1);
+  else if (std::optional<SmallVector<double>> floats = ctx.getConstantFloats(1);
            floats && floats->size() == 1)
     depth = int64_t(floats->front());
   if (!ShapedType::isDynamic(depth) && depth < 1)
@@ -428,10 +426,10 @@ LogicalResult inferUnique(RuleContext &ctx) {
     ctx.setResult(0, ctx.getInputElementType(0), {kDynamic});
     inverseLength = 1;
     for (int64_t dim : shape)
-      inverseLength = ShapedType::isDynamic(dim) || ShapedType::isDynamic(
-                                                        inverseLength)
-                          ? kDynamic
-                          : inverseLength * dim;
+      inverseLength =
+          ShapedType::isDynamic(dim) || ShapedType::isDynamic(inverseLength)
+              ? kDynamic
+              : inverseLength * dim;
   }
   ctx.setResult(1, i64, {kDynamic});
   ctx.setResult(2, i64, {inverseLength});
@@ -448,9 +446,9 @@ void addIndexingRules(RuleTable &rules) {
   rules["onnx.GatherElements"] = inferGatherElements;
   rules["onnx.GatherND"] = inferGatherND;
   rules["onnx.Slice"] = inferSlice;
-  for (StringRef name : {"ScatterElements", "ScatterND", "Scatter", "CumSum",
-                         "CumProd", "Trilu", "ReverseSequence",
-                         "RotaryEmbedding"})
+  for (StringRef name :
+       {"ScatterElements", "ScatterND", "Scatter", "CumSum", "CumProd", "Trilu",
+        "ReverseSequence", "RotaryEmbedding"})
     rules[("onnx." + name).str()] = inferLikeData;
   rules["onnx.NonZero"] = inferNonZero;
   rules["onnx.OneHot"] = inferOneHot;

@@ -25,12 +25,11 @@ LogicalResult inferBatchNorm(RuleContext &ctx) {
     if (!ctx.hasInput(i))
       continue;
     ArrayRef<int64_t> param = ctx.getInputShape(i);
-    if (param.size() != 1 ||
-        (!ShapedType::isDynamic(param[0]) && !ShapedType::isDynamic(x[1]) &&
-         param[0] != x[1]))
-      return ctx.emitError() << "input #" << i << " " << ctx.getInputType(i)
-                             << " must be 1-D with the " << x[1]
-                             << " channels of X";
+    if (param.size() != 1 || (!ShapedType::isDynamic(param[0]) &&
+                              !ShapedType::isDynamic(x[1]) && param[0] != x[1]))
+      return ctx.emitError()
+             << "input #" << i << " " << ctx.getInputType(i)
+             << " must be 1-D with the " << x[1] << " channels of X";
     if (ShapedType::isDynamic(channels))
       channels = param[0];
   }

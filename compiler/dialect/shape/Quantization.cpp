@@ -42,8 +42,8 @@ LogicalResult inferQuantize(RuleContext &ctx) {
     element = ctx.getInputElementType(2);
   }
   if (!element)
-    element = IntegerType::get(ctx.getOp()->getContext(), 8,
-                               IntegerType::Unsigned);
+    element =
+        IntegerType::get(ctx.getOp()->getContext(), 8, IntegerType::Unsigned);
   ctx.setResult(0, element, ctx.getInputShape(0));
   return success();
 }

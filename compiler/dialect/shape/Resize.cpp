@@ -38,7 +38,8 @@ LogicalResult inferResize(RuleContext &ctx) {
   if (std::optional<SmallVector<int64_t>> attr = ctx.getIntsAttr("axes")) {
     llvm::SmallBitVector seen(rank);
     for (int64_t axis : *attr) {
-      FailureOr<int64_t> normalized = ctx.normalizeAxis(axis, rank, "axes value");
+      FailureOr<int64_t> normalized =
+          ctx.normalizeAxis(axis, rank, "axes value");
       if (failed(normalized))
         return failure();
       if (seen[*normalized])
@@ -57,10 +58,10 @@ LogicalResult inferResize(RuleContext &ctx) {
       return ctx.emitError() << "only one of scales and sizes may be given";
     std::optional<int64_t> length = ctx.getStaticLength(3);
     if (length && *length != n)
-      return ctx.emitError() << "sizes has " << *length << " elements for "
-                             << n << " axes";
-    bool stretch = ctx.getStrAttr("keep_aspect_ratio_policy", "stretch") ==
-                   "stretch";
+      return ctx.emitError()
+             << "sizes has " << *length << " elements for " << n << " axes";
+    bool stretch =
+        ctx.getStrAttr("keep_aspect_ratio_policy", "stretch") == "stretch";
     const KnownInts *known = ctx.getKnown(3);
     for (auto [i, axis] : llvm::enumerate(axes)) {
       // Other aspect-ratio policies derive every size from one scale.
@@ -72,8 +73,8 @@ LogicalResult inferResize(RuleContext &ctx) {
   } else if (isGiven(ctx, 2)) {
     std::optional<int64_t> length = ctx.getStaticLength(2);
     if (length && *length != n)
-      return ctx.emitError() << "scales has " << *length << " elements for "
-                             << n << " axes";
+      return ctx.emitError()
+             << "scales has " << *length << " elements for " << n << " axes";
     std::optional<SmallVector<double>> scales = ctx.getConstantFloats(2);
     std::optional<SmallVector<double>> roi;
     bool crop = ctx.getStrAttr("coordinate_transformation_mode",
@@ -106,8 +107,7 @@ LogicalResult inferUpsample(RuleContext &ctx) {
   std::optional<SmallVector<double>> scales = ctx.getConstantFloats(1);
   if (scales && scales->size() != shape.size())
     return ctx.emitError() << "scales has " << scales->size()
-                           << " elements for an input of rank "
-                           << shape.size();
+                           << " elements for an input of rank " << shape.size();
   SmallVector<int64_t> result;
   for (auto [i, dim] : llvm::enumerate(shape))
     result.push_back(scales ? scaleDim(dim, (*scales)[i]) : kDynamic);
@@ -135,8 +135,7 @@ LogicalResult inferAffineGrid(RuleContext &ctx) {
   if (!length)
     return success();
   if (*length != 4 && *length != 5)
-    return ctx.emitError() << "size must have 4 or 5 elements, got "
-                           << *length;
+    return ctx.emitError() << "size must have 4 or 5 elements, got " << *length;
   const KnownInts *size = ctx.getKnown(1);
   SmallVector<int64_t> shape;
   for (int64_t i = 0; i < *length; ++i) {

@@ -81,7 +81,8 @@ const KnownInts *RuleContext::getKnown(unsigned i) const {
   return lookupKnown(op->getOperand(i), state);
 }
 
-std::optional<SmallVector<int64_t>> RuleContext::getKnownInts(unsigned i) const {
+std::optional<SmallVector<int64_t>>
+RuleContext::getKnownInts(unsigned i) const {
   const KnownInts *known = getKnown(i);
   if (!known)
     return std::nullopt;
@@ -135,8 +136,7 @@ void RuleContext::setResult(unsigned i, Type elementType,
 }
 
 void RuleContext::setKnown(unsigned i, KnownInts values) {
-  if (i >= op->getNumResults() ||
-      int64_t(values.size()) > kMaxKnownElements)
+  if (i >= op->getNumResults() || int64_t(values.size()) > kMaxKnownElements)
     return;
   state.knownValues[op->getResult(i)] = std::move(values);
 }
@@ -172,8 +172,7 @@ StringRef RuleContext::getStrAttr(StringRef name,
 FailureOr<int64_t> RuleContext::normalizeAxis(int64_t axis, int64_t rank,
                                               StringRef what) const {
   if (axis < -rank || axis >= rank) {
-    emitError() << what << " " << axis << " is out of range for rank "
-                << rank;
+    emitError() << what << " " << axis << " is out of range for rank " << rank;
     return failure();
   }
   return axis < 0 ? axis + rank : axis;
@@ -305,8 +304,7 @@ LogicalResult refineResult(OpResult result, RankedTensorType inferred) {
     if (!merged)
       return result.getOwner()->emitError()
              << "inferred type " << inferred << " of result #"
-             << result.getResultNumber() << " contradicts its type "
-             << current;
+             << result.getResultNumber() << " contradicts its type " << current;
     inferred = merged;
   }
   result.setType(inferred);
@@ -319,8 +317,7 @@ namespace onnxc {
 namespace {
 using namespace onnxc::shape;
 
-struct ShapeInferencePass
-    : impl::OnnxShapeInferenceBase<ShapeInferencePass> {
+struct ShapeInferencePass : impl::OnnxShapeInferenceBase<ShapeInferencePass> {
   void runOnOperation() override {
     func::FuncOp func = getOperation();
     if (func.isExternal())
@@ -337,8 +334,8 @@ struct ShapeInferencePass
   /// Returned values become the function's result types. A declared output
   /// type must agree with the inferred one and refines its dynamic dims.
   static LogicalResult updateFunctionResults(func::FuncOp func) {
-    auto ret = llvm::dyn_cast<func::ReturnOp>(
-        func.getBody().back().getTerminator());
+    auto ret =
+        llvm::dyn_cast<func::ReturnOp>(func.getBody().back().getTerminator());
     if (!ret)
       return success();
     SmallVector<Type> resultTypes;
@@ -346,21 +343,19 @@ struct ShapeInferencePass
       auto inferred = llvm::dyn_cast<RankedTensorType>(value.getType());
       auto declaredAttr =
           func.getResultAttrOfType<TypeAttr>(i, "onnxc.declared_type");
-      auto declared = declaredAttr ? llvm::dyn_cast<RankedTensorType>(
-                                         declaredAttr.getValue())
-                                   : RankedTensorType();
+      auto declared =
+          declaredAttr
+              ? llvm::dyn_cast<RankedTensorType>(declaredAttr.getValue())
+              : RankedTensorType();
       if (inferred && declared) {
         RankedTensorType merged = mergeTypes(inferred, declared);
         if (!merged) {
           Operation *def = value.getDefiningOp();
-          auto nameAttr =
-              func.getResultAttrOfType<StringAttr>(i, "onnxc.name");
-          std::string name = nameAttr ? nameAttr.getValue().str()
-                                      : "#" + std::to_string(i);
-          InFlightDiagnostic diag =
-              def ? def->emitError() : func.emitError();
-          diag << "graph output '" << name << "' has inferred type "
-               << inferred
+          auto nameAttr = func.getResultAttrOfType<StringAttr>(i, "onnxc.name");
+          std::string name =
+              nameAttr ? nameAttr.getValue().str() : "#" + std::to_string(i);
+          InFlightDiagnostic diag = def ? def->emitError() : func.emitError();
+          diag << "graph output '" << name << "' has inferred type " << inferred
                << ", incompatible with its declared type " << declared;
           return failure();
         }
@@ -371,8 +366,8 @@ struct ShapeInferencePass
       }
       resultTypes.push_back(value.getType());
     }
-    func.setType(FunctionType::get(func.getContext(),
-                                   func.getArgumentTypes(), resultTypes));
+    func.setType(FunctionType::get(func.getContext(), func.getArgumentTypes(),
+                                   resultTypes));
     return success();
   }
 };

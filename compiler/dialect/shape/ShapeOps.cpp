@@ -118,9 +118,9 @@ LogicalResult inferReshape(RuleContext &ctx) {
       outDims.push_back(IntElem::unknown());
     } else if (v == 0 && !allowZero) {
       if (i >= dataShape.size())
-        return ctx.emitError() << "shape value 0 at index " << i
-                               << " copies a dim the data "
-                               << ctx.getInputType(0) << " does not have";
+        return ctx.emitError()
+               << "shape value 0 at index " << i << " copies a dim the data "
+               << ctx.getInputType(0) << " does not have";
       outDims.push_back(ShapedType::isDynamic(dataShape[i])
                             ? IntElem::sizeOf(data, i)
                             : IntElem::known(dataShape[i]));
@@ -153,18 +153,18 @@ LogicalResult inferReshape(RuleContext &ctx) {
                                << " (" << dataCount << " elements) with a -1 "
                                << "dim: the other dims multiply to " << rest;
     }
-  } else if (llvm::all_of(outDims, [](const IntElem &e) {
-               return e.value.has_value();
-             }) &&
+  } else if (llvm::all_of(
+                 outDims,
+                 [](const IntElem &e) { return e.value.has_value(); }) &&
              !ShapedType::isDynamic(dataCount)) {
     SmallVector<int64_t> dims;
     for (const IntElem &e : outDims)
       dims.push_back(*e.value);
     if (product(dims) != dataCount)
-      return ctx.emitError() << "cannot reshape " << ctx.getInputType(0)
-                             << " (" << dataCount << " elements) to "
-                             << formatShape(dims) << " (" << product(dims)
-                             << " elements)";
+      return ctx.emitError()
+             << "cannot reshape " << ctx.getInputType(0) << " (" << dataCount
+             << " elements) to " << formatShape(dims) << " (" << product(dims)
+             << " elements)";
   }
   SmallVector<int64_t> shape;
   for (const IntElem &e : outDims)
@@ -188,9 +188,9 @@ LogicalResult inferFlatten(RuleContext &ctx) {
                            << rank;
   if (axis < 0)
     axis += rank;
-  ctx.setResult(0, ctx.getInputElementType(0),
-                {product(shape.take_front(axis)),
-                 product(shape.drop_front(axis))});
+  ctx.setResult(
+      0, ctx.getInputElementType(0),
+      {product(shape.take_front(axis)), product(shape.drop_front(axis))});
   return success();
 }
 
@@ -219,8 +219,7 @@ LogicalResult inferSqueeze(RuleContext &ctx) {
           ctx.normalizeAxis(axis, rank, "axes value");
       if (failed(normalized))
         return failure();
-      if (!ShapedType::isDynamic(shape[*normalized]) &&
-          shape[*normalized] != 1)
+      if (!ShapedType::isDynamic(shape[*normalized]) && shape[*normalized] != 1)
         return ctx.emitError() << "cannot squeeze dim " << *normalized
                                << " of size " << shape[*normalized];
       squeezed.set(*normalized);
@@ -327,13 +326,12 @@ LogicalResult inferTile(RuleContext &ctx) {
   std::optional<int64_t> length = ctx.getStaticLength(1);
   if (length && *length != int64_t(shape.size()))
     return ctx.emitError() << "repeats has " << *length
-                           << " elements for an input of rank "
-                           << shape.size();
+                           << " elements for an input of rank " << shape.size();
   std::optional<KnownInts> repeats = getShapeElements(ctx, 1);
   SmallVector<int64_t> result;
   for (auto [i, dim] : llvm::enumerate(shape)) {
-    const IntElem *rep = repeats && i < repeats->size() ? &(*repeats)[i]
-                                                        : nullptr;
+    const IntElem *rep =
+        repeats && i < repeats->size() ? &(*repeats)[i] : nullptr;
     if (rep && rep->value && *rep->value < 0)
       return ctx.emitError() << "repeats must be non-negative";
     if (!rep || !rep->value || ShapedType::isDynamic(dim))
@@ -360,7 +358,8 @@ LogicalResult inferPad(RuleContext &ctx) {
       return success();
     }
     for (int64_t axis : *known) {
-      FailureOr<int64_t> normalized = ctx.normalizeAxis(axis, rank, "axes value");
+      FailureOr<int64_t> normalized =
+          ctx.normalizeAxis(axis, rank, "axes value");
       if (failed(normalized))
         return failure();
       axes.push_back(*normalized);
@@ -399,7 +398,8 @@ LogicalResult inferCenterCropPad(RuleContext &ctx) {
   SmallVector<int64_t> axes;
   if (std::optional<SmallVector<int64_t>> attr = ctx.getIntsAttr("axes")) {
     for (int64_t axis : *attr) {
-      FailureOr<int64_t> normalized = ctx.normalizeAxis(axis, rank, "axes value");
+      FailureOr<int64_t> normalized =
+          ctx.normalizeAxis(axis, rank, "axes value");
       if (failed(normalized))
         return failure();
       axes.push_back(*normalized);
@@ -550,11 +550,11 @@ LogicalResult inferRange(RuleContext &ctx) {
                                        delta = ctx.getConstantFloats(2);
     if (delta && delta->size() == 1 && delta->front() == 0.0)
       return ctx.emitError() << "delta must not be 0";
-    if (start && limit && delta && start->size() == 1 &&
-        limit->size() == 1 && delta->size() == 1)
+    if (start && limit && delta && start->size() == 1 && limit->size() == 1 &&
+        delta->size() == 1)
       length = std::max<int64_t>(
-          int64_t(std::ceil((limit->front() - start->front()) /
-                            delta->front())),
+          int64_t(
+              std::ceil((limit->front() - start->front()) / delta->front())),
           0);
   }
   ctx.setResult(0, element, {length});

@@ -64,10 +64,10 @@ const KnownInts *lookupKnown(mlir::Value value, InferenceState &state);
 
 /// The dim that dynamic dim `dim` of `value` is a copy of, following ops that
 /// pass dims through unchanged (elementwise ops, MatMul, Transpose, the
-/// copied dims of Reshape, ...) back to where the size was made (DimOrigin.cpp).
-/// Two dims with the same origin have the same size at run time.
-DimRef traceDimOrigin(mlir::Value value, int64_t dim,
-                      InferenceState &state);
+/// copied dims of Reshape, ...) back to where the size was made
+/// (DimOrigin.cpp). Two dims with the same origin have the same size at run
+/// time.
+DimRef traceDimOrigin(mlir::Value value, int64_t dim, InferenceState &state);
 
 /// What a rule sees of the op it infers. The pass only calls a rule when every
 /// operand is a ranked tensor or an omitted optional input (`none`).
