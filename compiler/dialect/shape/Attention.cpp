@@ -92,7 +92,7 @@ LogicalResult inferAttention(RuleContext &ctx) {
 } // namespace
 
 void addAttentionRules(RuleTable &rules) {
-  rules["onnx.Attention"] = inferAttention;
+  rules.add("Attention", inferAttention, 3);
 }
 
 } // namespace onnxc::shape

@@ -316,17 +316,17 @@ LogicalResult inferGlobalPool(RuleContext &ctx) {
 } // namespace
 
 void addConvPoolRules(RuleTable &rules) {
-  rules["onnx.Conv"] = inferConv;
-  rules["onnx.ConvInteger"] = inferConvInteger;
-  rules["onnx.QLinearConv"] = inferQLinearConv;
-  rules["onnx.ConvTranspose"] = inferConvTranspose;
-  rules["onnx.MaxPool"] = inferPool;
-  rules["onnx.AveragePool"] = inferPool;
-  rules["onnx.LpPool"] = inferPool;
-  rules["onnx.MaxUnpool"] = inferMaxUnpool;
-  rules["onnx.GlobalAveragePool"] = inferGlobalPool;
-  rules["onnx.GlobalMaxPool"] = inferGlobalPool;
-  rules["onnx.GlobalLpPool"] = inferGlobalPool;
+  rules.add("Conv", inferConv, 2);
+  rules.add("ConvInteger", inferConvInteger, 2);
+  rules.add("QLinearConv", inferQLinearConv, 8);
+  rules.add("ConvTranspose", inferConvTranspose, 2);
+  rules.add("MaxPool", inferPool);
+  rules.add("AveragePool", inferPool);
+  rules.add("LpPool", inferPool);
+  rules.add("MaxUnpool", inferMaxUnpool, 2);
+  rules.add("GlobalAveragePool", inferGlobalPool);
+  rules.add("GlobalMaxPool", inferGlobalPool);
+  rules.add("GlobalLpPool", inferGlobalPool);
 }
 
 } // namespace onnxc::shape

@@ -245,25 +245,30 @@ void addElementwiseRules(RuleTable &rules) {
   for (StringRef name : {"Add", "Sub", "Mul", "Div", "Mod", "Sum", "Mean",
                          "Max", "Min", "And", "Or", "Xor", "PRelu", "BitShift",
                          "BitwiseAnd", "BitwiseOr", "BitwiseXor"})
-    rules[("onnx." + name).str()] = inferBroadcast<ElementKind::SameAsInputs>;
+    rules.add(name, inferBroadcast<ElementKind::SameAsInputs>);
   for (StringRef name :
        {"Equal", "Less", "Greater", "LessOrEqual", "GreaterOrEqual"})
-    rules[("onnx." + name).str()] = inferBroadcast<ElementKind::Bool>;
-  rules["onnx.Pow"] = inferBroadcast<ElementKind::FirstInput>;
-  rules["onnx.Where"] = inferWhere;
-  for (StringRef name :
-       {"Abs",        "Neg",      "Exp",      "Log",   "Sqrt",
-        "Reciprocal", "Floor",    "Ceil",     "Round", "Sin",
-        "Cos",        "Tan",      "Asin",     "Acos",  "Atan",
-        "Sinh",       "Cosh",     "Asinh",    "Acosh", "Atanh",
-        "Tanh",       "Erf",      "Sigmoid",  "Relu",  "LeakyRelu",
-        "Elu",        "Selu",     "Celu",     "Gelu",  "HardSigmoid",
-        "HardSwish",  "Softplus", "Softsign", "Sign",  "Not",
-        "BitwiseNot", "Identity", "Clip",     "Mish",  "ThresholdedRelu",
-        "Shrink",     "Swish"})
-    rules[("onnx." + name).str()] = inferSameAsInput;
-  rules["onnx.IsNaN"] = inferBoolOfInput;
-  rules["onnx.IsInf"] = inferBoolOfInput;
+    rules.add(name, inferBroadcast<ElementKind::Bool>);
+  rules.add("Pow", inferBroadcast<ElementKind::FirstInput>);
+  rules.add("Where", inferWhere);
+  for (StringRef name : {"Abs",       "Neg",      "Exp",
+                         "Log",       "Sqrt",     "Reciprocal",
+                         "Floor",     "Ceil",     "Round",
+                         "Sin",       "Cos",      "Tan",
+                         "Asin",      "Acos",     "Atan",
+                         "Sinh",      "Cosh",     "Asinh",
+                         "Acosh",     "Atanh",    "Tanh",
+                         "Erf",       "Sigmoid",  "Relu",
+                         "LeakyRelu", "Elu",      "Selu",
+                         "Celu",      "Gelu",     "HardSigmoid",
+                         "HardSwish", "Softplus", "Softsign",
+                         "Sign",      "Not",      "BitwiseNot",
+                         "Identity",  "Mish",     "ThresholdedRelu",
+                         "Shrink",    "Swish"})
+    rules.add(name, inferSameAsInput);
+  rules.add("Clip", inferSameAsInput, 1);
+  rules.add("IsNaN", inferBoolOfInput);
+  rules.add("IsInf", inferBoolOfInput);
 }
 
 } // namespace onnxc::shape

@@ -342,8 +342,8 @@ LogicalResult inferSlice(RuleContext &ctx) {
 // Ops with the data's type
 //===----------------------------------------------------------------------===//
 
-/// ScatterElements, ScatterND, Scatter, CumSum, Trilu, ReverseSequence: the
-/// result has the type of the data input.
+/// ScatterElements, ScatterND, Scatter, CumSum, CumProd, Trilu,
+/// ReverseSequence, RotaryEmbedding: the result has the data input's type.
 LogicalResult inferLikeData(RuleContext &ctx) {
   ctx.setResult(0, ctx.getInputElementType(0), ctx.getInputShape(0));
   return success();
@@ -440,21 +440,22 @@ LogicalResult inferUnique(RuleContext &ctx) {
 } // namespace
 
 void addIndexingRules(RuleTable &rules) {
-  rules["onnx.Concat"] = inferConcat;
-  rules["onnx.Split"] = inferSplit;
-  rules["onnx.Gather"] = inferGather;
-  rules["onnx.GatherElements"] = inferGatherElements;
-  rules["onnx.GatherND"] = inferGatherND;
-  rules["onnx.Slice"] = inferSlice;
-  for (StringRef name :
-       {"ScatterElements", "ScatterND", "Scatter", "CumSum", "CumProd", "Trilu",
-        "ReverseSequence", "RotaryEmbedding"})
-    rules[("onnx." + name).str()] = inferLikeData;
-  rules["onnx.NonZero"] = inferNonZero;
-  rules["onnx.OneHot"] = inferOneHot;
-  rules["onnx.Unique"] = inferUnique;
-  rules["onnx.Compress"] = inferCompress;
-  rules["onnx.NonMaxSuppression"] = inferNonMaxSuppression;
+  rules.add("Concat", inferConcat);
+  rules.add("Split", inferSplit, 1);
+  rules.add("Gather", inferGather);
+  rules.add("GatherElements", inferGatherElements);
+  rules.add("GatherND", inferGatherND);
+  rules.add("Slice", inferSlice, 3);
+  for (StringRef name : {"ScatterElements", "ScatterND", "Scatter", "CumSum",
+                         "CumProd", "ReverseSequence"})
+    rules.add(name, inferLikeData);
+  rules.add("Trilu", inferLikeData, 1);
+  rules.add("RotaryEmbedding", inferLikeData, 3);
+  rules.add("NonZero", inferNonZero);
+  rules.add("OneHot", inferOneHot);
+  rules.add("Unique", inferUnique);
+  rules.add("Compress", inferCompress);
+  rules.add("NonMaxSuppression", inferNonMaxSuppression, 2);
 }
 
 } // namespace onnxc::shape

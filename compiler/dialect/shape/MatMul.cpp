@@ -219,12 +219,12 @@ LogicalResult inferDet(RuleContext &ctx) {
 } // namespace
 
 void addMatMulRules(RuleTable &rules) {
-  rules["onnx.MatMul"] = inferMatMul;
-  rules["onnx.MatMulInteger"] = inferMatMulInteger;
-  rules["onnx.QLinearMatMul"] = inferQLinearMatMul;
-  rules["onnx.Einsum"] = inferEinsum;
-  rules["onnx.Det"] = inferDet;
-  rules["onnx.Gemm"] = inferGemm;
+  rules.add("MatMul", inferMatMul);
+  rules.add("MatMulInteger", inferMatMulInteger, 2);
+  rules.add("QLinearMatMul", inferQLinearMatMul);
+  rules.add("Einsum", inferEinsum);
+  rules.add("Det", inferDet);
+  rules.add("Gemm", inferGemm, 2);
 }
 
 } // namespace onnxc::shape

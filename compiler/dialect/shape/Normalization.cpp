@@ -81,15 +81,15 @@ LogicalResult inferLikeInput(RuleContext &ctx) {
 } // namespace
 
 void addNormalizationRules(RuleTable &rules) {
-  rules["onnx.BatchNormalization"] = inferBatchNorm;
-  rules["onnx.LayerNormalization"] = inferLayerNorm;
-  rules["onnx.Softmax"] = inferSoftmax;
-  rules["onnx.LogSoftmax"] = inferSoftmax;
-  rules["onnx.Hardmax"] = inferSoftmax;
+  rules.add("BatchNormalization", inferBatchNorm);
+  rules.add("LayerNormalization", inferLayerNorm, 2);
+  rules.add("Softmax", inferSoftmax);
+  rules.add("LogSoftmax", inferSoftmax);
+  rules.add("Hardmax", inferSoftmax);
   for (StringRef name :
        {"InstanceNormalization", "GroupNormalization", "LpNormalization",
         "MeanVarianceNormalization", "RMSNormalization", "LRN"})
-    rules[("onnx." + name).str()] = inferLikeInput;
+    rules.add(name, inferLikeInput);
 }
 
 } // namespace onnxc::shape

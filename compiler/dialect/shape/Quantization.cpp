@@ -72,9 +72,9 @@ LogicalResult inferDynamicQuantize(RuleContext &ctx) {
 } // namespace
 
 void addQuantizationRules(RuleTable &rules) {
-  rules["onnx.QuantizeLinear"] = inferQuantize;
-  rules["onnx.DequantizeLinear"] = inferDequantize;
-  rules["onnx.DynamicQuantizeLinear"] = inferDynamicQuantize;
+  rules.add("QuantizeLinear", inferQuantize, 2);
+  rules.add("DequantizeLinear", inferDequantize, 2);
+  rules.add("DynamicQuantizeLinear", inferDynamicQuantize);
 }
 
 } // namespace onnxc::shape

@@ -80,15 +80,15 @@ LogicalResult inferWindow(RuleContext &ctx) {
 } // namespace
 
 void addRandomRules(RuleTable &rules) {
-  rules["onnx.RandomNormal"] = inferRandom;
-  rules["onnx.RandomUniform"] = inferRandom;
-  rules["onnx.RandomNormalLike"] = inferRandomLike;
-  rules["onnx.RandomUniformLike"] = inferRandomLike;
-  rules["onnx.Bernoulli"] = inferRandomLike;
-  rules["onnx.Multinomial"] = inferMultinomial;
-  rules["onnx.HannWindow"] = inferWindow;
-  rules["onnx.HammingWindow"] = inferWindow;
-  rules["onnx.BlackmanWindow"] = inferWindow;
+  rules.add("RandomNormal", inferRandom);
+  rules.add("RandomUniform", inferRandom);
+  rules.add("RandomNormalLike", inferRandomLike);
+  rules.add("RandomUniformLike", inferRandomLike);
+  rules.add("Bernoulli", inferRandomLike);
+  rules.add("Multinomial", inferMultinomial);
+  rules.add("HannWindow", inferWindow);
+  rules.add("HammingWindow", inferWindow);
+  rules.add("BlackmanWindow", inferWindow);
 }
 
 } // namespace onnxc::shape

@@ -54,9 +54,9 @@ template <int64_t gates> LogicalResult inferRecurrent(RuleContext &ctx) {
 } // namespace
 
 void addRecurrentRules(RuleTable &rules) {
-  rules["onnx.LSTM"] = inferRecurrent<4>;
-  rules["onnx.GRU"] = inferRecurrent<3>;
-  rules["onnx.RNN"] = inferRecurrent<1>;
+  rules.add("LSTM", inferRecurrent<4>, 3);
+  rules.add("GRU", inferRecurrent<3>, 3);
+  rules.add("RNN", inferRecurrent<1>, 3);
 }
 
 } // namespace onnxc::shape

@@ -127,10 +127,10 @@ void addReductionRules(RuleTable &rules) {
   for (StringRef name : {"ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin",
                          "ReduceProd", "ReduceL1", "ReduceL2", "ReduceLogSum",
                          "ReduceLogSumExp", "ReduceSumSquare"})
-    rules[("onnx." + name).str()] = inferReduce;
-  rules["onnx.ArgMax"] = inferArgReduce;
-  rules["onnx.ArgMin"] = inferArgReduce;
-  rules["onnx.TopK"] = inferTopK;
+    rules.add(name, inferReduce, 1);
+  rules.add("ArgMax", inferArgReduce);
+  rules.add("ArgMin", inferArgReduce);
+  rules.add("TopK", inferTopK);
 }
 
 } // namespace onnxc::shape

@@ -166,11 +166,11 @@ LogicalResult inferRoiAlign(RuleContext &ctx) {
 } // namespace
 
 void addResizeRules(RuleTable &rules) {
-  rules["onnx.Resize"] = inferResize;
-  rules["onnx.Upsample"] = inferUpsample;
-  rules["onnx.GridSample"] = inferGridSample;
-  rules["onnx.AffineGrid"] = inferAffineGrid;
-  rules["onnx.RoiAlign"] = inferRoiAlign;
+  rules.add("Resize", inferResize, 1);
+  rules.add("Upsample", inferUpsample);
+  rules.add("GridSample", inferGridSample);
+  rules.add("AffineGrid", inferAffineGrid);
+  rules.add("RoiAlign", inferRoiAlign);
 }
 
 } // namespace onnxc::shape

@@ -282,13 +282,16 @@ LogicalResult inferOp(Operation *op, InferenceState &state) {
   for (Type t : op->getOperandTypes())
     if (!llvm::isa<RankedTensorType, NoneType>(t))
       return success();
-  const RuleTable &rules = getRuleTable();
-  auto it = rules.find(op->getName().getStringRef());
-  if (it == rules.end())
+  const Rule *rule = getRuleTable().lookup(op->getName().getStringRef());
+  if (!rule)
     return success();
+  for (unsigned i = 0, e = std::min(rule->numRequired, op->getNumOperands());
+       i < e; ++i)
+    if (onnx::isNoValue(op->getOperand(i)))
+      return op->emitError() << "required input #" << i << " is missing";
 
   RuleContext ctx(op, state);
-  if (failed(it->second(ctx)))
+  if (failed(rule->infer(ctx)))
     return failure();
   for (auto [result, type] :
        llvm::zip(op->getResults(), ctx.getInferredResults()))

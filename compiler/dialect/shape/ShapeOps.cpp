@@ -654,26 +654,26 @@ template <bool toSpace> LogicalResult inferDepthSpace(RuleContext &ctx) {
 } // namespace
 
 void addShapeOpRules(RuleTable &rules) {
-  rules["onnx.Reshape"] = inferReshape;
-  rules["onnx.Flatten"] = inferFlatten;
-  rules["onnx.Squeeze"] = inferSqueeze;
-  rules["onnx.Unsqueeze"] = inferUnsqueeze;
-  rules["onnx.Transpose"] = inferTranspose;
-  rules["onnx.Expand"] = inferExpand;
-  rules["onnx.Tile"] = inferTile;
-  rules["onnx.Pad"] = inferPad;
-  rules["onnx.CenterCropPad"] = inferCenterCropPad;
-  rules["onnx.Shape"] = inferShape;
-  rules["onnx.Size"] = inferSize;
-  rules["onnx.Constant"] = inferConstant;
-  rules["onnx.ConstantOfShape"] = inferConstantOfShape;
-  rules["onnx.Range"] = inferRange;
-  rules["onnx.Dropout"] = inferDropout;
-  rules["onnx.Cast"] = inferCast;
-  rules["onnx.CastLike"] = inferCastLike;
-  rules["onnx.EyeLike"] = inferEyeLike;
-  rules["onnx.DepthToSpace"] = inferDepthSpace<true>;
-  rules["onnx.SpaceToDepth"] = inferDepthSpace<false>;
+  rules.add("Reshape", inferReshape);
+  rules.add("Flatten", inferFlatten);
+  rules.add("Squeeze", inferSqueeze, 1);
+  rules.add("Unsqueeze", inferUnsqueeze);
+  rules.add("Transpose", inferTranspose);
+  rules.add("Expand", inferExpand);
+  rules.add("Tile", inferTile);
+  rules.add("Pad", inferPad, 2);
+  rules.add("CenterCropPad", inferCenterCropPad);
+  rules.add("Shape", inferShape);
+  rules.add("Size", inferSize);
+  rules.add("Constant", inferConstant);
+  rules.add("ConstantOfShape", inferConstantOfShape);
+  rules.add("Range", inferRange);
+  rules.add("Dropout", inferDropout, 1);
+  rules.add("Cast", inferCast);
+  rules.add("CastLike", inferCastLike);
+  rules.add("EyeLike", inferEyeLike);
+  rules.add("DepthToSpace", inferDepthSpace<true>);
+  rules.add("SpaceToDepth", inferDepthSpace<false>);
 }
 
 } // namespace onnxc::shape

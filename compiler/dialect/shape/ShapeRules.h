@@ -142,8 +142,30 @@ private:
 /// violate the op's rule); returns success without setting a result when it
 /// cannot tell the result type.
 using ShapeRule = mlir::LogicalResult (*)(RuleContext &);
+/// A registered rule and how many leading operands the op requires (the rest
+/// are optional and may be `none`).
+struct Rule {
+  ShapeRule infer;
+  unsigned numRequired;
+};
+
 /// Rules by full op name ("onnx.Add").
-using RuleTable = llvm::StringMap<ShapeRule>;
+class RuleTable {
+public:
+  static constexpr unsigned kAllRequired = ~0u;
+  /// Registers `infer` for `onnx.<name>`.
+  void add(llvm::StringRef name, ShapeRule infer,
+           unsigned numRequired = kAllRequired) {
+    rules[("onnx." + name).str()] = {infer, numRequired};
+  }
+  const Rule *lookup(llvm::StringRef opName) const {
+    auto it = rules.find(opName);
+    return it == rules.end() ? nullptr : &it->second;
+  }
+
+private:
+  llvm::StringMap<Rule> rules;
+};
 
 /// Infers one op (not If/Loop/Scan) with its rule, merging the inferred types
 /// into the results' current types.
