@@ -276,6 +276,8 @@ LogicalResult inferMaxUnpool(RuleContext &ctx) {
     if (!length)
       return success();
     const KnownInts *known = ctx.getKnown(2);
+    if (known && int64_t(known->size()) != *length)
+      known = nullptr;
     SmallVector<int64_t> shape;
     for (int64_t i = 0; i < *length; ++i) {
       std::optional<int64_t> dim = known ? (*known)[i].value : std::nullopt;

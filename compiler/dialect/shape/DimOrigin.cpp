@@ -162,15 +162,18 @@ std::optional<DimRef> traceStep(Value value, int64_t dim,
                                 InferenceState &state) {
   auto result = llvm::dyn_cast<OpResult>(value);
   RankedTensorType type = rankedType(value);
-  if (!result || !type || dim >= type.getRank() || !type.isDynamicDim(dim))
+  if (!result || !type || dim < 0 || dim >= type.getRank() ||
+      !type.isDynamicDim(dim))
     return std::nullopt;
   Operation *op = result.getOwner();
   StringRef name = op->getName().getStringRef();
   if (!name.consume_front("onnx."))
     return std::nullopt;
-  for (Value operand : op->getOperands())
-    if (!llvm::isa<RankedTensorType, NoneType>(operand.getType()))
-      return std::nullopt;
+  // Every rule below reads operand 0; MatMul and Gather also operand 1.
+  if (op->getNumOperands() == 0 || !rankedType(op->getOperand(0)) ||
+      ((name == "MatMul" || name == "Gather") &&
+       (op->getNumOperands() < 2 || !rankedType(op->getOperand(1)))))
+    return std::nullopt;
   int64_t rank = type.getRank();
   auto operandShape = [&](unsigned i) {
     return rankedType(op->getOperand(i)).getShape();
@@ -212,12 +215,17 @@ std::optional<DimRef> traceStep(Value value, int64_t dim,
 
   if (name == "Transpose") {
     SmallVector<int64_t> perm;
-    if (auto attr = op->getAttrOfType<ArrayAttr>("perm"))
-      for (Attribute p : attr)
-        perm.push_back(llvm::cast<IntegerAttr>(p).getInt());
-    else
+    if (auto attr = op->getAttrOfType<ArrayAttr>("perm")) {
+      for (Attribute p : attr) {
+        auto index = llvm::dyn_cast<IntegerAttr>(p);
+        if (!index)
+          return std::nullopt;
+        perm.push_back(index.getInt());
+      }
+    } else {
       for (int64_t i = rank - 1; i >= 0; --i)
         perm.push_back(i);
+    }
     if (perm.size() != size_t(rank))
       return std::nullopt;
     return DimRef{op->getOperand(0), perm[dim]};

@@ -137,6 +137,8 @@ LogicalResult inferAffineGrid(RuleContext &ctx) {
   if (*length != 4 && *length != 5)
     return ctx.emitError() << "size must have 4 or 5 elements, got " << *length;
   const KnownInts *size = ctx.getKnown(1);
+  if (size && int64_t(size->size()) != *length)
+    size = nullptr;
   SmallVector<int64_t> shape;
   for (int64_t i = 0; i < *length; ++i) {
     if (i == 1)

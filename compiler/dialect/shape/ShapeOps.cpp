@@ -373,6 +373,8 @@ LogicalResult inferPad(RuleContext &ctx) {
     return ctx.emitError() << "pads has " << *length << " elements, expected "
                            << 2 * axes.size();
   std::optional<KnownInts> pads = getShapeElements(ctx, 1);
+  if (pads && pads->size() != 2 * axes.size())
+    pads.reset();
   SmallVector<int64_t> result(shape);
   for (auto [i, axis] : llvm::enumerate(axes)) {
     const IntElem *begin = pads ? &(*pads)[i] : nullptr;
