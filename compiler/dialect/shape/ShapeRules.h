@@ -24,8 +24,8 @@ namespace onnxc::shape {
 
 /// One element of a small integer tensor as far as compile time knows it: a
 /// value, or unknown. An unknown element that is the run-time size of a dim
-/// (from Shape) remembers which dim of which value, so that Reshape can cancel
-/// it against the same dim of its data.
+/// (from Shape) remembers which dim of which value (a symbol), so that Reshape
+/// can cancel it against a dim of its data with the same origin.
 struct IntElem {
   std::optional<int64_t> value;
   mlir::Value dimOf;
@@ -70,7 +70,8 @@ const KnownInts *lookupKnown(mlir::Value value, InferenceState &state);
 DimRef traceDimOrigin(mlir::Value value, int64_t dim, InferenceState &state);
 
 /// What a rule sees of the op it infers. The pass only calls a rule when every
-/// operand is a ranked tensor or an omitted optional input (`none`).
+/// operand is a ranked tensor or an omitted optional input (`none`), and the
+/// required ones (see Rule) are present.
 class RuleContext {
 public:
   RuleContext(mlir::Operation *op, InferenceState &state)
@@ -109,8 +110,8 @@ public:
   /// outputs (type `none`) are left as they are.
   void setResult(unsigned i, mlir::Type elementType,
                  llvm::ArrayRef<int64_t> shape);
-  /// Records the compile-time elements of result `i` (only when it is a small
-  /// integer tensor).
+  /// Records the compile-time elements of result `i`, a 0-D/1-D integer
+  /// tensor (ignored beyond kMaxKnownElements).
   void setKnown(unsigned i, KnownInts values);
 
   int64_t getIntAttr(llvm::StringRef name, int64_t defaultValue) const;
