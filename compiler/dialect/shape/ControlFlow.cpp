@@ -49,33 +49,33 @@ Operation *getYield(Region &region) {
   return last->getName().getStringRef() == "onnx.Yield" ? last : nullptr;
 }
 
-LogicalResult inferRegions(Operation *op, KnownValueMap &known,
+LogicalResult inferRegions(Operation *op, InferenceState &state,
                            Type unknownType) {
   for (Region &region : op->getRegions())
     for (Block &block : region)
-      if (failed(inferBlock(block, known, unknownType)))
+      if (failed(inferBlock(block, state, unknownType)))
         return failure();
   return success();
 }
 
 /// Forgets what the pass inferred inside a body, so it can be inferred again
 /// from more general argument types.
-void resetBody(Block &body, KnownValueMap &known, Type unknownType) {
+void resetBody(Block &body, InferenceState &state, Type unknownType) {
   body.walk([&](Operation *op) {
     StringRef name = op->getName().getStringRef();
     if (!name.starts_with("onnx.") || name == "onnx.Constant" ||
         name == "onnx.NoValue")
       return;
     for (OpResult result : op->getResults()) {
-      known.erase(result);
+      state.knownValues.erase(result);
       if (llvm::isa<RankedTensorType>(result.getType()))
         result.setType(unknownType);
     }
   });
 }
 
-LogicalResult inferIf(Operation *op, KnownValueMap &known, Type unknownType) {
-  if (failed(inferRegions(op, known, unknownType)))
+LogicalResult inferIf(Operation *op, InferenceState &state, Type unknownType) {
+  if (failed(inferRegions(op, state, unknownType)))
     return failure();
   if (op->getNumRegions() != 2)
     return success();
@@ -113,9 +113,9 @@ LogicalResult inferIf(Operation *op, KnownValueMap &known, Type unknownType) {
 LogicalResult inferLoopBody(Operation *op, Block &body, unsigned argBegin,
                             unsigned yieldBegin, unsigned count,
                             const llvm::SmallBitVector &owned,
-                            KnownValueMap &known, Type unknownType) {
+                            InferenceState &state, Type unknownType) {
   for (int round = 0;; ++round) {
-    if (failed(inferBlock(body, known, unknownType)))
+    if (failed(inferBlock(body, state, unknownType)))
       return failure();
     Operation *yield = body.empty() ? nullptr : &body.back();
     if (!yield || yield->getName().getStringRef() != "onnx.Yield" ||
@@ -139,7 +139,9 @@ LogicalResult inferLoopBody(Operation *op, Block &body, unsigned argBegin,
       return success();
     if (round == kMaxLoopRounds)
       return op->emitError() << "loop state types do not converge";
-    resetBody(body, known, unknownType);
+    resetBody(body, state, unknownType);
+    // Dims inside the body may have become dynamic.
+    state.dimOrigins.clear();
   }
 }
 
@@ -160,8 +162,7 @@ void typeArguments(Block &body, unsigned begin, ArrayRef<Type> types,
 
 /// The type of a scan output: the per-iteration value with the trip count
 /// inserted at `axis`.
-RankedTensorType stackType(Type perIteration, int64_t tripCount,
-                           int64_t axis) {
+RankedTensorType stackType(Type perIteration, int64_t tripCount, int64_t axis) {
   auto type = llvm::dyn_cast<RankedTensorType>(perIteration);
   if (!type)
     return {};
@@ -177,10 +178,11 @@ RankedTensorType stackType(Type perIteration, int64_t tripCount,
 
 /// Loop(M, cond, v_initial...): body (iteration, cond, v...) yields
 /// (cond, v..., scan outputs...).
-LogicalResult inferLoop(Operation *op, KnownValueMap &known, Type unknownType) {
+LogicalResult inferLoop(Operation *op, InferenceState &state,
+                        Type unknownType) {
   if (op->getNumRegions() != 1 || op->getRegion(0).empty() ||
       op->getNumOperands() < 2)
-    return inferRegions(op, known, unknownType);
+    return inferRegions(op, state, unknownType);
   Block &body = op->getRegion(0).front();
   unsigned numStates = op->getNumOperands() - 2;
   if (body.getNumArguments() != numStates + 2)
@@ -195,8 +197,8 @@ LogicalResult inferLoop(Operation *op, KnownValueMap &known, Type unknownType) {
     argTypes.push_back(initial.getType());
   llvm::SmallBitVector owned(body.getNumArguments());
   typeArguments(body, 0, argTypes, owned);
-  if (failed(inferLoopBody(op, body, 2, 1, numStates, owned, known,
-                           unknownType)))
+  if (failed(
+          inferLoopBody(op, body, 2, 1, numStates, owned, state, unknownType)))
     return failure();
 
   Operation *yield = getYield(op->getRegion(0));
@@ -209,7 +211,7 @@ LogicalResult inferLoop(Operation *op, KnownValueMap &known, Type unknownType) {
                            << " outputs";
   // The trip count is M when no condition can end the loop early.
   int64_t tripCount = kDynamic;
-  RuleContext rules(op, known);
+  RuleContext rules(op, state);
   if (llvm::isa<NoneType>(op->getOperand(1).getType()) && rules.hasInput(0) &&
       llvm::isa<RankedTensorType>(op->getOperand(0).getType()))
     if (std::optional<int64_t> m = rules.getKnownScalar(0))
@@ -228,13 +230,14 @@ LogicalResult inferLoop(Operation *op, KnownValueMap &known, Type unknownType) {
 
 /// Scan(states..., scan inputs...): body (states..., scan slices...) yields
 /// (states..., scan output slices...).
-LogicalResult inferScan(Operation *op, KnownValueMap &known, Type unknownType) {
-  RuleContext rules(op, known);
+LogicalResult inferScan(Operation *op, InferenceState &state,
+                        Type unknownType) {
+  RuleContext rules(op, state);
   int64_t numScanInputs = rules.getIntAttr("num_scan_inputs", -1);
   int64_t numInputs = op->getNumOperands();
   if (op->getNumRegions() != 1 || op->getRegion(0).empty() ||
       numScanInputs < 0 || numScanInputs > numInputs)
-    return inferRegions(op, known, unknownType);
+    return inferRegions(op, state, unknownType);
   Block &body = op->getRegion(0).front();
   int64_t numStates = numInputs - numScanInputs;
   if (int64_t(body.getNumArguments()) != numInputs)
@@ -260,8 +263,8 @@ LogicalResult inferScan(Operation *op, KnownValueMap &known, Type unknownType) {
     }
     int64_t rank = ranked.getRank(), axis = inputAxes[i - numStates];
     if (axis < -rank || axis >= rank)
-      return op->emitError() << "scan input axis " << axis
-                             << " is out of range for " << ranked;
+      return op->emitError()
+             << "scan input axis " << axis << " is out of range for " << ranked;
     if (axis < 0)
       axis += rank;
     if (tripCount == kDynamic)
@@ -272,8 +275,8 @@ LogicalResult inferScan(Operation *op, KnownValueMap &known, Type unknownType) {
   }
   llvm::SmallBitVector owned(body.getNumArguments());
   typeArguments(body, 0, argTypes, owned);
-  if (failed(inferLoopBody(op, body, 0, 0, numStates, owned, known,
-                           unknownType)))
+  if (failed(
+          inferLoopBody(op, body, 0, 0, numStates, owned, state, unknownType)))
     return failure();
 
   Operation *yield = getYield(op->getRegion(0));
@@ -303,16 +306,16 @@ LogicalResult inferScan(Operation *op, KnownValueMap &known, Type unknownType) {
 
 } // namespace
 
-LogicalResult inferControlFlowOp(Operation *op, KnownValueMap &known,
+LogicalResult inferControlFlowOp(Operation *op, InferenceState &state,
                                  Type unknownType) {
   StringRef name = op->getName().getStringRef();
   if (name == "onnx.If")
-    return inferIf(op, known, unknownType);
+    return inferIf(op, state, unknownType);
   if (name == "onnx.Loop")
-    return inferLoop(op, known, unknownType);
+    return inferLoop(op, state, unknownType);
   if (name == "onnx.Scan")
-    return inferScan(op, known, unknownType);
-  return inferRegions(op, known, unknownType);
+    return inferScan(op, state, unknownType);
+  return inferRegions(op, state, unknownType);
 }
 
 } // namespace onnxc::shape

@@ -86,9 +86,8 @@ FailureOr<int64_t> windowOutputSize(RuleContext &ctx, const WindowAttrs &attrs,
 
 /// Conv: X [N, C, D...], W [M, C/group, K...], optional B [M]. The quantized
 /// convolutions have the same rule with other operand positions.
-LogicalResult inferConvShape(RuleContext &ctx, unsigned xIndex,
-                             unsigned wIndex, unsigned biasIndex,
-                             Type element) {
+LogicalResult inferConvShape(RuleContext &ctx, unsigned xIndex, unsigned wIndex,
+                             unsigned biasIndex, Type element) {
   ArrayRef<int64_t> x = ctx.getInputShape(xIndex),
                     w = ctx.getInputShape(wIndex);
   if (x.size() < 3 || w.size() != x.size())
@@ -216,9 +215,8 @@ LogicalResult inferConvTranspose(RuleContext &ctx) {
       shape.push_back(kDynamic);
       continue;
     }
-    int64_t pads = attrs->autoPad == "VALID"
-                       ? 0
-                       : attrs->pads[i] + attrs->pads[i + k];
+    int64_t pads =
+        attrs->autoPad == "VALID" ? 0 : attrs->pads[i] + attrs->pads[i + k];
     int64_t out = stride * (in - 1) + outputPadding[i] +
                   (kernel[i] - 1) * attrs->dilations[i] + 1 - pads;
     if (out < 1)
@@ -260,6 +258,50 @@ LogicalResult inferPool(RuleContext &ctx) {
   return success();
 }
 
+/// MaxUnpool(X, I, output_shape): the given output shape, else the inverse
+/// of the pooling: (in - 1) * stride + kernel - pads.
+LogicalResult inferMaxUnpool(RuleContext &ctx) {
+  ArrayRef<int64_t> x = ctx.getInputShape(0);
+  if (x.size() < 3)
+    return ctx.emitError() << "expects an input of rank >= 3, got "
+                           << ctx.getInputType(0);
+  size_t k = x.size() - 2;
+  if (ctx.hasInput(2)) {
+    if (ctx.getInputRank(2) != 1)
+      return ctx.emitError() << "output_shape must be 1-D";
+    std::optional<int64_t> length = ctx.getStaticLength(2);
+    if (length && *length != int64_t(x.size()))
+      return ctx.emitError() << "output_shape has " << *length
+                             << " elements for an input of rank " << x.size();
+    if (!length)
+      return success();
+    const KnownInts *known = ctx.getKnown(2);
+    if (known && int64_t(known->size()) != *length)
+      known = nullptr;
+    SmallVector<int64_t> shape;
+    for (int64_t i = 0; i < *length; ++i) {
+      std::optional<int64_t> dim = known ? (*known)[i].value : std::nullopt;
+      shape.push_back(dim ? *dim : kDynamic);
+    }
+    ctx.setResult(0, ctx.getInputElementType(0), shape);
+    return success();
+  }
+  std::optional<SmallVector<int64_t>> kernel = ctx.getIntsAttr("kernel_shape");
+  if (!kernel || kernel->size() != k)
+    return ctx.emitError() << "'kernel_shape' must have " << k << " values";
+  FailureOr<WindowAttrs> attrs = getWindowAttrs(ctx, k);
+  if (failed(attrs))
+    return failure();
+  SmallVector<int64_t> shape = {x[0], x[1]};
+  for (size_t i = 0; i < k; ++i)
+    shape.push_back(ShapedType::isDynamic(x[i + 2])
+                        ? kDynamic
+                        : (x[i + 2] - 1) * attrs->strides[i] + (*kernel)[i] -
+                              attrs->pads[i] - attrs->pads[i + k]);
+  ctx.setResult(0, ctx.getInputElementType(0), shape);
+  return success();
+}
+
 /// GlobalAveragePool, GlobalMaxPool, GlobalLpPool: [N, C, 1, ..., 1].
 LogicalResult inferGlobalPool(RuleContext &ctx) {
   ArrayRef<int64_t> x = ctx.getInputShape(0);
@@ -276,16 +318,17 @@ LogicalResult inferGlobalPool(RuleContext &ctx) {
 } // namespace
 
 void addConvPoolRules(RuleTable &rules) {
-  rules["onnx.Conv"] = inferConv;
-  rules["onnx.ConvInteger"] = inferConvInteger;
-  rules["onnx.QLinearConv"] = inferQLinearConv;
-  rules["onnx.ConvTranspose"] = inferConvTranspose;
-  rules["onnx.MaxPool"] = inferPool;
-  rules["onnx.AveragePool"] = inferPool;
-  rules["onnx.LpPool"] = inferPool;
-  rules["onnx.GlobalAveragePool"] = inferGlobalPool;
-  rules["onnx.GlobalMaxPool"] = inferGlobalPool;
-  rules["onnx.GlobalLpPool"] = inferGlobalPool;
+  rules.add("Conv", inferConv, 2);
+  rules.add("ConvInteger", inferConvInteger, 2);
+  rules.add("QLinearConv", inferQLinearConv, 8);
+  rules.add("ConvTranspose", inferConvTranspose, 2);
+  rules.add("MaxPool", inferPool);
+  rules.add("AveragePool", inferPool);
+  rules.add("LpPool", inferPool);
+  rules.add("MaxUnpool", inferMaxUnpool, 2);
+  rules.add("GlobalAveragePool", inferGlobalPool);
+  rules.add("GlobalMaxPool", inferGlobalPool);
+  rules.add("GlobalLpPool", inferGlobalPool);
 }
 
 } // namespace onnxc::shape

@@ -144,7 +144,15 @@ IntElem foldBinary(StringRef name, const IntElem &a, const IntElem &b) {
       return IntElem::known(x >= y);
     return IntElem::unknown();
   }
-  auto is = [](const IntElem &e, int64_t v) { return e.value && *e.value == v; };
+  auto is = [](const IntElem &e, int64_t v) {
+    return e.value && *e.value == v;
+  };
+  // A symbolic element is a dim size, never negative: exporters compare
+  // shapes with -1 to find the dims to keep (Expand after a Reshape).
+  auto isNegative = [](const IntElem &e) { return e.value && *e.value < 0; };
+  if (name == "onnx.Equal" &&
+      ((a.isSymbol() && isNegative(b)) || (b.isSymbol() && isNegative(a))))
+    return IntElem::known(0);
   if ((name == "onnx.Add" || name == "onnx.Sub") && is(b, 0))
     return a;
   if (name == "onnx.Add" && is(a, 0))
@@ -158,8 +166,7 @@ IntElem foldBinary(StringRef name, const IntElem &a, const IntElem &b) {
 
 /// Add, Sub, Mul, Div, Mod, Pow, And, Equal, ... and the variadic Sum, Mean,
 /// Max, Min: broadcast all inputs.
-template <ElementKind kind>
-LogicalResult inferBroadcast(RuleContext &ctx) {
+template <ElementKind kind> LogicalResult inferBroadcast(RuleContext &ctx) {
   if (ctx.getNumInputs() == 0)
     return success();
   if (kind != ElementKind::FirstInput && failed(checkSameElementTypes(ctx, 0)))
@@ -214,10 +221,11 @@ LogicalResult inferSameAsInput(RuleContext &ctx) {
     if (const KnownInts *known = ctx.getKnown(0)) {
       KnownInts result;
       for (const IntElem &e : *known)
-        result.push_back(!e.value || *e.value == std::numeric_limits<int64_t>::min() ? IntElem::unknown()
-                         : name == "onnx.Neg"
-                             ? IntElem::known(-*e.value)
-                             : IntElem::known(std::abs(*e.value)));
+        result.push_back(
+            !e.value || *e.value == std::numeric_limits<int64_t>::min()
+                ? IntElem::unknown()
+            : name == "onnx.Neg" ? IntElem::known(-*e.value)
+                                 : IntElem::known(std::abs(*e.value)));
       ctx.setKnown(0, std::move(result));
     }
   }
@@ -234,29 +242,33 @@ LogicalResult inferBoolOfInput(RuleContext &ctx) {
 } // namespace
 
 void addElementwiseRules(RuleTable &rules) {
-  for (StringRef name :
-       {"Add", "Sub", "Mul", "Div", "Mod", "Sum", "Mean", "Max", "Min", "And",
-        "Or", "Xor", "PRelu", "BitShift", "BitwiseAnd", "BitwiseOr",
-        "BitwiseXor"})
-    rules[("onnx." + name).str()] = inferBroadcast<ElementKind::SameAsInputs>;
+  for (StringRef name : {"Add", "Sub", "Mul", "Div", "Mod", "Sum", "Mean",
+                         "Max", "Min", "And", "Or", "Xor", "PRelu", "BitShift",
+                         "BitwiseAnd", "BitwiseOr", "BitwiseXor"})
+    rules.add(name, inferBroadcast<ElementKind::SameAsInputs>);
   for (StringRef name :
        {"Equal", "Less", "Greater", "LessOrEqual", "GreaterOrEqual"})
-    rules[("onnx." + name).str()] = inferBroadcast<ElementKind::Bool>;
-  rules["onnx.Pow"] = inferBroadcast<ElementKind::FirstInput>;
-  rules["onnx.Where"] = inferWhere;
-  for (StringRef name :
-       {"Abs",       "Neg",        "Exp",      "Log",         "Sqrt",
-        "Reciprocal", "Floor",     "Ceil",     "Round",       "Sin",
-        "Cos",        "Tan",       "Asin",     "Acos",        "Atan",
-        "Sinh",       "Cosh",      "Asinh",    "Acosh",       "Atanh",
-        "Tanh",       "Erf",       "Sigmoid",  "Relu",        "LeakyRelu",
-        "Elu",        "Selu",      "Celu",     "Gelu",        "HardSigmoid",
-        "HardSwish",  "Softplus",  "Softsign", "Sign",        "Not",
-        "BitwiseNot", "Identity",  "Clip",     "Mish",        "ThresholdedRelu",
-        "Shrink",     "Swish"})
-    rules[("onnx." + name).str()] = inferSameAsInput;
-  rules["onnx.IsNaN"] = inferBoolOfInput;
-  rules["onnx.IsInf"] = inferBoolOfInput;
+    rules.add(name, inferBroadcast<ElementKind::Bool>);
+  rules.add("Pow", inferBroadcast<ElementKind::FirstInput>);
+  rules.add("Where", inferWhere);
+  for (StringRef name : {"Abs",       "Neg",      "Exp",
+                         "Log",       "Sqrt",     "Reciprocal",
+                         "Floor",     "Ceil",     "Round",
+                         "Sin",       "Cos",      "Tan",
+                         "Asin",      "Acos",     "Atan",
+                         "Sinh",      "Cosh",     "Asinh",
+                         "Acosh",     "Atanh",    "Tanh",
+                         "Erf",       "Sigmoid",  "Relu",
+                         "LeakyRelu", "Elu",      "Selu",
+                         "Celu",      "Gelu",     "HardSigmoid",
+                         "HardSwish", "Softplus", "Softsign",
+                         "Sign",      "Not",      "BitwiseNot",
+                         "Identity",  "Mish",     "ThresholdedRelu",
+                         "Shrink",    "Swish"})
+    rules.add(name, inferSameAsInput);
+  rules.add("Clip", inferSameAsInput, 1);
+  rules.add("IsNaN", inferBoolOfInput);
+  rules.add("IsInf", inferBoolOfInput);
 }
 
 } // namespace onnxc::shape

@@ -63,8 +63,8 @@ LogicalResult inferConcat(RuleContext &ctx) {
         shape[d] = dim;
       } else if (!ShapedType::isDynamic(dim) && dim != shape[d]) {
         return ctx.emitError() << "input #" << i << " " << type
-                               << " differs from the other inputs in dim "
-                               << d << " (" << shape[d] << ")";
+                               << " differs from the other inputs in dim " << d
+                               << " (" << shape[d] << ")";
       }
     }
   }
@@ -93,12 +93,12 @@ LogicalResult inferSplit(RuleContext &ctx) {
   SmallVector<int64_t> sizes(count, kDynamic);
   if (ctx.hasInput(1)) {
     if (ctx.getInputRank(1) != 1)
-      return ctx.emitError() << "split must be 1-D, got "
-                             << ctx.getInputType(1);
+      return ctx.emitError()
+             << "split must be 1-D, got " << ctx.getInputType(1);
     std::optional<int64_t> length = ctx.getStaticLength(1);
     if (length && *length != count)
-      return ctx.emitError() << "split has " << *length
-                             << " sizes for " << count << " outputs";
+      return ctx.emitError()
+             << "split has " << *length << " sizes for " << count << " outputs";
     if (std::optional<SmallVector<int64_t>> split = ctx.getKnownInts(1)) {
       int64_t sum = 0;
       for (int64_t size : *split) {
@@ -107,9 +107,9 @@ LogicalResult inferSplit(RuleContext &ctx) {
         sum += size;
       }
       if (!ShapedType::isDynamic(dim) && sum != dim)
-        return ctx.emitError() << "split sizes add up to " << sum
-                               << ", not the size " << dim << " of axis "
-                               << *axis;
+        return ctx.emitError()
+               << "split sizes add up to " << sum << ", not the size " << dim
+               << " of axis " << *axis;
       sizes = *split;
     }
   } else if (auto numOutputs =
@@ -170,9 +170,9 @@ LogicalResult inferGather(RuleContext &ctx) {
   if (knownIndices && !ShapedType::isDynamic(dim))
     for (int64_t index : *knownIndices)
       if (index < -dim || index >= dim)
-        return ctx.emitError() << "index " << index
-                               << " is out of range for axis " << *axis
-                               << " of size " << dim;
+        return ctx.emitError()
+               << "index " << index << " is out of range for axis " << *axis
+               << " of size " << dim;
   SmallVector<int64_t> shape(data.take_front(*axis));
   shape.append(indices.begin(), indices.end());
   shape.append(data.begin() + *axis + 1, data.end());
@@ -200,9 +200,8 @@ LogicalResult inferGather(RuleContext &ctx) {
 /// GatherElements: the shape of the indices, the data's element type.
 LogicalResult inferGatherElements(RuleContext &ctx) {
   if (ctx.getInputRank(0) != ctx.getInputRank(1))
-    return ctx.emitError() << "data " << ctx.getInputType(0)
-                           << " and indices " << ctx.getInputType(1)
-                           << " must have the same rank";
+    return ctx.emitError() << "data " << ctx.getInputType(0) << " and indices "
+                           << ctx.getInputType(1) << " must have the same rank";
   if (failed(ctx.normalizeAxis(ctx.getIntAttr("axis", 0), ctx.getInputRank(0))))
     return failure();
   ctx.setResult(0, ctx.getInputElementType(0), ctx.getInputShape(1));
@@ -274,7 +273,8 @@ LogicalResult inferSlice(RuleContext &ctx) {
     }
     llvm::SmallBitVector seen(rank);
     for (int64_t axis : *known) {
-      FailureOr<int64_t> normalized = ctx.normalizeAxis(axis, rank, "axes value");
+      FailureOr<int64_t> normalized =
+          ctx.normalizeAxis(axis, rank, "axes value");
       if (failed(normalized))
         return failure();
       if (seen[*normalized])
@@ -297,9 +297,9 @@ LogicalResult inferSlice(RuleContext &ctx) {
   size_t n = axes.size();
   std::optional<KnownInts> starts = getElementsOrUnknown(ctx, 1);
   std::optional<KnownInts> ends = getElementsOrUnknown(ctx, 2);
-  std::optional<KnownInts> steps =
-      ctx.hasInput(4) ? getElementsOrUnknown(ctx, 4)
-                      : KnownInts(n, IntElem::known(1));
+  std::optional<KnownInts> steps = ctx.hasInput(4)
+                                       ? getElementsOrUnknown(ctx, 4)
+                                       : KnownInts(n, IntElem::known(1));
   auto elementAt = [&](const std::optional<KnownInts> &e,
                        size_t i) -> std::optional<int64_t> {
     if (!e || e->size() != n)
@@ -342,8 +342,8 @@ LogicalResult inferSlice(RuleContext &ctx) {
 // Ops with the data's type
 //===----------------------------------------------------------------------===//
 
-/// ScatterElements, ScatterND, Scatter, CumSum, Trilu, ReverseSequence: the
-/// result has the type of the data input.
+/// ScatterElements, ScatterND, Scatter, CumSum, CumProd, Trilu,
+/// ReverseSequence, RotaryEmbedding: the result has the data input's type.
 LogicalResult inferLikeData(RuleContext &ctx) {
   ctx.setResult(0, ctx.getInputElementType(0), ctx.getInputShape(0));
   return success();
@@ -361,8 +361,7 @@ LogicalResult inferNonZero(RuleContext &ctx) {
 LogicalResult inferOneHot(RuleContext &ctx) {
   ArrayRef<int64_t> indices = ctx.getInputShape(0);
   int64_t rank = indices.size() + 1;
-  FailureOr<int64_t> axis =
-      ctx.normalizeAxis(ctx.getIntAttr("axis", -1), rank);
+  FailureOr<int64_t> axis = ctx.normalizeAxis(ctx.getIntAttr("axis", -1), rank);
   if (failed(axis))
     return failure();
   if (ctx.getInputRank(2) != 1 ||
@@ -373,8 +372,7 @@ LogicalResult inferOneHot(RuleContext &ctx) {
   int64_t depth = kDynamic;
   if (std::optional<int64_t> known = ctx.getKnownScalar(1))
     depth = *known;
-  else if (std::optional<SmallVector<double>> floats =
-               ctx.getConstantFloats(1);
+  else if (std::optional<SmallVector<double>> floats = ctx.getConstantFloats(1);
            floats && floats->size() == 1)
     depth = int64_t(floats->front());
   if (!ShapedType::isDynamic(depth) && depth < 1)
@@ -410,23 +408,54 @@ LogicalResult inferNonMaxSuppression(RuleContext &ctx) {
   return success();
 }
 
+/// Unique: as many values as are distinct at run time; i64 index outputs.
+LogicalResult inferUnique(RuleContext &ctx) {
+  ArrayRef<int64_t> shape = ctx.getInputShape(0);
+  Type i64 = IntegerType::get(ctx.getOp()->getContext(), 64);
+  int64_t inverseLength = kDynamic;
+  if (auto axisAttr = ctx.getOp()->getAttrOfType<IntegerAttr>("axis")) {
+    FailureOr<int64_t> axis =
+        ctx.normalizeAxis(axisAttr.getValue().getSExtValue(), shape.size());
+    if (failed(axis))
+      return failure();
+    SmallVector<int64_t> values(shape);
+    values[*axis] = kDynamic;
+    ctx.setResult(0, ctx.getInputElementType(0), values);
+    inverseLength = shape[*axis];
+  } else {
+    ctx.setResult(0, ctx.getInputElementType(0), {kDynamic});
+    inverseLength = 1;
+    for (int64_t dim : shape)
+      inverseLength =
+          ShapedType::isDynamic(dim) || ShapedType::isDynamic(inverseLength)
+              ? kDynamic
+              : inverseLength * dim;
+  }
+  ctx.setResult(1, i64, {kDynamic});
+  ctx.setResult(2, i64, {inverseLength});
+  ctx.setResult(3, i64, {kDynamic});
+  return success();
+}
+
 } // namespace
 
 void addIndexingRules(RuleTable &rules) {
-  rules["onnx.Concat"] = inferConcat;
-  rules["onnx.Split"] = inferSplit;
-  rules["onnx.Gather"] = inferGather;
-  rules["onnx.GatherElements"] = inferGatherElements;
-  rules["onnx.GatherND"] = inferGatherND;
-  rules["onnx.Slice"] = inferSlice;
+  rules.add("Concat", inferConcat);
+  rules.add("Split", inferSplit, 1);
+  rules.add("Gather", inferGather);
+  rules.add("GatherElements", inferGatherElements);
+  rules.add("GatherND", inferGatherND);
+  rules.add("Slice", inferSlice, 3);
   for (StringRef name : {"ScatterElements", "ScatterND", "Scatter", "CumSum",
-                         "CumProd", "Trilu", "ReverseSequence",
-                         "RotaryEmbedding"})
-    rules[("onnx." + name).str()] = inferLikeData;
-  rules["onnx.NonZero"] = inferNonZero;
-  rules["onnx.OneHot"] = inferOneHot;
-  rules["onnx.Compress"] = inferCompress;
-  rules["onnx.NonMaxSuppression"] = inferNonMaxSuppression;
+                         "CumProd", "ReverseSequence"})
+    rules.add(name, inferLikeData);
+  rules.add("Trilu", inferLikeData, 1);
+  rules.add("RotaryEmbedding", inferLikeData, 3);
+  rules.add("NonZero", inferNonZero);
+  rules.add("OneHot", inferOneHot);
+  rules.add("Unique", inferUnique);
+  rules.add("Compress", inferCompress);
+  rules.add("NonMaxSuppression", inferNonMaxSuppression, 2);
 }
 
 } // namespace onnxc::shape

@@ -1,8 +1,9 @@
-//===- MatMul.cpp - Shape rules of MatMul and Gemm ------------------------===//
+//===- MatMul.cpp - Shape rules of MatMul, Gemm, Einsum -------------------===//
 //
 // MatMul follows numpy.matmul: a 1-D operand is promoted to a matrix (and the
 // added dim dropped from the result), batch dims broadcast. Gemm multiplies
 // two (optionally transposed) matrices and adds a C broadcast to the result.
+// Also the quantized MatMuls, Einsum and Det.
 //
 //===----------------------------------------------------------------------===//
 
@@ -89,10 +90,9 @@ LogicalResult inferGemm(RuleContext &ctx) {
   int64_t m = transA ? a[1] : a[0], k1 = transA ? a[0] : a[1];
   int64_t k2 = transB ? b[1] : b[0], n = transB ? b[0] : b[1];
   if (staticMismatch(k1, k2))
-    return ctx.emitError() << "inner dimensions differ (" << k1 << " vs "
-                           << k2 << ") for A " << ctx.getInputType(0)
-                           << " and B " << ctx.getInputType(1)
-                           << " with transA = " << transA
+    return ctx.emitError() << "inner dimensions differ (" << k1 << " vs " << k2
+                           << ") for A " << ctx.getInputType(0) << " and B "
+                           << ctx.getInputType(1) << " with transA = " << transA
                            << ", transB = " << transB;
   SmallVector<int64_t> shape = {m, n};
   if (ctx.hasInput(2)) {
@@ -101,14 +101,15 @@ LogicalResult inferGemm(RuleContext &ctx) {
     // C broadcasts to [M, N] (unidirectionally): its static non-1 dims must
     // match and may refine a dynamic M or N.
     if (c.size() > 2 || !broadcastShapes(shape, c, broadcast) ||
-        broadcast.size() != 2 || (c.size() == 2 && c[0] != 1 &&
-                                  !ShapedType::isDynamic(c[0]) && m == 1) ||
+        broadcast.size() != 2 ||
+        (c.size() == 2 && c[0] != 1 && !ShapedType::isDynamic(c[0]) &&
+         m == 1) ||
         (!c.empty() && c.back() != 1 && !ShapedType::isDynamic(c.back()) &&
          n == 1))
-      return ctx.emitError() << "C " << ctx.getInputType(2)
-                             << " does not broadcast to the result "
-                             << RankedTensorType::get(
-                                    shape, ctx.getInputElementType(0));
+      return ctx.emitError()
+             << "C " << ctx.getInputType(2)
+             << " does not broadcast to the result "
+             << RankedTensorType::get(shape, ctx.getInputElementType(0));
     shape = broadcast;
   }
   ctx.setResult(0, ctx.getInputElementType(0), shape);
@@ -154,9 +155,9 @@ LogicalResult inferEinsum(RuleContext &ctx) {
     if (!llvm::all_of(before.str() + after.str(), llvm::isAlpha) ||
         (dots == StringRef::npos ? shape.size() != labels
                                  : shape.size() < labels))
-      return ctx.emitError() << "term '" << term << "' of the equation does "
-                             << "not fit input #" << i << " "
-                             << ctx.getInputType(i);
+      return ctx.emitError()
+             << "term '" << term << "' of the equation does "
+             << "not fit input #" << i << " " << ctx.getInputType(i);
     for (auto [j, label] : llvm::enumerate(before)) {
       ++labelUses[label];
       if (!mergeLabel(label, shape[j]))
@@ -196,8 +197,8 @@ LogicalResult inferEinsum(RuleContext &ctx) {
       }
       auto it = labelDims.find(rhs[j]);
       if (it == labelDims.end())
-        return ctx.emitError() << "output label '" << rhs[j]
-                               << "' is not an input label";
+        return ctx.emitError()
+               << "output label '" << rhs[j] << "' is not an input label";
       shape.push_back(it->second);
     }
   }
@@ -205,14 +206,25 @@ LogicalResult inferEinsum(RuleContext &ctx) {
   return success();
 }
 
+/// Det: [*, M, M] -> [*].
+LogicalResult inferDet(RuleContext &ctx) {
+  ArrayRef<int64_t> x = ctx.getInputShape(0);
+  if (x.size() < 2 || staticMismatch(x[x.size() - 1], x[x.size() - 2]))
+    return ctx.emitError() << "expects square matrices, got "
+                           << ctx.getInputType(0);
+  ctx.setResult(0, ctx.getInputElementType(0), x.drop_back(2));
+  return success();
+}
+
 } // namespace
 
 void addMatMulRules(RuleTable &rules) {
-  rules["onnx.MatMul"] = inferMatMul;
-  rules["onnx.MatMulInteger"] = inferMatMulInteger;
-  rules["onnx.QLinearMatMul"] = inferQLinearMatMul;
-  rules["onnx.Einsum"] = inferEinsum;
-  rules["onnx.Gemm"] = inferGemm;
+  rules.add("MatMul", inferMatMul);
+  rules.add("MatMulInteger", inferMatMulInteger, 2);
+  rules.add("QLinearMatMul", inferQLinearMatMul);
+  rules.add("Einsum", inferEinsum);
+  rules.add("Det", inferDet);
+  rules.add("Gemm", inferGemm, 2);
 }
 
 } // namespace onnxc::shape

@@ -25,12 +25,11 @@ LogicalResult inferBatchNorm(RuleContext &ctx) {
     if (!ctx.hasInput(i))
       continue;
     ArrayRef<int64_t> param = ctx.getInputShape(i);
-    if (param.size() != 1 ||
-        (!ShapedType::isDynamic(param[0]) && !ShapedType::isDynamic(x[1]) &&
-         param[0] != x[1]))
-      return ctx.emitError() << "input #" << i << " " << ctx.getInputType(i)
-                             << " must be 1-D with the " << x[1]
-                             << " channels of X";
+    if (param.size() != 1 || (!ShapedType::isDynamic(param[0]) &&
+                              !ShapedType::isDynamic(x[1]) && param[0] != x[1]))
+      return ctx.emitError()
+             << "input #" << i << " " << ctx.getInputType(i)
+             << " must be 1-D with the " << x[1] << " channels of X";
     if (ShapedType::isDynamic(channels))
       channels = param[0];
   }
@@ -82,15 +81,15 @@ LogicalResult inferLikeInput(RuleContext &ctx) {
 } // namespace
 
 void addNormalizationRules(RuleTable &rules) {
-  rules["onnx.BatchNormalization"] = inferBatchNorm;
-  rules["onnx.LayerNormalization"] = inferLayerNorm;
-  rules["onnx.Softmax"] = inferSoftmax;
-  rules["onnx.LogSoftmax"] = inferSoftmax;
-  rules["onnx.Hardmax"] = inferSoftmax;
+  rules.add("BatchNormalization", inferBatchNorm);
+  rules.add("LayerNormalization", inferLayerNorm, 2);
+  rules.add("Softmax", inferSoftmax);
+  rules.add("LogSoftmax", inferSoftmax);
+  rules.add("Hardmax", inferSoftmax);
   for (StringRef name :
        {"InstanceNormalization", "GroupNormalization", "LpNormalization",
         "MeanVarianceNormalization", "RMSNormalization", "LRN"})
-    rules[("onnx." + name).str()] = inferLikeInput;
+    rules.add(name, inferLikeInput);
 }
 
 } // namespace onnxc::shape

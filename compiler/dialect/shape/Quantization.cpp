@@ -42,8 +42,8 @@ LogicalResult inferQuantize(RuleContext &ctx) {
     element = ctx.getInputElementType(2);
   }
   if (!element)
-    element = IntegerType::get(ctx.getOp()->getContext(), 8,
-                               IntegerType::Unsigned);
+    element =
+        IntegerType::get(ctx.getOp()->getContext(), 8, IntegerType::Unsigned);
   ctx.setResult(0, element, ctx.getInputShape(0));
   return success();
 }
@@ -72,9 +72,9 @@ LogicalResult inferDynamicQuantize(RuleContext &ctx) {
 } // namespace
 
 void addQuantizationRules(RuleTable &rules) {
-  rules["onnx.QuantizeLinear"] = inferQuantize;
-  rules["onnx.DequantizeLinear"] = inferDequantize;
-  rules["onnx.DynamicQuantizeLinear"] = inferDynamicQuantize;
+  rules.add("QuantizeLinear", inferQuantize, 2);
+  rules.add("DequantizeLinear", inferDequantize, 2);
+  rules.add("DynamicQuantizeLinear", inferDynamicQuantize);
 }
 
 } // namespace onnxc::shape

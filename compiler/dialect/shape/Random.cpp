@@ -1,7 +1,8 @@
-//===- Random.cpp - Shape rules of the random generators ------------------===//
+//===- Random.cpp - Shape rules of the random and window generators -------===//
 //
 // RandomNormal/RandomUniform take their shape from an attribute, the *Like
-// forms and Bernoulli from their input; `dtype` picks the element type.
+// forms and Bernoulli from their input; `dtype` picks the element type. The
+// window generators make a 1-D tensor of their `size` input.
 //
 //===----------------------------------------------------------------------===//
 
@@ -62,15 +63,32 @@ LogicalResult inferMultinomial(RuleContext &ctx) {
   return success();
 }
 
+/// HannWindow, HammingWindow, BlackmanWindow(size): [size] values of
+/// output_datatype (f32 by default).
+LogicalResult inferWindow(RuleContext &ctx) {
+  int64_t dtype = ctx.getIntAttr("output_datatype", 1);
+  Type element = getElementTypeFromOnnx(ctx.getOp()->getContext(), dtype);
+  if (!element)
+    return ctx.emitError() << "unsupported output_datatype " << dtype;
+  std::optional<int64_t> size = ctx.getKnownScalar(0);
+  if (size && *size < 0)
+    return ctx.emitError() << "negative window size " << *size;
+  ctx.setResult(0, element, {size ? *size : ShapedType::kDynamic});
+  return success();
+}
+
 } // namespace
 
 void addRandomRules(RuleTable &rules) {
-  rules["onnx.RandomNormal"] = inferRandom;
-  rules["onnx.RandomUniform"] = inferRandom;
-  rules["onnx.RandomNormalLike"] = inferRandomLike;
-  rules["onnx.RandomUniformLike"] = inferRandomLike;
-  rules["onnx.Bernoulli"] = inferRandomLike;
-  rules["onnx.Multinomial"] = inferMultinomial;
+  rules.add("RandomNormal", inferRandom);
+  rules.add("RandomUniform", inferRandom);
+  rules.add("RandomNormalLike", inferRandomLike);
+  rules.add("RandomUniformLike", inferRandomLike);
+  rules.add("Bernoulli", inferRandomLike);
+  rules.add("Multinomial", inferMultinomial);
+  rules.add("HannWindow", inferWindow);
+  rules.add("HammingWindow", inferWindow);
+  rules.add("BlackmanWindow", inferWindow);
 }
 
 } // namespace onnxc::shape

@@ -32,8 +32,8 @@ template <int64_t gates> LogicalResult inferRecurrent(RuleContext &ctx) {
   int64_t hidden = ctx.getIntAttr("hidden_size", kDynamic);
   if (ShapedType::isDynamic(hidden) && !ShapedType::isDynamic(w[1])) {
     if (w[1] % gates != 0)
-      return ctx.emitError() << "W's dim 1 (" << w[1]
-                             << ") is not a multiple of " << gates;
+      return ctx.emitError()
+             << "W's dim 1 (" << w[1] << ") is not a multiple of " << gates;
     hidden = w[1] / gates;
   }
   bool batchFirst = ctx.getIntAttr("layout", 0) != 0;
@@ -54,9 +54,9 @@ template <int64_t gates> LogicalResult inferRecurrent(RuleContext &ctx) {
 } // namespace
 
 void addRecurrentRules(RuleTable &rules) {
-  rules["onnx.LSTM"] = inferRecurrent<4>;
-  rules["onnx.GRU"] = inferRecurrent<3>;
-  rules["onnx.RNN"] = inferRecurrent<1>;
+  rules.add("LSTM", inferRecurrent<4>, 3);
+  rules.add("GRU", inferRecurrent<3>, 3);
+  rules.add("RNN", inferRecurrent<1>, 3);
 }
 
 } // namespace onnxc::shape

@@ -43,8 +43,7 @@ LogicalResult inferReduce(RuleContext &ctx) {
     axes = SmallVector<int64_t>();
   } else {
     if (ctx.getInputRank(1) != 1)
-      return ctx.emitError() << "axes must be 1-D, got "
-                             << ctx.getInputType(1);
+      return ctx.emitError() << "axes must be 1-D, got " << ctx.getInputType(1);
     axes = ctx.getKnownInts(1);
     if (!axes && ctx.getStaticLength(1) == 0)
       axes = SmallVector<int64_t>();
@@ -125,14 +124,13 @@ LogicalResult inferTopK(RuleContext &ctx) {
 } // namespace
 
 void addReductionRules(RuleTable &rules) {
-  for (StringRef name :
-       {"ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin", "ReduceProd",
-        "ReduceL1", "ReduceL2", "ReduceLogSum", "ReduceLogSumExp",
-        "ReduceSumSquare"})
-    rules[("onnx." + name).str()] = inferReduce;
-  rules["onnx.ArgMax"] = inferArgReduce;
-  rules["onnx.ArgMin"] = inferArgReduce;
-  rules["onnx.TopK"] = inferTopK;
+  for (StringRef name : {"ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin",
+                         "ReduceProd", "ReduceL1", "ReduceL2", "ReduceLogSum",
+                         "ReduceLogSumExp", "ReduceSumSquare"})
+    rules.add(name, inferReduce, 1);
+  rules.add("ArgMax", inferArgReduce);
+  rules.add("ArgMin", inferArgReduce);
+  rules.add("TopK", inferTopK);
 }
 
 } // namespace onnxc::shape

@@ -1,9 +1,10 @@
-//===- Resize.cpp - Shape rules of Resize and Upsample --------------------===//
+//===- Resize.cpp - Shape rules of Resize and the sampling ops ------------===//
 //
 // Resize takes output sizes (known integer elements) or scales (float
 // constants): out = floor(in * scale), computed in single precision like the
 // reference implementations. Dims whose size or scale is only known at run
-// time are dynamic.
+// time are dynamic. GridSample, AffineGrid and RoiAlign sample images at
+// given points; their output sizes come from the grid, `size` or attributes.
 //
 //===----------------------------------------------------------------------===//
 
@@ -37,7 +38,8 @@ LogicalResult inferResize(RuleContext &ctx) {
   if (std::optional<SmallVector<int64_t>> attr = ctx.getIntsAttr("axes")) {
     llvm::SmallBitVector seen(rank);
     for (int64_t axis : *attr) {
-      FailureOr<int64_t> normalized = ctx.normalizeAxis(axis, rank, "axes value");
+      FailureOr<int64_t> normalized =
+          ctx.normalizeAxis(axis, rank, "axes value");
       if (failed(normalized))
         return failure();
       if (seen[*normalized])
@@ -56,10 +58,10 @@ LogicalResult inferResize(RuleContext &ctx) {
       return ctx.emitError() << "only one of scales and sizes may be given";
     std::optional<int64_t> length = ctx.getStaticLength(3);
     if (length && *length != n)
-      return ctx.emitError() << "sizes has " << *length << " elements for "
-                             << n << " axes";
-    bool stretch = ctx.getStrAttr("keep_aspect_ratio_policy", "stretch") ==
-                   "stretch";
+      return ctx.emitError()
+             << "sizes has " << *length << " elements for " << n << " axes";
+    bool stretch =
+        ctx.getStrAttr("keep_aspect_ratio_policy", "stretch") == "stretch";
     const KnownInts *known = ctx.getKnown(3);
     for (auto [i, axis] : llvm::enumerate(axes)) {
       // Other aspect-ratio policies derive every size from one scale.
@@ -71,8 +73,8 @@ LogicalResult inferResize(RuleContext &ctx) {
   } else if (isGiven(ctx, 2)) {
     std::optional<int64_t> length = ctx.getStaticLength(2);
     if (length && *length != n)
-      return ctx.emitError() << "scales has " << *length << " elements for "
-                             << n << " axes";
+      return ctx.emitError()
+             << "scales has " << *length << " elements for " << n << " axes";
     std::optional<SmallVector<double>> scales = ctx.getConstantFloats(2);
     std::optional<SmallVector<double>> roi;
     bool crop = ctx.getStrAttr("coordinate_transformation_mode",
@@ -105,8 +107,7 @@ LogicalResult inferUpsample(RuleContext &ctx) {
   std::optional<SmallVector<double>> scales = ctx.getConstantFloats(1);
   if (scales && scales->size() != shape.size())
     return ctx.emitError() << "scales has " << scales->size()
-                           << " elements for an input of rank "
-                           << shape.size();
+                           << " elements for an input of rank " << shape.size();
   SmallVector<int64_t> result;
   for (auto [i, dim] : llvm::enumerate(shape))
     result.push_back(scales ? scaleDim(dim, (*scales)[i]) : kDynamic);
@@ -114,11 +115,64 @@ LogicalResult inferUpsample(RuleContext &ctx) {
   return success();
 }
 
+/// GridSample(X [N, C, D...], grid [N, O..., r]) -> [N, C, O...].
+LogicalResult inferGridSample(RuleContext &ctx) {
+  ArrayRef<int64_t> x = ctx.getInputShape(0), grid = ctx.getInputShape(1);
+  if (x.size() < 3 || grid.size() != x.size())
+    return ctx.emitError() << "expects X of rank >= 3 and a grid of the same "
+                           << "rank, got " << ctx.getInputType(0) << " and "
+                           << ctx.getInputType(1);
+  SmallVector<int64_t> shape = {x[0], x[1]};
+  shape.append(grid.begin() + 1, grid.end() - 1);
+  ctx.setResult(0, ctx.getInputElementType(0), shape);
+  return success();
+}
+
+/// AffineGrid(theta, size = [N, C, H, W] or [N, C, D, H, W]) -> [N, H, W, 2]
+/// or [N, D, H, W, 3].
+LogicalResult inferAffineGrid(RuleContext &ctx) {
+  std::optional<int64_t> length = ctx.getStaticLength(1);
+  if (!length)
+    return success();
+  if (*length != 4 && *length != 5)
+    return ctx.emitError() << "size must have 4 or 5 elements, got " << *length;
+  const KnownInts *size = ctx.getKnown(1);
+  if (size && int64_t(size->size()) != *length)
+    size = nullptr;
+  SmallVector<int64_t> shape;
+  for (int64_t i = 0; i < *length; ++i) {
+    if (i == 1)
+      continue;
+    std::optional<int64_t> dim = size ? (*size)[i].value : std::nullopt;
+    shape.push_back(dim ? *dim : kDynamic);
+  }
+  shape.push_back(*length - 2);
+  ctx.setResult(0, ctx.getInputElementType(0), shape);
+  return success();
+}
+
+/// RoiAlign(X [N, C, H, W], rois [R, 4], batch_indices [R]) ->
+/// [R, C, output_height, output_width].
+LogicalResult inferRoiAlign(RuleContext &ctx) {
+  ArrayRef<int64_t> x = ctx.getInputShape(0), rois = ctx.getInputShape(1);
+  if (x.size() != 4 || rois.size() != 2)
+    return ctx.emitError() << "expects a 4-D X and 2-D rois, got "
+                           << ctx.getInputType(0) << " and "
+                           << ctx.getInputType(1);
+  ctx.setResult(0, ctx.getInputElementType(0),
+                {rois[0], x[1], ctx.getIntAttr("output_height", 1),
+                 ctx.getIntAttr("output_width", 1)});
+  return success();
+}
+
 } // namespace
 
 void addResizeRules(RuleTable &rules) {
-  rules["onnx.Resize"] = inferResize;
-  rules["onnx.Upsample"] = inferUpsample;
+  rules.add("Resize", inferResize, 1);
+  rules.add("Upsample", inferUpsample);
+  rules.add("GridSample", inferGridSample);
+  rules.add("AffineGrid", inferAffineGrid);
+  rules.add("RoiAlign", inferRoiAlign);
 }
 
 } // namespace onnxc::shape

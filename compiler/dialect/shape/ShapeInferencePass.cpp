@@ -65,20 +65,24 @@ static std::optional<KnownInts> getConstantElements(Value value) {
   return elements;
 }
 
-const KnownInts *RuleContext::getKnown(unsigned i) const {
-  if (!hasInput(i))
-    return nullptr;
-  Value value = op->getOperand(i);
-  auto it = knownValues.find(value);
-  if (it != knownValues.end())
+const KnownInts *lookupKnown(Value value, InferenceState &state) {
+  auto it = state.knownValues.find(value);
+  if (it != state.knownValues.end())
     return &it->second;
   if (std::optional<KnownInts> elements = getConstantElements(value))
-    return &knownValues.try_emplace(value, std::move(*elements))
+    return &state.knownValues.try_emplace(value, std::move(*elements))
                 .first->second;
   return nullptr;
 }
 
-std::optional<SmallVector<int64_t>> RuleContext::getKnownInts(unsigned i) const {
+const KnownInts *RuleContext::getKnown(unsigned i) const {
+  if (!hasInput(i))
+    return nullptr;
+  return lookupKnown(op->getOperand(i), state);
+}
+
+std::optional<SmallVector<int64_t>>
+RuleContext::getKnownInts(unsigned i) const {
   const KnownInts *known = getKnown(i);
   if (!known)
     return std::nullopt;
@@ -132,10 +136,9 @@ void RuleContext::setResult(unsigned i, Type elementType,
 }
 
 void RuleContext::setKnown(unsigned i, KnownInts values) {
-  if (i >= op->getNumResults() ||
-      int64_t(values.size()) > kMaxKnownElements)
+  if (i >= op->getNumResults() || int64_t(values.size()) > kMaxKnownElements)
     return;
-  knownValues[op->getResult(i)] = std::move(values);
+  state.knownValues[op->getResult(i)] = std::move(values);
 }
 
 int64_t RuleContext::getIntAttr(StringRef name, int64_t defaultValue) const {
@@ -169,8 +172,7 @@ StringRef RuleContext::getStrAttr(StringRef name,
 FailureOr<int64_t> RuleContext::normalizeAxis(int64_t axis, int64_t rank,
                                               StringRef what) const {
   if (axis < -rank || axis >= rank) {
-    emitError() << what << " " << axis << " is out of range for rank "
-                << rank;
+    emitError() << what << " " << axis << " is out of range for rank " << rank;
     return failure();
   }
   return axis < 0 ? axis + rank : axis;
@@ -253,6 +255,7 @@ static const RuleTable &getRuleTable() {
     addRecurrentRules(rules);
     addResizeRules(rules);
     addRandomRules(rules);
+    addAttentionRules(rules);
     return rules;
   }();
   return table;
@@ -272,20 +275,23 @@ static RankedTensorType mergeTypes(RankedTensorType a, RankedTensorType b) {
   return RankedTensorType::get(dims, a.getElementType());
 }
 
-LogicalResult inferOp(Operation *op, KnownValueMap &known) {
+LogicalResult inferOp(Operation *op, InferenceState &state) {
   if (!llvm::isa_and_nonnull<onnx::ONNXDialect>(op->getDialect()) ||
       llvm::isa<onnx::NoValueOp, onnx::YieldOp>(op))
     return success();
   for (Type t : op->getOperandTypes())
     if (!llvm::isa<RankedTensorType, NoneType>(t))
       return success();
-  const RuleTable &rules = getRuleTable();
-  auto it = rules.find(op->getName().getStringRef());
-  if (it == rules.end())
+  const Rule *rule = getRuleTable().lookup(op->getName().getStringRef());
+  if (!rule)
     return success();
+  for (unsigned i = 0, e = std::min(rule->numRequired, op->getNumOperands());
+       i < e; ++i)
+    if (onnx::isNoValue(op->getOperand(i)))
+      return op->emitError() << "required input #" << i << " is missing";
 
-  RuleContext ctx(op, known);
-  if (failed(it->second(ctx)))
+  RuleContext ctx(op, state);
+  if (failed(rule->infer(ctx)))
     return failure();
   for (auto [result, type] :
        llvm::zip(op->getResults(), ctx.getInferredResults()))
@@ -301,8 +307,7 @@ LogicalResult refineResult(OpResult result, RankedTensorType inferred) {
     if (!merged)
       return result.getOwner()->emitError()
              << "inferred type " << inferred << " of result #"
-             << result.getResultNumber() << " contradicts its type "
-             << current;
+             << result.getResultNumber() << " contradicts its type " << current;
     inferred = merged;
   }
   result.setType(inferred);
@@ -315,16 +320,15 @@ namespace onnxc {
 namespace {
 using namespace onnxc::shape;
 
-struct ShapeInferencePass
-    : impl::OnnxShapeInferenceBase<ShapeInferencePass> {
+struct ShapeInferencePass : impl::OnnxShapeInferenceBase<ShapeInferencePass> {
   void runOnOperation() override {
     func::FuncOp func = getOperation();
     if (func.isExternal())
       return;
-    KnownValueMap known;
+    InferenceState state;
     Type unknownType = onnx::UnknownType::get(&getContext());
     for (Block &block : func.getBody())
-      if (failed(inferBlock(block, known, unknownType)))
+      if (failed(inferBlock(block, state, unknownType)))
         return signalPassFailure();
     if (failed(updateFunctionResults(func)))
       return signalPassFailure();
@@ -333,8 +337,8 @@ struct ShapeInferencePass
   /// Returned values become the function's result types. A declared output
   /// type must agree with the inferred one and refines its dynamic dims.
   static LogicalResult updateFunctionResults(func::FuncOp func) {
-    auto ret = llvm::dyn_cast<func::ReturnOp>(
-        func.getBody().back().getTerminator());
+    auto ret =
+        llvm::dyn_cast<func::ReturnOp>(func.getBody().back().getTerminator());
     if (!ret)
       return success();
     SmallVector<Type> resultTypes;
@@ -342,21 +346,19 @@ struct ShapeInferencePass
       auto inferred = llvm::dyn_cast<RankedTensorType>(value.getType());
       auto declaredAttr =
           func.getResultAttrOfType<TypeAttr>(i, "onnxc.declared_type");
-      auto declared = declaredAttr ? llvm::dyn_cast<RankedTensorType>(
-                                         declaredAttr.getValue())
-                                   : RankedTensorType();
+      auto declared =
+          declaredAttr
+              ? llvm::dyn_cast<RankedTensorType>(declaredAttr.getValue())
+              : RankedTensorType();
       if (inferred && declared) {
         RankedTensorType merged = mergeTypes(inferred, declared);
         if (!merged) {
           Operation *def = value.getDefiningOp();
-          auto nameAttr =
-              func.getResultAttrOfType<StringAttr>(i, "onnxc.name");
-          std::string name = nameAttr ? nameAttr.getValue().str()
-                                      : "#" + std::to_string(i);
-          InFlightDiagnostic diag =
-              def ? def->emitError() : func.emitError();
-          diag << "graph output '" << name << "' has inferred type "
-               << inferred
+          auto nameAttr = func.getResultAttrOfType<StringAttr>(i, "onnxc.name");
+          std::string name =
+              nameAttr ? nameAttr.getValue().str() : "#" + std::to_string(i);
+          InFlightDiagnostic diag = def ? def->emitError() : func.emitError();
+          diag << "graph output '" << name << "' has inferred type " << inferred
                << ", incompatible with its declared type " << declared;
           return failure();
         }
@@ -367,8 +369,8 @@ struct ShapeInferencePass
       }
       resultTypes.push_back(value.getType());
     }
-    func.setType(FunctionType::get(func.getContext(),
-                                   func.getArgumentTypes(), resultTypes));
+    func.setType(FunctionType::get(func.getContext(), func.getArgumentTypes(),
+                                   resultTypes));
     return success();
   }
 };
@@ -376,15 +378,15 @@ struct ShapeInferencePass
 } // namespace
 
 namespace shape {
-LogicalResult inferBlock(Block &block, KnownValueMap &known,
+LogicalResult inferBlock(Block &block, InferenceState &state,
                          Type unknownType) {
   for (Operation &op : block) {
     if (op.getNumRegions() != 0) {
-      if (failed(inferControlFlowOp(&op, known, unknownType)))
+      if (failed(inferControlFlowOp(&op, state, unknownType)))
         return failure();
       continue;
     }
-    if (failed(inferOp(&op, known)))
+    if (failed(inferOp(&op, state)))
       return failure();
   }
   return success();
@@ -396,8 +398,8 @@ std::unique_ptr<mlir::Pass> createShapeInferencePass() {
 }
 
 LogicalResult inferShapes(Operation *op) {
-  KnownValueMap known;
-  return shape::inferOp(op, known);
+  InferenceState state;
+  return shape::inferOp(op, state);
 }
 
 namespace {

@@ -1,6 +1,7 @@
 //===- ShapeOps.cpp - Shape rules of the shape-manipulating onnx ops ------===//
 //
-// Reshape, Flatten, Squeeze, Unsqueeze, Transpose, Expand, Tile, Pad, Shape,
+// Reshape, Flatten, Squeeze, Unsqueeze, Transpose, Expand, Tile, Pad,
+// CenterCropPad, Shape,
 // Size, Constant, ConstantOfShape, Range, Dropout, Cast, CastLike, EyeLike,
 // DepthToSpace, SpaceToDepth. Ops whose result shape is given by an integer
 // input (Reshape, Expand, Tile, ...) read its known elements: an unknown
@@ -56,16 +57,21 @@ void forwardKnown(RuleContext &ctx) {
 //===----------------------------------------------------------------------===//
 
 /// Solves for the -1 dim of a Reshape when the element counts can be
-/// compared: symbolic dims (the run-time size of a dim of the data) cancel out
-/// between input and output.
-std::optional<int64_t> solveInferredDim(Value data, ArrayRef<int64_t> dataShape,
+/// compared: each dynamic dim of the data must cancel against an output
+/// element that is the run-time size of the same dim (traced to a common
+/// origin, see DimOrigin.cpp).
+std::optional<int64_t> solveInferredDim(RuleContext &ctx, Value data,
+                                        ArrayRef<int64_t> dataShape,
                                         ArrayRef<IntElem> outDims,
                                         size_t inferredIndex) {
   int64_t inProduct = 1, outProduct = 1;
-  llvm::SmallBitVector symbolUsed(dataShape.size());
-  for (auto [i, dim] : llvm::enumerate(dataShape))
-    if (!ShapedType::isDynamic(dim))
+  SmallVector<DimRef> unmatched;
+  for (auto [i, dim] : llvm::enumerate(dataShape)) {
+    if (ShapedType::isDynamic(dim))
+      unmatched.push_back(ctx.traceDim(data, i));
+    else
       inProduct *= dim;
+  }
   for (auto [i, elem] : llvm::enumerate(outDims)) {
     if (i == inferredIndex)
       continue;
@@ -73,16 +79,14 @@ std::optional<int64_t> solveInferredDim(Value data, ArrayRef<int64_t> dataShape,
       outProduct *= *elem.value;
       continue;
     }
-    if (elem.dimOf != data || elem.dim < 0 ||
-        elem.dim >= int64_t(dataShape.size()) ||
-        !ShapedType::isDynamic(dataShape[elem.dim]) || symbolUsed[elem.dim])
+    if (!elem.isSymbol())
       return std::nullopt;
-    symbolUsed.set(elem.dim);
+    auto match = llvm::find(unmatched, ctx.traceDim(elem.dimOf, elem.dim));
+    if (match == unmatched.end())
+      return std::nullopt;
+    unmatched.erase(match);
   }
-  for (auto [i, dim] : llvm::enumerate(dataShape))
-    if (ShapedType::isDynamic(dim) && !symbolUsed[i])
-      return std::nullopt;
-  if (outProduct == 0 || inProduct % outProduct != 0)
+  if (!unmatched.empty() || outProduct == 0 || inProduct % outProduct != 0)
     return std::nullopt;
   return inProduct / outProduct;
 }
@@ -114,9 +118,9 @@ LogicalResult inferReshape(RuleContext &ctx) {
       outDims.push_back(IntElem::unknown());
     } else if (v == 0 && !allowZero) {
       if (i >= dataShape.size())
-        return ctx.emitError() << "shape value 0 at index " << i
-                               << " copies a dim the data "
-                               << ctx.getInputType(0) << " does not have";
+        return ctx.emitError()
+               << "shape value 0 at index " << i << " copies a dim the data "
+               << ctx.getInputType(0) << " does not have";
       outDims.push_back(ShapedType::isDynamic(dataShape[i])
                             ? IntElem::sizeOf(data, i)
                             : IntElem::known(dataShape[i]));
@@ -133,7 +137,7 @@ LogicalResult inferReshape(RuleContext &ctx) {
   int64_t dataCount = product(dataShape);
   if (inferredIndex) {
     if (std::optional<int64_t> solved =
-            solveInferredDim(data, dataShape, outDims, *inferredIndex)) {
+            solveInferredDim(ctx, data, dataShape, outDims, *inferredIndex)) {
       outDims[*inferredIndex] = IntElem::known(*solved);
     } else if (!ShapedType::isDynamic(dataCount)) {
       // Fully static: the -1 must divide evenly.
@@ -149,18 +153,18 @@ LogicalResult inferReshape(RuleContext &ctx) {
                                << " (" << dataCount << " elements) with a -1 "
                                << "dim: the other dims multiply to " << rest;
     }
-  } else if (llvm::all_of(outDims, [](const IntElem &e) {
-               return e.value.has_value();
-             }) &&
+  } else if (llvm::all_of(
+                 outDims,
+                 [](const IntElem &e) { return e.value.has_value(); }) &&
              !ShapedType::isDynamic(dataCount)) {
     SmallVector<int64_t> dims;
     for (const IntElem &e : outDims)
       dims.push_back(*e.value);
     if (product(dims) != dataCount)
-      return ctx.emitError() << "cannot reshape " << ctx.getInputType(0)
-                             << " (" << dataCount << " elements) to "
-                             << formatShape(dims) << " (" << product(dims)
-                             << " elements)";
+      return ctx.emitError()
+             << "cannot reshape " << ctx.getInputType(0) << " (" << dataCount
+             << " elements) to " << formatShape(dims) << " (" << product(dims)
+             << " elements)";
   }
   SmallVector<int64_t> shape;
   for (const IntElem &e : outDims)
@@ -184,9 +188,9 @@ LogicalResult inferFlatten(RuleContext &ctx) {
                            << rank;
   if (axis < 0)
     axis += rank;
-  ctx.setResult(0, ctx.getInputElementType(0),
-                {product(shape.take_front(axis)),
-                 product(shape.drop_front(axis))});
+  ctx.setResult(
+      0, ctx.getInputElementType(0),
+      {product(shape.take_front(axis)), product(shape.drop_front(axis))});
   return success();
 }
 
@@ -215,8 +219,7 @@ LogicalResult inferSqueeze(RuleContext &ctx) {
           ctx.normalizeAxis(axis, rank, "axes value");
       if (failed(normalized))
         return failure();
-      if (!ShapedType::isDynamic(shape[*normalized]) &&
-          shape[*normalized] != 1)
+      if (!ShapedType::isDynamic(shape[*normalized]) && shape[*normalized] != 1)
         return ctx.emitError() << "cannot squeeze dim " << *normalized
                                << " of size " << shape[*normalized];
       squeezed.set(*normalized);
@@ -323,13 +326,12 @@ LogicalResult inferTile(RuleContext &ctx) {
   std::optional<int64_t> length = ctx.getStaticLength(1);
   if (length && *length != int64_t(shape.size()))
     return ctx.emitError() << "repeats has " << *length
-                           << " elements for an input of rank "
-                           << shape.size();
+                           << " elements for an input of rank " << shape.size();
   std::optional<KnownInts> repeats = getShapeElements(ctx, 1);
   SmallVector<int64_t> result;
   for (auto [i, dim] : llvm::enumerate(shape)) {
-    const IntElem *rep = repeats && i < repeats->size() ? &(*repeats)[i]
-                                                        : nullptr;
+    const IntElem *rep =
+        repeats && i < repeats->size() ? &(*repeats)[i] : nullptr;
     if (rep && rep->value && *rep->value < 0)
       return ctx.emitError() << "repeats must be non-negative";
     if (!rep || !rep->value || ShapedType::isDynamic(dim))
@@ -356,7 +358,8 @@ LogicalResult inferPad(RuleContext &ctx) {
       return success();
     }
     for (int64_t axis : *known) {
-      FailureOr<int64_t> normalized = ctx.normalizeAxis(axis, rank, "axes value");
+      FailureOr<int64_t> normalized =
+          ctx.normalizeAxis(axis, rank, "axes value");
       if (failed(normalized))
         return failure();
       axes.push_back(*normalized);
@@ -370,6 +373,8 @@ LogicalResult inferPad(RuleContext &ctx) {
     return ctx.emitError() << "pads has " << *length << " elements, expected "
                            << 2 * axes.size();
   std::optional<KnownInts> pads = getShapeElements(ctx, 1);
+  if (pads && pads->size() != 2 * axes.size())
+    pads.reset();
   SmallVector<int64_t> result(shape);
   for (auto [i, axis] : llvm::enumerate(axes)) {
     const IntElem *begin = pads ? &(*pads)[i] : nullptr;
@@ -383,6 +388,40 @@ LogicalResult inferPad(RuleContext &ctx) {
     if (result[axis] < 0)
       return ctx.emitError() << "pads make dim " << axis << " negative ("
                              << result[axis] << ")";
+  }
+  ctx.setResult(0, ctx.getInputElementType(0), result);
+  return success();
+}
+
+/// CenterCropPad(input, shape): the given sizes on `axes` (default all).
+LogicalResult inferCenterCropPad(RuleContext &ctx) {
+  ArrayRef<int64_t> shape = ctx.getInputShape(0);
+  int64_t rank = shape.size();
+  SmallVector<int64_t> axes;
+  if (std::optional<SmallVector<int64_t>> attr = ctx.getIntsAttr("axes")) {
+    for (int64_t axis : *attr) {
+      FailureOr<int64_t> normalized =
+          ctx.normalizeAxis(axis, rank, "axes value");
+      if (failed(normalized))
+        return failure();
+      axes.push_back(*normalized);
+    }
+  } else {
+    for (int64_t i = 0; i < rank; ++i)
+      axes.push_back(i);
+  }
+  if (ctx.getInputRank(1) != 1)
+    return ctx.emitError() << "shape must be 1-D, got " << ctx.getInputType(1);
+  std::optional<int64_t> length = ctx.getStaticLength(1);
+  if (length && *length != int64_t(axes.size()))
+    return ctx.emitError() << "shape has " << *length << " elements for "
+                           << axes.size() << " axes";
+  std::optional<KnownInts> sizes = getShapeElements(ctx, 1);
+  SmallVector<int64_t> result(shape);
+  for (auto [i, axis] : llvm::enumerate(axes)) {
+    std::optional<int64_t> size =
+        sizes && i < sizes->size() ? (*sizes)[i].value : std::nullopt;
+    result[axis] = size ? *size : kDynamic;
   }
   ctx.setResult(0, ctx.getInputElementType(0), result);
   return success();
@@ -513,11 +552,11 @@ LogicalResult inferRange(RuleContext &ctx) {
                                        delta = ctx.getConstantFloats(2);
     if (delta && delta->size() == 1 && delta->front() == 0.0)
       return ctx.emitError() << "delta must not be 0";
-    if (start && limit && delta && start->size() == 1 &&
-        limit->size() == 1 && delta->size() == 1)
+    if (start && limit && delta && start->size() == 1 && limit->size() == 1 &&
+        delta->size() == 1)
       length = std::max<int64_t>(
-          int64_t(std::ceil((limit->front() - start->front()) /
-                            delta->front())),
+          int64_t(
+              std::ceil((limit->front() - start->front()) / delta->front())),
           0);
   }
   ctx.setResult(0, element, {length});
@@ -617,25 +656,26 @@ template <bool toSpace> LogicalResult inferDepthSpace(RuleContext &ctx) {
 } // namespace
 
 void addShapeOpRules(RuleTable &rules) {
-  rules["onnx.Reshape"] = inferReshape;
-  rules["onnx.Flatten"] = inferFlatten;
-  rules["onnx.Squeeze"] = inferSqueeze;
-  rules["onnx.Unsqueeze"] = inferUnsqueeze;
-  rules["onnx.Transpose"] = inferTranspose;
-  rules["onnx.Expand"] = inferExpand;
-  rules["onnx.Tile"] = inferTile;
-  rules["onnx.Pad"] = inferPad;
-  rules["onnx.Shape"] = inferShape;
-  rules["onnx.Size"] = inferSize;
-  rules["onnx.Constant"] = inferConstant;
-  rules["onnx.ConstantOfShape"] = inferConstantOfShape;
-  rules["onnx.Range"] = inferRange;
-  rules["onnx.Dropout"] = inferDropout;
-  rules["onnx.Cast"] = inferCast;
-  rules["onnx.CastLike"] = inferCastLike;
-  rules["onnx.EyeLike"] = inferEyeLike;
-  rules["onnx.DepthToSpace"] = inferDepthSpace<true>;
-  rules["onnx.SpaceToDepth"] = inferDepthSpace<false>;
+  rules.add("Reshape", inferReshape);
+  rules.add("Flatten", inferFlatten);
+  rules.add("Squeeze", inferSqueeze, 1);
+  rules.add("Unsqueeze", inferUnsqueeze);
+  rules.add("Transpose", inferTranspose);
+  rules.add("Expand", inferExpand);
+  rules.add("Tile", inferTile);
+  rules.add("Pad", inferPad, 2);
+  rules.add("CenterCropPad", inferCenterCropPad);
+  rules.add("Shape", inferShape);
+  rules.add("Size", inferSize);
+  rules.add("Constant", inferConstant);
+  rules.add("ConstantOfShape", inferConstantOfShape);
+  rules.add("Range", inferRange);
+  rules.add("Dropout", inferDropout, 1);
+  rules.add("Cast", inferCast);
+  rules.add("CastLike", inferCastLike);
+  rules.add("EyeLike", inferEyeLike);
+  rules.add("DepthToSpace", inferDepthSpace<true>);
+  rules.add("SpaceToDepth", inferDepthSpace<false>);
 }
 
 } // namespace onnxc::shape

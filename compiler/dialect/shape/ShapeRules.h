@@ -24,8 +24,8 @@ namespace onnxc::shape {
 
 /// One element of a small integer tensor as far as compile time knows it: a
 /// value, or unknown. An unknown element that is the run-time size of a dim
-/// (from Shape) remembers which dim of which value, so that Reshape can cancel
-/// it against the same dim of its data.
+/// (from Shape) remembers which dim of which value (a symbol), so that Reshape
+/// can cancel it against a dim of its data with the same origin.
 struct IntElem {
   std::optional<int64_t> value;
   mlir::Value dimOf;
@@ -41,15 +41,41 @@ using KnownInts = llvm::SmallVector<IntElem, 4>;
 /// Known values are tracked for 0-D/1-D integer tensors up to this size.
 constexpr int64_t kMaxKnownElements = 64;
 
-/// The compile-time values of the pass's small integer tensors.
-using KnownValueMap = llvm::DenseMap<mlir::Value, KnownInts>;
+/// A dynamic dim: dim `dim` of `value`.
+struct DimRef {
+  mlir::Value value;
+  int64_t dim;
+  bool operator==(const DimRef &other) const {
+    return value == other.value && dim == other.dim;
+  }
+};
+
+/// What the pass knows beyond the IR's types while it walks a function.
+struct InferenceState {
+  /// The compile-time elements of small integer tensors.
+  llvm::DenseMap<mlir::Value, KnownInts> knownValues;
+  /// traceDimOrigin's answers (residual graphs reach one dim many ways).
+  llvm::DenseMap<std::pair<mlir::Value, int64_t>, DimRef> dimOrigins;
+};
+
+/// The tracked elements of `value` (computed, or read from a small integer
+/// onnx.Constant), or null.
+const KnownInts *lookupKnown(mlir::Value value, InferenceState &state);
+
+/// The dim that dynamic dim `dim` of `value` is a copy of, following ops that
+/// pass dims through unchanged (elementwise ops, MatMul, Transpose, the
+/// copied dims of Reshape, ...) back to where the size was made
+/// (DimOrigin.cpp). Two dims with the same origin have the same size at run
+/// time.
+DimRef traceDimOrigin(mlir::Value value, int64_t dim, InferenceState &state);
 
 /// What a rule sees of the op it infers. The pass only calls a rule when every
-/// operand is a ranked tensor or an omitted optional input (`none`).
+/// operand is a ranked tensor or an omitted optional input (`none`), and the
+/// required ones (see Rule) are present.
 class RuleContext {
 public:
-  RuleContext(mlir::Operation *op, KnownValueMap &known)
-      : op(op), knownValues(known) {}
+  RuleContext(mlir::Operation *op, InferenceState &state)
+      : op(op), state(state) {}
 
   mlir::Operation *getOp() const { return op; }
   mlir::InFlightDiagnostic emitError() const { return op->emitError(); }
@@ -84,8 +110,8 @@ public:
   /// outputs (type `none`) are left as they are.
   void setResult(unsigned i, mlir::Type elementType,
                  llvm::ArrayRef<int64_t> shape);
-  /// Records the compile-time elements of result `i` (only when it is a small
-  /// integer tensor).
+  /// Records the compile-time elements of result `i`, a 0-D/1-D integer
+  /// tensor (ignored beyond kMaxKnownElements).
   void setKnown(unsigned i, KnownInts values);
 
   int64_t getIntAttr(llvm::StringRef name, int64_t defaultValue) const;
@@ -99,12 +125,17 @@ public:
   mlir::FailureOr<int64_t> normalizeAxis(int64_t axis, int64_t rank,
                                          llvm::StringRef what = "axis") const;
 
+  /// See traceDimOrigin.
+  DimRef traceDim(mlir::Value value, int64_t dim) const {
+    return traceDimOrigin(value, dim, state);
+  }
+
   /// The result types set so far (null where none was set).
   llvm::ArrayRef<mlir::Type> getInferredResults() const { return inferred; }
 
 private:
   mlir::Operation *op;
-  KnownValueMap &knownValues;
+  InferenceState &state;
   llvm::SmallVector<mlir::Type, 2> inferred;
 };
 
@@ -112,23 +143,45 @@ private:
 /// violate the op's rule); returns success without setting a result when it
 /// cannot tell the result type.
 using ShapeRule = mlir::LogicalResult (*)(RuleContext &);
+/// A registered rule and how many leading operands the op requires (the rest
+/// are optional and may be `none`).
+struct Rule {
+  ShapeRule infer;
+  unsigned numRequired;
+};
+
 /// Rules by full op name ("onnx.Add").
-using RuleTable = llvm::StringMap<ShapeRule>;
+class RuleTable {
+public:
+  static constexpr unsigned kAllRequired = ~0u;
+  /// Registers `infer` for `onnx.<name>`.
+  void add(llvm::StringRef name, ShapeRule infer,
+           unsigned numRequired = kAllRequired) {
+    rules[("onnx." + name).str()] = {infer, numRequired};
+  }
+  const Rule *lookup(llvm::StringRef opName) const {
+    auto it = rules.find(opName);
+    return it == rules.end() ? nullptr : &it->second;
+  }
+
+private:
+  llvm::StringMap<Rule> rules;
+};
 
 /// Infers one op (not If/Loop/Scan) with its rule, merging the inferred types
 /// into the results' current types.
-mlir::LogicalResult inferOp(mlir::Operation *op, KnownValueMap &known);
+mlir::LogicalResult inferOp(mlir::Operation *op, InferenceState &state);
 /// Sets an op result's type to `inferred`, merged with the ranked type it may
 /// already have; an error when the two contradict each other.
 mlir::LogicalResult refineResult(mlir::OpResult result,
                                  mlir::RankedTensorType inferred);
 /// Infers the ops of a block in order, regions first.
-mlir::LogicalResult inferBlock(mlir::Block &block, KnownValueMap &known,
+mlir::LogicalResult inferBlock(mlir::Block &block, InferenceState &state,
                                mlir::Type unknownType);
 /// Infers the bodies and results of If, Loop and Scan (ControlFlow.cpp);
 /// other ops with regions only get their bodies inferred.
 mlir::LogicalResult inferControlFlowOp(mlir::Operation *op,
-                                       KnownValueMap &known,
+                                       InferenceState &state,
                                        mlir::Type unknownType);
 
 void addElementwiseRules(RuleTable &rules);
@@ -142,6 +195,7 @@ void addQuantizationRules(RuleTable &rules);
 void addRecurrentRules(RuleTable &rules);
 void addResizeRules(RuleTable &rules);
 void addRandomRules(RuleTable &rules);
+void addAttentionRules(RuleTable &rules);
 
 /// Multidirectional (numpy) broadcasting of two shapes with the dynamic-dim
 /// policy of Elementwise.cpp. Returns false when two static dims conflict.

@@ -278,3 +278,22 @@ func.func @contradiction(%a: tensor<3xf32>) -> tensor<4xf32> {
   %0 = "onnx.Relu"(%a) : (tensor<3xf32>) -> tensor<4xf32>
   return %0 : tensor<4xf32>
 }
+
+// -----
+
+// A required input the model leaves out.
+func.func @missing_input(%x: tensor<1x1x4x4xf32>) -> !onnx.unknown {
+  %n = "onnx.NoValue"() : () -> none
+  // expected-error @+1 {{required input #1 is missing}}
+  %0 = "onnx.Conv"(%x, %n, %n) : (tensor<1x1x4x4xf32>, none, none) -> !onnx.unknown
+  return %0 : !onnx.unknown
+}
+
+// -----
+
+func.func @missing_add_input(%x: tensor<3xf32>) -> !onnx.unknown {
+  %n = "onnx.NoValue"() : () -> none
+  // expected-error @+1 {{required input #0 is missing}}
+  %0 = "onnx.Add"(%n, %x) : (none, tensor<3xf32>) -> !onnx.unknown
+  return %0 : !onnx.unknown
+}

@@ -101,3 +101,46 @@ func.func @misc(%i: tensor<4x?xi64>, %v: tensor<2xf32>, %x: tensor<3x5xf32>, %c:
   %7 = "onnx.CumSum"(%x, %ax) : (tensor<3x5xf32>, tensor<i64>) -> !onnx.unknown
   return %0, %1, %2, %3, %4, %5, %6, %7 : !onnx.unknown, !onnx.unknown, !onnx.unknown, !onnx.unknown, !onnx.unknown, !onnx.unknown, !onnx.unknown, !onnx.unknown
 }
+
+// CHECK-LABEL: func.func @attention
+func.func @attention(%q: tensor<2x8x10x64xf32>, %k: tensor<2x2x12x64xf32>, %v: tensor<2x2x12x32xf32>,
+                     %pk: tensor<2x2x?x64xf32>, %pv: tensor<2x2x?x32xf32>,
+                     %q3: tensor<2x10x512xf32>, %k3: tensor<2x12x128xf32>, %v3: tensor<2x12x64xf32>) -> (!onnx.unknown, !onnx.unknown, !onnx.unknown, !onnx.unknown, !onnx.unknown) {
+  %n = "onnx.NoValue"() : () -> none
+  // CHECK: "onnx.Attention"{{.*}} -> (tensor<2x8x10x32xf32>, none, none, tensor<2x8x10x12xf32>)
+  %0:4 = "onnx.Attention"(%q, %k, %v, %n, %n, %n, %n) : (tensor<2x8x10x64xf32>, tensor<2x2x12x64xf32>, tensor<2x2x12x32xf32>, none, none, none, none) -> (!onnx.unknown, none, none, !onnx.unknown)
+  // With a KV cache: present = past + current.
+  // CHECK: "onnx.Attention"{{.*}} -> (tensor<2x8x10x32xf32>, tensor<2x2x?x64xf32>, tensor<2x2x?x32xf32>, none)
+  %1:4 = "onnx.Attention"(%q, %k, %v, %n, %pk, %pv, %n) : (tensor<2x8x10x64xf32>, tensor<2x2x12x64xf32>, tensor<2x2x12x32xf32>, none, tensor<2x2x?x64xf32>, tensor<2x2x?x32xf32>, none) -> (!onnx.unknown, !onnx.unknown, !onnx.unknown, none)
+  // 3-D inputs: hidden = q_num_heads * v_head_size.
+  // CHECK: "onnx.Attention"{{.*}} -> (tensor<2x10x256xf32>, none, none, none)
+  %2:4 = "onnx.Attention"(%q3, %k3, %v3, %n, %n, %n, %n) <{q_num_heads = 8 : i64, kv_num_heads = 2 : i64}> : (tensor<2x10x512xf32>, tensor<2x12x128xf32>, tensor<2x12x64xf32>, none, none, none, none) -> (!onnx.unknown, none, none, none)
+  return %0#0, %0#3, %1#1, %1#2, %2#0 : !onnx.unknown, !onnx.unknown, !onnx.unknown, !onnx.unknown, !onnx.unknown
+}
+
+// CHECK-LABEL: func.func @sampling_and_misc
+func.func @sampling_and_misc(%x: tensor<2x3x8x8xf32>, %grid: tensor<2x5x6x2xf32>, %theta: tensor<2x2x3xf32>,
+                             %rois: tensor<7x4xf32>, %bi: tensor<7xi64>, %m: tensor<4x3x3xf64>,
+                             %p: tensor<1x1x2x2xf32>, %pi: tensor<1x1x2x2xi64>, %u: tensor<3x4xi32>) -> (!onnx.unknown, !onnx.unknown, !onnx.unknown, !onnx.unknown, !onnx.unknown, !onnx.unknown, !onnx.unknown, !onnx.unknown, !onnx.unknown) {
+  %n = "onnx.NoValue"() : () -> none
+  // CHECK: "onnx.GridSample"{{.*}} -> tensor<2x3x5x6xf32>
+  %0 = "onnx.GridSample"(%x, %grid) : (tensor<2x3x8x8xf32>, tensor<2x5x6x2xf32>) -> !onnx.unknown
+  %size = "onnx.Constant"() <{value = dense<[2, 3, 16, 24]> : tensor<4xi64>}> : () -> tensor<4xi64>
+  // CHECK: "onnx.AffineGrid"{{.*}} -> tensor<2x16x24x2xf32>
+  %1 = "onnx.AffineGrid"(%theta, %size) : (tensor<2x2x3xf32>, tensor<4xi64>) -> !onnx.unknown
+  // CHECK: "onnx.RoiAlign"{{.*}} -> tensor<7x3x5x5xf32>
+  %2 = "onnx.RoiAlign"(%x, %rois, %bi) <{output_height = 5 : i64, output_width = 5 : i64}> : (tensor<2x3x8x8xf32>, tensor<7x4xf32>, tensor<7xi64>) -> !onnx.unknown
+  // CHECK: "onnx.Det"{{.*}} -> tensor<4xf64>
+  %3 = "onnx.Det"(%m) : (tensor<4x3x3xf64>) -> !onnx.unknown
+  // CHECK: "onnx.MaxUnpool"{{.*}} -> tensor<1x1x4x4xf32>
+  %4 = "onnx.MaxUnpool"(%p, %pi, %n) <{kernel_shape = [2, 2], strides = [2, 2]}> : (tensor<1x1x2x2xf32>, tensor<1x1x2x2xi64>, none) -> !onnx.unknown
+  %crop = "onnx.Constant"() <{value = dense<[5, 10]> : tensor<2xi64>}> : () -> tensor<2xi64>
+  // CHECK: "onnx.CenterCropPad"{{.*}} -> tensor<2x3x5x10xf32>
+  %5 = "onnx.CenterCropPad"(%x, %crop) <{axes = [-2, -1]}> : (tensor<2x3x8x8xf32>, tensor<2xi64>) -> !onnx.unknown
+  // CHECK: "onnx.Unique"{{.*}} -> (tensor<?xi32>, tensor<?xi64>, tensor<12xi64>, tensor<?xi64>)
+  %6:4 = "onnx.Unique"(%u) : (tensor<3x4xi32>) -> (!onnx.unknown, !onnx.unknown, !onnx.unknown, !onnx.unknown)
+  %ten = "onnx.Constant"() <{value = dense<10> : tensor<i64>}> : () -> tensor<i64>
+  // CHECK: "onnx.HannWindow"{{.*}} -> tensor<10xf32>
+  %7 = "onnx.HannWindow"(%ten) : (tensor<i64>) -> !onnx.unknown
+  return %0, %1, %2, %3, %4, %5, %6#0, %6#2, %7 : !onnx.unknown, !onnx.unknown, !onnx.unknown, !onnx.unknown, !onnx.unknown, !onnx.unknown, !onnx.unknown, !onnx.unknown, !onnx.unknown
+}

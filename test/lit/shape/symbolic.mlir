@@ -104,3 +104,74 @@ func.func @consumers(%x: tensor<?x128x768xf32>, %bias: tensor<1x1x768xf32>, %v: 
   %5 = "onnx.Expand"(%v, %fixed) : (tensor<4xf32>, !onnx.unknown) -> !onnx.unknown
   return %0, %1, %2, %3, %4, %5 : !onnx.unknown, !onnx.unknown, !onnx.unknown, !onnx.unknown, !onnx.unknown, !onnx.unknown
 }
+
+// The data of a Reshape is computed from the tensor whose Shape gives the
+// target: its dynamic dims are traced back through Add/MatMul/Transpose to
+// the same origin, so the -1 still resolves.
+// CHECK-LABEL: func.func @traced_dims
+func.func @traced_dims(%x: tensor<?x?x128xf32>, %w: tensor<128x128xf32>, %b: tensor<128xf32>) -> (!onnx.unknown, !onnx.unknown) {
+  %s = "onnx.Shape"(%x) : (tensor<?x?x128xf32>) -> !onnx.unknown
+  %i0 = "onnx.Constant"() <{value = dense<[0]> : tensor<1xi64>}> : () -> tensor<1xi64>
+  %i1 = "onnx.Constant"() <{value = dense<[1]> : tensor<1xi64>}> : () -> tensor<1xi64>
+  %batch = "onnx.Gather"(%s, %i0) : (!onnx.unknown, tensor<1xi64>) -> !onnx.unknown
+  %seq = "onnx.Gather"(%s, %i1) : (!onnx.unknown, tensor<1xi64>) -> !onnx.unknown
+  %mm = "onnx.MatMul"(%x, %w) : (tensor<?x?x128xf32>, tensor<128x128xf32>) -> !onnx.unknown
+  %proj = "onnx.Add"(%b, %mm) : (tensor<128xf32>, !onnx.unknown) -> !onnx.unknown
+  %m1 = "onnx.Constant"() <{value = dense<-1> : tensor<1xi64>}> : () -> tensor<1xi64>
+  %hs = "onnx.Constant"() <{value = dense<32> : tensor<1xi64>}> : () -> tensor<1xi64>
+  %shape = "onnx.Concat"(%batch, %seq, %m1, %hs) <{axis = 0 : i64}> : (!onnx.unknown, !onnx.unknown, tensor<1xi64>, tensor<1xi64>) -> !onnx.unknown
+  // CHECK: "onnx.Reshape"{{.*}} -> tensor<?x?x4x32xf32>
+  %heads = "onnx.Reshape"(%proj, %shape) : (!onnx.unknown, !onnx.unknown) -> !onnx.unknown
+  // CHECK: "onnx.Transpose"{{.*}} -> tensor<?x4x?x32xf32>
+  %t = "onnx.Transpose"(%heads) <{perm = [0, 2, 1, 3]}> : (!onnx.unknown) -> !onnx.unknown
+  // Merge the heads back: [batch, seq, -1] of the transposed-back tensor.
+  %back = "onnx.Transpose"(%t) <{perm = [0, 2, 1, 3]}> : (!onnx.unknown) -> !onnx.unknown
+  %shape2 = "onnx.Concat"(%batch, %seq, %m1) <{axis = 0 : i64}> : (!onnx.unknown, !onnx.unknown, tensor<1xi64>) -> !onnx.unknown
+  // CHECK: "onnx.Reshape"{{.*}} -> tensor<?x?x128xf32>
+  %merged = "onnx.Reshape"(%back, %shape2) : (!onnx.unknown, !onnx.unknown) -> !onnx.unknown
+  return %t, %merged : !onnx.unknown, !onnx.unknown
+}
+
+// Different dynamic dims do not cancel: the -1 stays dynamic.
+// CHECK-LABEL: func.func @untraced_dims
+func.func @untraced_dims(%x: tensor<?x128xf32>, %y: tensor<?x128xf32>) -> !onnx.unknown {
+  %s = "onnx.Shape"(%y) : (tensor<?x128xf32>) -> !onnx.unknown
+  %i0 = "onnx.Constant"() <{value = dense<[0]> : tensor<1xi64>}> : () -> tensor<1xi64>
+  %n = "onnx.Gather"(%s, %i0) : (!onnx.unknown, tensor<1xi64>) -> !onnx.unknown
+  %m1 = "onnx.Constant"() <{value = dense<-1> : tensor<1xi64>}> : () -> tensor<1xi64>
+  %shape = "onnx.Concat"(%n, %m1) <{axis = 0 : i64}> : (!onnx.unknown, tensor<1xi64>) -> !onnx.unknown
+  // CHECK: "onnx.Reshape"{{.*}} -> tensor<?x?xf32>
+  %r = "onnx.Reshape"(%x, %shape) : (tensor<?x128xf32>, !onnx.unknown) -> !onnx.unknown
+  return %r : !onnx.unknown
+}
+
+// A mask built with Range(0, seq) and Expand to a shape compared with -1
+// (the pattern of exported attention masks) keeps its dims traceable.
+// CHECK-LABEL: func.func @mask_dims
+func.func @mask_dims(%x: tensor<1x?x64xf32>) -> !onnx.unknown {
+  %s = "onnx.Shape"(%x) : (tensor<1x?x64xf32>) -> !onnx.unknown
+  %i1 = "onnx.Constant"() <{value = dense<1> : tensor<i64>}> : () -> tensor<i64>
+  %seq = "onnx.Gather"(%s, %i1) : (!onnx.unknown, tensor<i64>) -> !onnx.unknown
+  %zero = "onnx.Constant"() <{value = dense<0> : tensor<i64>}> : () -> tensor<i64>
+  %pos = "onnx.Range"(%zero, %seq, %i1) : (tensor<i64>, !onnx.unknown, tensor<i64>) -> !onnx.unknown
+  %ax = "onnx.Constant"() <{value = dense<[0]> : tensor<1xi64>}> : () -> tensor<1xi64>
+  %row = "onnx.Unsqueeze"(%pos, %ax) : (!onnx.unknown, tensor<1xi64>) -> !onnx.unknown
+  %useq = "onnx.Unsqueeze"(%seq, %ax) : (!onnx.unknown, tensor<1xi64>) -> !onnx.unknown
+  %m1 = "onnx.Constant"() <{value = dense<-1> : tensor<1xi64>}> : () -> tensor<1xi64>
+  %target = "onnx.Concat"(%useq, %m1) <{axis = 0 : i64}> : (!onnx.unknown, tensor<1xi64>) -> !onnx.unknown
+  %neg = "onnx.Constant"() <{value = dense<-1> : tensor<2xi64>}> : () -> tensor<2xi64>
+  %ones = "onnx.Constant"() <{value = dense<1> : tensor<2xi64>}> : () -> tensor<2xi64>
+  %keep = "onnx.Equal"(%target, %neg) : (!onnx.unknown, tensor<2xi64>) -> !onnx.unknown
+  %fixed = "onnx.Where"(%keep, %ones, %target) : (!onnx.unknown, tensor<2xi64>, !onnx.unknown) -> !onnx.unknown
+  // CHECK: "onnx.Expand"{{.*}} -> tensor<?x?xi64>
+  %mask = "onnx.Expand"(%row, %fixed) : (!onnx.unknown, !onnx.unknown) -> !onnx.unknown
+  %f = "onnx.Cast"(%mask) <{to = 1 : i64}> : (!onnx.unknown) -> !onnx.unknown
+  // [seq, seq] + [1, seq, 64] -> ...; Reshape to [1, seq, -1] cancels the
+  // broadcast seq dim.
+  %scores = "onnx.MatMul"(%f, %x) : (!onnx.unknown, tensor<1x?x64xf32>) -> !onnx.unknown
+  %one = "onnx.Constant"() <{value = dense<1> : tensor<1xi64>}> : () -> tensor<1xi64>
+  %shape = "onnx.Concat"(%one, %useq, %m1) <{axis = 0 : i64}> : (tensor<1xi64>, !onnx.unknown, tensor<1xi64>) -> !onnx.unknown
+  // CHECK: "onnx.Reshape"{{.*}} -> tensor<1x?x64xf32>
+  %r = "onnx.Reshape"(%scores, %shape) : (!onnx.unknown, !onnx.unknown) -> !onnx.unknown
+  return %r : !onnx.unknown
+}
