@@ -215,9 +215,24 @@ struct ConvLowering : OpConversionPattern<onnx::ConvOp> {
     SmallVector<int64_t> strides, dilations;
     outSizes.push_back(mixedDims(rewriter, loc, x)[0]);
     outSizes.push_back(mixedDims(rewriter, loc, w)[0]);
-    for (const WindowDim &wd : *window) {
+    IndexMath m(rewriter, loc);
+    for (auto [i, wd] : llvm::enumerate(*window)) {
+      // ONNX Runtime rejects a kernel larger than the padded input (the pools
+      // accept it).
+      std::optional<int64_t> padded =
+          getConstantIntValue(m.add(m.add(wd.input, wd.padBegin), wd.padEnd));
+      if (padded && *padded < wd.extent())
+        return op.emitError() << "the kernel (extent " << wd.extent()
+                              << ") is larger than the padded input ("
+                              << *padded << ") in spatial dim " << i;
+      // Pad the end to what the last window reads, so that a run-time size
+      // can never make the convolution read past the buffer.
+      OpFoldResult reach =
+          m.add(m.mul(m.sub(wd.output, m.constant(1)), wd.stride),
+                m.constant(wd.extent()));
       low.push_back(wd.padBegin);
-      high.push_back(wd.padEnd);
+      high.push_back(
+          m.max(wd.padEnd, m.sub(m.sub(reach, wd.input), wd.padBegin)));
       outSizes.push_back(wd.output);
       strides.push_back(wd.stride);
       dilations.push_back(wd.dilation);

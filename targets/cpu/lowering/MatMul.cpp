@@ -235,8 +235,22 @@ FailureOr<Value> buildMatMul(OpBuilder &b, Operation *op, Value a, Value bm,
   productSizes.push_back(m);
   productSizes.push_back(n);
 
+  // tensor.expand_shape with two dynamic sizes in one group does not
+  // bufferize in LLVM 19 (memref.expand_shape loses its output shape): such
+  // shapes take the generic contraction instead of reshaping around a named
+  // op.
+  auto dynamicCount = [](ArrayRef<OpFoldResult> sizes) {
+    return llvm::count_if(sizes, [](OpFoldResult size) {
+      return !getConstantIntValue(size).has_value();
+    });
+  };
+  SmallVector<OpFoldResult> rowGroup(batchSizes);
+  rowGroup.push_back(m);
+  bool rowsExpandable = batchRank == 0 || dynamicCount(rowGroup) <= 1;
+  bool batchExpandable = batchRank <= 1 || dynamicCount(batchSizes) <= 1;
+
   Value product;
-  if (bBatchTrivial) {
+  if (bBatchTrivial && rowsExpandable) {
     // Fold A's batch dims into its rows: one plain matmul.
     Value a2 =
         aRank > 2 ? collapse(b, loc, a, mergeLeading(aRank, aRank - 1)) : a;
@@ -249,7 +263,7 @@ FailureOr<Value> buildMatMul(OpBuilder &b, Operation *op, Value a, Value bm,
       product =
           expand(b, loc, product, mergeLeading(batchRank + 2, batchRank + 1),
                  productSizes);
-  } else if (sameBatch) {
+  } else if (sameBatch && batchExpandable) {
     // Identical batch dims: collapse them into one for linalg.batch_matmul.
     Value a3 = collapse(b, loc, a, mergeLeading(aRank, aRank - 2));
     Value b3 = collapse(b, loc, bm, mergeLeading(bRank, bRank - 2));

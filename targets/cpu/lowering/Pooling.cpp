@@ -371,6 +371,10 @@ lowerPool(ConversionPatternRewriter &rewriter, Operation *op, Value x,
                             tapsInside(nb, nloc, (*window)[i],
                                        nb.create<linalg::IndexOp>(nloc, 2 + i),
                                        los[i], his[i]));
+                      // A window with no counted tap averages to 0, as in
+                      // ONNX Runtime, not 0/0.
+                      count = nb.create<arith::MaxSIOp>(
+                          nloc, count, indexConst(nb, nloc, 1));
                       divisor = nb.create<arith::SIToFPOp>(
                           nloc, accType,
                           nb.create<arith::IndexCastOp>(nloc, nb.getI64Type(),

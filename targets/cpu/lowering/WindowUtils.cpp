@@ -193,6 +193,9 @@ resolveWindow(OpBuilder &b, Operation *op, Value input,
     }
 
     std::optional<int64_t> out = getConstantIntValue(w.output);
+    // A run-time size must never make a negative output.
+    if (!out)
+      w.output = m.max(m.constant(0), w.output);
     if (out && *out < 0)
       return op->emitError() << "the window (extent " << w.extent()
                              << ") is larger than the padded input in "

@@ -81,3 +81,12 @@ func.func @transpose_output(%x: tensor<1x2x4x4xf32>, %w: tensor<2x3x3x3xf32>) ->
   %0 = "onnx.ConvTranspose"(%x, %w, %none) : (tensor<1x2x4x4xf32>, tensor<2x3x3x3xf32>, none) -> tensor<1x3x5x6xf32> loc("convt_out")
   return %0 : tensor<1x3x5x6xf32>
 }
+
+// -----
+
+// CHECK: error: loc("conv_big_kernel"): the kernel (extent 5) is larger than the padded input (4) in spatial dim 0
+func.func @kernel_larger_than_input(%x: tensor<1x1x3xf32>, %w: tensor<1x1x5xf32>) -> tensor<1x1x1xf32> {
+  %none = "onnx.NoValue"() : () -> none
+  %0 = "onnx.Conv"(%x, %w, %none) <{pads = [1, 0], strides = [2]}> : (tensor<1x1x3xf32>, tensor<1x1x5xf32>, none) -> tensor<1x1x1xf32> loc("conv_big_kernel")
+  return %0 : tensor<1x1x1xf32>
+}

@@ -143,3 +143,18 @@ func.func @matmul_integer(%a: tensor<4x8xui8>, %b: tensor<8x5xi8>, %az: tensor<u
   %0 = "onnx.MatMulInteger"(%a, %b, %az, %bz) : (tensor<4x8xui8>, tensor<8x5xi8>, tensor<ui8>, tensor<5xi8>) -> tensor<4x5xi32>
   return %0 : tensor<4x5xi32>
 }
+
+// -----
+
+// Two dynamic batch dims would need an expand_shape with two dynamic sizes
+// in one group, which LLVM 19 cannot bufferize: the generic contraction
+// reads the 4-D operands directly.
+// CHECK-LABEL: func.func @matmul_two_dynamic_batch_dims
+// CHECK-NOT: tensor.collapse_shape
+// CHECK-NOT: linalg.batch_matmul
+// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]
+// CHECK-SAME: ins(%arg0, %arg1 : tensor<?x?x7x13xf32>, tensor<?x?x13x5xf32>)
+func.func @matmul_two_dynamic_batch_dims(%a: tensor<?x?x7x13xf32>, %b: tensor<?x?x13x5xf32>) -> tensor<?x?x7x5xf32> {
+  %0 = "onnx.MatMul"(%a, %b) : (tensor<?x?x7x13xf32>, tensor<?x?x13x5xf32>) -> tensor<?x?x7x5xf32>
+  return %0 : tensor<?x?x7x5xf32>
+}

@@ -1,0 +1,104 @@
+"""Per-op end-to-end tests: Conv and ConvTranspose (targets/cpu/lowering/
+Conv.cpp, ConvTranspose.cpp) against ONNX Runtime: 1-D/2-D/3-D, groups and
+depthwise, strides, dilations, asymmetric pads, every auto_pad, symbolic
+batch and spatial dims, output_padding and output_shape."""
+import numpy as np
+import pytest
+
+from single_op import check_op
+
+RNG = np.random.default_rng(22)
+
+
+def f(*shape, dtype=np.float32):
+    return RNG.standard_normal(shape).astype(dtype)
+
+
+CONV = [
+    ("2d_bias_pads", [f(2, 3, 7, 9), f(4, 3, 3, 3), f(4)], dict(pads=[1, 1, 1, 1]), None),
+    ("2d_asym_strides_symbolic_batch", [f(3, 3, 7, 13), f(5, 3, 3, 2), f(5)],
+     dict(pads=[1, 0, 2, 1], strides=[2, 3]), {0: [0]}),
+    ("2d_dilations", [f(1, 2, 9, 9), f(3, 2, 3, 3), None],
+     dict(dilations=[2, 1], strides=[1, 2]), None),
+    ("same_upper", [f(1, 2, 7, 8), f(3, 2, 3, 4), None],
+     dict(auto_pad="SAME_UPPER", strides=[2, 3]), None),
+    ("same_lower", [f(1, 2, 7, 8), f(3, 2, 4, 3), None],
+     dict(auto_pad="SAME_LOWER", strides=[2, 1]), None),
+    ("same_kernel_below_stride", [f(1, 2, 8, 9), f(3, 2, 1, 2), None],
+     dict(auto_pad="SAME_UPPER", strides=[3, 4]), None),
+    ("valid", [f(1, 2, 7, 8), f(3, 2, 4, 3), None], dict(auto_pad="VALID", strides=[2, 2]), None),
+    ("depthwise", [f(2, 4, 7, 8), f(4, 1, 3, 3), f(4)], dict(group=4, pads=[1, 1, 1, 1]), None),
+    ("groups", [f(2, 4, 7, 8), f(6, 2, 3, 3), f(6)],
+     dict(group=2, pads=[0, 1, 2, 1], strides=[2, 1]), {0: [0]}),
+    ("depth_multiplier", [f(1, 3, 7, 8), f(6, 1, 3, 3), None], dict(group=3), None),
+    ("1d", [f(2, 3, 13), f(5, 3, 4), f(5)], dict(pads=[2, 1], strides=[2], dilations=[2]), None),
+    ("1d_groups", [f(2, 4, 13), f(6, 2, 3), None], dict(group=2, pads=[1, 1]), None),
+    ("1d_depthwise", [f(2, 4, 13), f(4, 1, 3), None], dict(group=4, pads=[1, 1]), None),
+    ("3d", [f(1, 2, 5, 6, 7), f(3, 2, 3, 2, 3), f(3)],
+     dict(pads=[1, 0, 1, 1, 1, 0], strides=[1, 2, 2]), None),
+    ("3d_groups", [f(1, 4, 5, 6, 7), f(4, 2, 3, 3, 3), None],
+     dict(group=2, pads=[1, 1, 1, 1, 1, 1]), None),
+    ("3d_depthwise", [f(1, 4, 5, 6, 7), f(4, 1, 3, 3, 3), None], dict(group=4), None),
+    ("kernel_shape_attr", [f(1, 2, 6, 6), f(3, 2, 3, 3), None], dict(kernel_shape=[3, 3]), None),
+    ("pointwise", [f(2, 8, 5, 5), f(4, 8, 1, 1), f(4)], {}, {0: [0]}),
+    ("symbolic_spatial", [f(2, 3, 7, 9), f(4, 3, 3, 3), f(4)],
+     dict(pads=[1, 2, 1, 0], strides=[2, 2]), {0: [0, 2, 3]}),
+    ("symbolic_spatial_same", [f(2, 3, 7, 9), f(4, 3, 3, 3), f(4)],
+     dict(auto_pad="SAME_LOWER", strides=[2, 2]), {0: [0, 2, 3]}),
+]
+
+
+@pytest.mark.parametrize("inputs,attrs,dynamic", [c[1:] for c in CONV],
+                         ids=[c[0] for c in CONV])
+def test_conv(inputs, attrs, dynamic):
+    # Weights and bias are initializers, as in exported models.
+    constant = [k for k in (1, 2) if inputs[k] is not None]
+    check_op("Conv", inputs, attrs, dynamic=dynamic, constant=constant)
+
+
+def test_conv_f16():
+    check_op("Conv", [f(1, 2, 7, 8, dtype=np.float16), f(3, 2, 3, 3, dtype=np.float16),
+                      f(3, dtype=np.float16)], dict(pads=[1, 1, 1, 1]),
+             constant=[1, 2], rtol=3e-3)
+
+
+def test_conv_transpose_f16():
+    check_op("ConvTranspose", [f(1, 2, 4, 4, dtype=np.float16),
+                               f(2, 3, 3, 3, dtype=np.float16), None],
+             dict(strides=[2, 2]), constant=[1], rtol=3e-3)
+
+
+def test_conv_weights_as_inputs():
+    check_op("Conv", [f(2, 3, 7, 9), f(4, 3, 3, 3), f(4)], dict(pads=[1, 0, 1, 2]))
+
+
+CONV_TRANSPOSE = [
+    ("strides", [f(1, 2, 3, 3), f(2, 3, 3, 3), None], dict(strides=[2, 2]), None),
+    ("bias_pads_symbolic_batch", [f(2, 2, 4, 5), f(2, 3, 3, 2), f(3)],
+     dict(strides=[2, 1], pads=[1, 0, 2, 1]), {0: [0]}),
+    ("output_padding_dilations", [f(1, 2, 4, 5), f(2, 3, 3, 3), None],
+     dict(strides=[3, 2], dilations=[2, 1], output_padding=[1, 1]), None),
+    ("groups", [f(1, 4, 3, 4), f(4, 2, 3, 3), f(4)],
+     dict(group=2, strides=[2, 2], pads=[1, 1, 1, 1]), None),
+    ("output_shape", [f(1, 2, 3, 3), f(2, 3, 3, 3), None],
+     dict(strides=[2, 2], output_shape=[6, 7]), None),
+    ("output_shape_longer", [f(1, 1, 3), f(1, 1, 2), None], dict(strides=[3], output_shape=[10]), None),
+    ("output_shape_same_upper", [f(1, 2, 3, 4), f(2, 3, 3, 3), None],
+     dict(strides=[2, 2], output_shape=[5, 6], auto_pad="SAME_UPPER"), None),
+    ("same_upper", [f(1, 2, 3, 4), f(2, 3, 3, 3), None], dict(strides=[2, 2], auto_pad="SAME_UPPER"), None),
+    ("same_lower", [f(1, 2, 3, 4), f(2, 3, 4, 3), None], dict(strides=[2, 3], auto_pad="SAME_LOWER"), None),
+    ("pads_beyond_kernel", [f(1, 2, 5), f(2, 3, 2), None], dict(pads=[3, 2]), None),
+    ("1d_symbolic", [f(2, 3, 7), f(3, 2, 3), f(2)],
+     dict(strides=[2], pads=[1, 0], output_padding=[1]), {0: [0, 2]}),
+    ("3d", [f(1, 2, 3, 3, 2), f(2, 2, 2, 3, 2), f(2)],
+     dict(strides=[2, 1, 2], pads=[0, 1, 0, 1, 0, 0]), None),
+    ("symbolic_spatial", [f(2, 3, 5, 6), f(3, 2, 3, 3), f(2)],
+     dict(strides=[2, 2], pads=[2, 0, 1, 3]), {0: [0, 2, 3]}),
+]
+
+
+@pytest.mark.parametrize("inputs,attrs,dynamic", [c[1:] for c in CONV_TRANSPOSE],
+                         ids=[c[0] for c in CONV_TRANSPOSE])
+def test_conv_transpose(inputs, attrs, dynamic):
+    constant = [k for k in (1, 2) if inputs[k] is not None]
+    check_op("ConvTranspose", inputs, attrs, dynamic=dynamic, constant=constant)

@@ -1,0 +1,114 @@
+"""Per-op end-to-end tests: MatMul, MatMulInteger and Gemm (targets/cpu/
+lowering/MatMul.cpp) against ONNX Runtime: odd sizes, 1-D promotion, batch
+broadcasting, symbolic batch dims, integer and half types, transposes and
+every C broadcast."""
+import numpy as np
+import pytest
+
+from single_op import check_op
+
+RNG = np.random.default_rng(21)
+
+
+def f(*shape, dtype=np.float32):
+    return RNG.standard_normal(shape).astype(dtype)
+
+
+def i(*shape, dtype=np.int32, low=-20, high=20):
+    return RNG.integers(low, high, shape).astype(dtype)
+
+
+MATMUL = [
+    ("2d", [f(7, 13), f(13, 5)], None),
+    ("batch_a_symbolic", [f(2, 3, 7, 13), f(13, 5)], {0: [0, 1]}),
+    ("same_batch_symbolic", [f(2, 3, 7, 13), f(2, 3, 13, 5)], {0: [0], 1: [0]}),
+    ("broadcast_batch", [f(2, 1, 7, 13), f(3, 13, 5)], None),
+    ("a_2d_b_batched", [f(7, 13), f(3, 13, 5)], None),
+    ("b_unit_batch", [f(7, 13), f(1, 1, 13, 5)], None),
+    ("vector_vector", [f(13), f(13)], None),
+    ("vector_matrix", [f(13), f(2, 13, 5)], None),
+    ("matrix_vector", [f(2, 7, 13), f(13)], {0: [0]}),
+    ("symbolic_rows", [f(9, 13), f(13, 5)], {0: [0]}),
+    ("f64", [f(4, 6, dtype=np.float64), f(6, 3, dtype=np.float64)], None),
+    ("i32", [i(2, 7, 13), i(2, 13, 5)], None),
+    ("i64_broadcast", [i(3, 1, 4, 6, dtype=np.int64), i(1, 2, 6, 5, dtype=np.int64)], None),
+    ("u32", [i(7, 13, dtype=np.uint32, low=0), i(13, 5, dtype=np.uint32, low=0)], None),
+    ("u64_batched", [i(3, 4, 5, dtype=np.uint64, low=0), i(5, 2, dtype=np.uint64, low=0)], None),
+    ("i64_vector_batched", [i(4, dtype=np.int64), i(2, 4, 2, dtype=np.int64)], None),
+    ("two_symbolic_batch_dims", [f(2, 3, 7, 13), f(2, 3, 13, 5)], {0: [0, 1], 1: [0, 1]}),
+]
+
+
+@pytest.mark.parametrize("inputs,dynamic", [c[1:] for c in MATMUL],
+                         ids=[c[0] for c in MATMUL])
+def test_matmul(inputs, dynamic):
+    check_op("MatMul", inputs, dynamic=dynamic)
+
+
+def test_matmul_f16():
+    a, b = f(7, 33, dtype=np.float16), f(33, 5, dtype=np.float16)
+    check_op("MatMul", [a, b], rtol=2e-3)
+
+
+def test_matmul_weights_constant():
+    check_op("MatMul", [f(4, 7, 13), f(13, 5)], dynamic={0: [0]}, constant=[1])
+
+
+GEMM = [
+    ("bias_n", [f(7, 13), f(13, 5), f(5)], {}),
+    ("trans_ab_alpha_beta_col", [f(13, 7), f(5, 13), f(7, 1)],
+     dict(transA=1, transB=1, alpha=0.5, beta=2.0)),
+    ("trans_a_full_c", [f(13, 7), f(13, 5), f(7, 5)], dict(transA=1, beta=0.5)),
+    ("trans_b_row_c", [f(7, 13), f(5, 13), f(1, 5)], dict(transB=1)),
+    ("no_c_alpha", [f(7, 13), f(13, 5), None], dict(alpha=3.0)),
+    ("scalar_c", [f(7, 13), f(13, 5), f()], {}),
+    ("c_1x1_beta", [f(7, 13), f(13, 5), f(1, 1)], dict(beta=-1.0)),
+    ("beta_zero", [f(7, 13), f(13, 5), f(7, 5)], dict(beta=0.0)),
+]
+
+
+@pytest.mark.parametrize("inputs,attrs", [c[1:] for c in GEMM],
+                         ids=[c[0] for c in GEMM])
+def test_gemm(inputs, attrs):
+    check_op("Gemm", inputs, attrs)
+
+
+def test_gemm_f16():
+    check_op("Gemm", [f(7, 13, dtype=np.float16), f(5, 13, dtype=np.float16),
+                      f(5, dtype=np.float16)], dict(transB=1, alpha=0.5), rtol=3e-3)
+
+
+def test_gemm_f64():
+    check_op("Gemm", [f(7, 13, dtype=np.float64), f(13, 5, dtype=np.float64),
+                      f(7, 5, dtype=np.float64)], dict(beta=0.3))
+
+
+def test_gemm_symbolic_batch():
+    check_op("Gemm", [f(6, 13), f(5, 13), f(5)], dict(transB=1),
+             dynamic={0: [0]}, constant=[1, 2])
+
+
+def test_gemm_int32():
+    # ONNX Runtime has no integer Gemm kernel: compare with numpy.
+    a, b, c = i(7, 13), i(13, 5), i(5)
+    expected = [(2 * (a @ b) + 3 * c).astype(np.int32)]
+    check_op("Gemm", [a, b, c], dict(alpha=2.0, beta=3.0), expected=expected)
+
+
+MATMUL_INTEGER = [
+    ("s8_zero_points", [i(7, 13, dtype=np.int8, low=-128, high=128),
+                        i(13, 5, dtype=np.int8, low=-128, high=128),
+                        np.array(3, np.int8), i(5, dtype=np.int8)]),
+    ("u8_s8", [i(7, 13, dtype=np.uint8, low=0, high=256),
+               i(13, 5, dtype=np.int8, low=-128, high=128),
+               np.array(128, np.uint8), None]),
+    ("u8_u8_batched", [i(2, 7, 13, dtype=np.uint8, low=0, high=256),
+                       i(13, 5, dtype=np.uint8, low=0, high=256),
+                       np.array([12], np.uint8), np.array([200], np.uint8)]),
+]
+
+
+@pytest.mark.parametrize("inputs", [c[1] for c in MATMUL_INTEGER],
+                         ids=[c[0] for c in MATMUL_INTEGER])
+def test_matmul_integer(inputs):
+    check_op("MatMulInteger", inputs, output_types=[np.int32])
