@@ -42,8 +42,9 @@ def _dims(array, symbolic):
 
 
 def node_model(op, inputs, attrs=None, *, opset=21, num_outputs=1, symbolic=(),
-               constants=(), out_dtypes=None):
-    """Returns (model, feeds) for one `op` node."""
+               constants=(), out_dtypes=None, input_dims=None):
+    """Returns (model, feeds) for one `op` node. `input_dims` maps an input
+    index to the dims (ints or names) the model declares for it."""
     names = [f"in{i}" if x is not None else "" for i, x in enumerate(inputs)]
     while names and names[-1] == "":
         names.pop()
@@ -57,8 +58,8 @@ def node_model(op, inputs, attrs=None, *, opset=21, num_outputs=1, symbolic=(),
             inits.append(numpy_helper.from_array(np.asarray(x), name))
             continue
         elem = helper.np_dtype_to_tensor_dtype(x.dtype)
-        graph_inputs.append(helper.make_tensor_value_info(name, elem,
-                                                          _dims(x, i in symbolic)))
+        dims = (input_dims or {}).get(i) or _dims(x, i in symbolic)
+        graph_inputs.append(helper.make_tensor_value_info(name, elem, dims))
         feeds[name] = x
     if out_dtypes is None:
         probe = helper.make_model(

@@ -148,3 +148,12 @@ def test_lp_normalization(p):
     check_node("LpNormalization", [X], {"p": p})
     check_node("LpNormalization", [X], {"p": p, "axis": 1}, symbolic={0})
     check_node("LpNormalization", [np.zeros((2, 3), np.float32)], {"p": p})
+
+
+def test_older_opsets():
+    """Older forms, normalized by the importer into the ones lowered here."""
+    check_node("Softmax", [X], {"axis": 1}, opset=11)
+    check_node("LogSoftmax", [X], {"axis": 0}, opset=11)
+    check_node("ReduceSum", [X], {"axes": [0, -1], "keepdims": 0}, opset=11)
+    check_node("ReduceMean", [X], {"axes": [1]}, opset=13)
+    check_node("ReduceMax", [X], {"axes": [2]}, opset=17)

@@ -24,14 +24,17 @@ namespace {
 
 /// Reshapes `source` to `type`, whose sizes are `sizes`: a collapse or expand
 /// when the static dims determine how dims group (both shapes static, or one
-/// dynamic dim on each side, which must then be equal), a tensor.reshape
-/// with a run-time shape otherwise.
+/// dynamic dim on each side, which the element count then makes equal unless
+/// a static dim is 0), a tensor.reshape with a run-time shape otherwise.
 static Value reshapeToSizes(OpBuilder &b, Location loc, Value source,
                             RankedTensorType type,
                             ArrayRef<OpFoldResult> sizes) {
   auto sourceType = llvm::cast<RankedTensorType>(source.getType());
+  bool countDecides = type.getNumDynamicDims() == 0 ||
+                      (!llvm::is_contained(sourceType.getShape(), 0) &&
+                       !llvm::is_contained(type.getShape(), 0));
   if (sourceType.getNumDynamicDims() == type.getNumDynamicDims() &&
-      type.getNumDynamicDims() <= 1) {
+      type.getNumDynamicDims() <= 1 && countDecides) {
     // Same shape (with at most one `?`, equal by element count): no-op.
     if (sourceType == type)
       return source;

@@ -2,7 +2,8 @@
 //
 // Owns the elementwise pattern (ElementwisePattern.h: one broadcasting
 // linalg.generic per op) and the unary operators: math functions,
-// activations, Sign/Not/IsNaN/IsInf, Cast and CastLike, and Identity.
+// activations, Sign/Not/IsNaN/IsInf, Cast and CastLike. (Identity is a
+// data-movement op: DataMovement.cpp.)
 // Binary, variadic and selection ops are in ElementwiseBinary.cpp.
 //
 // Half floats (f16, bf16) are computed in f32 and rounded once, like ONNX
@@ -113,8 +114,7 @@ private:
 /// `to` or from the second operand) is the target. Casts between float,
 /// integer and bool types of any width; float8/int4/string types fail to
 /// match.
-template <typename CastOp>
-struct CastLowering : OpConversionPattern<CastOp> {
+template <typename CastOp> struct CastLowering : OpConversionPattern<CastOp> {
   using OpConversionPattern<CastOp>::OpConversionPattern;
 
   LogicalResult
@@ -131,33 +131,12 @@ struct CastLowering : OpConversionPattern<CastOp> {
     Type to = onnxElementType(op.getResult());
     if (!isElementKind(from, kAnyElement) || !isElementKind(to, kAnyElement))
       return rewriter.notifyMatchFailure(op, "unsupported cast types");
-    Value result = buildBroadcastGeneric(
-        rewriter, op.getLoc(), resultType, input,
-        [&](OpBuilder &b, Location loc, ValueRange args) {
-          return castScalar(b, loc, args[0], from, to);
-        });
+    Value result =
+        buildBroadcastGeneric(rewriter, op.getLoc(), resultType, input,
+                              [&](OpBuilder &b, Location loc, ValueRange args) {
+                                return castScalar(b, loc, args[0], from, to);
+                              });
     rewriter.replaceOp(op, result);
-    return success();
-  }
-};
-
-/// Identity forwards its operand (with a tensor.cast when shape inference
-/// refined the result type).
-struct IdentityLowering : OpConversionPattern<onnx::IdentityOp> {
-  using OpConversionPattern::OpConversionPattern;
-
-  LogicalResult
-  matchAndRewrite(onnx::IdentityOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    auto resultType = llvm::dyn_cast_or_null<RankedTensorType>(
-        getTypeConverter()->convertType(op.getType()));
-    auto inputType =
-        llvm::dyn_cast<RankedTensorType>(adaptor.getInput().getType());
-    if (!resultType || !inputType ||
-        !tensor::CastOp::areCastCompatible(inputType, resultType))
-      return rewriter.notifyMatchFailure(op, "expected ranked tensors");
-    rewriter.replaceOp(op, castIfNeeded(rewriter, op.getLoc(),
-                                        adaptor.getInput(), resultType));
     return success();
   }
 };
@@ -195,8 +174,7 @@ int64_t intAttr(Operation *op, StringRef name, int64_t defaultValue) {
 Value softplus(OpBuilder &b, Location loc, Value x) {
   Value zero = constLike(b, loc, x, 0.0);
   Value negAbs = b.create<arith::NegFOp>(loc, b.create<math::AbsFOp>(loc, x));
-  Value tail =
-      b.create<math::Log1pOp>(loc, b.create<math::ExpOp>(loc, negAbs));
+  Value tail = b.create<math::Log1pOp>(loc, b.create<math::ExpOp>(loc, negAbs));
   return b.create<arith::AddFOp>(loc, b.create<arith::MaximumFOp>(loc, x, zero),
                                  tail);
 }
@@ -204,12 +182,11 @@ Value softplus(OpBuilder &b, Location loc, Value x) {
 /// max(0, min(1, alpha * x + beta)).
 Value hardSigmoid(OpBuilder &b, Location loc, Value x, double alpha,
                   double beta) {
-  Value scaled =
-      b.create<arith::MulFOp>(loc, x, constLike(b, loc, x, alpha));
+  Value scaled = b.create<arith::MulFOp>(loc, x, constLike(b, loc, x, alpha));
   Value linear =
       b.create<arith::AddFOp>(loc, scaled, constLike(b, loc, x, beta));
-  Value upper = b.create<arith::MinimumFOp>(loc, linear,
-                                            constLike(b, loc, x, 1.0));
+  Value upper =
+      b.create<arith::MinimumFOp>(loc, linear, constLike(b, loc, x, 1.0));
   return b.create<arith::MaximumFOp>(loc, upper, constLike(b, loc, x, 0.0));
 }
 
@@ -221,8 +198,7 @@ ElementwiseSpec makeSpec(StringRef name, unsigned kinds, ElementwiseBody body) {
   return spec;
 }
 
-template <typename MathOp>
-ElementwiseSpec floatUnary(StringRef name) {
+template <typename MathOp> ElementwiseSpec floatUnary(StringRef name) {
   return makeSpec(name, kFloat,
                   [](Operation *, OpBuilder &b, Location loc, ValueRange a) {
                     return b.create<MathOp>(loc, a[0]).getResult();
@@ -287,8 +263,8 @@ void addUnaryActivations(const TypeConverter &converter,
                [](Operation *op, OpBuilder &b, Location loc, Args a) -> Value {
                  Value x = a[0];
                  Value e = b.create<math::ExpOp>(loc, x);
-                 Value em1 = b.create<arith::SubFOp>(
-                     loc, e, constLike(b, loc, x, 1.0));
+                 Value em1 =
+                     b.create<arith::SubFOp>(loc, e, constLike(b, loc, x, 1.0));
                  Value neg = b.create<arith::MulFOp>(
                      loc, em1,
                      constLike(b, loc, x, floatAttr(op, "alpha", 1.0f)));
@@ -301,34 +277,34 @@ void addUnaryActivations(const TypeConverter &converter,
       "onnx.Selu", kFloat,
       [](Operation *op, OpBuilder &b, Location loc, Args a) -> Value {
         Value x = a[0];
-        Value alpha =
-            constLike(b, loc, x, floatAttr(op, "alpha", 1.67326319217681884765625f));
-        Value gamma =
-            constLike(b, loc, x, floatAttr(op, "gamma", 1.05070102214813232421875f));
+        Value alpha = constLike(
+            b, loc, x, floatAttr(op, "alpha", 1.67326319217681884765625f));
+        Value gamma = constLike(
+            b, loc, x, floatAttr(op, "gamma", 1.05070102214813232421875f));
         Value neg = b.create<arith::SubFOp>(
-            loc, b.create<arith::MulFOp>(loc, alpha, b.create<math::ExpOp>(loc, x)),
+            loc,
+            b.create<arith::MulFOp>(loc, alpha, b.create<math::ExpOp>(loc, x)),
             alpha);
-        Value inner = select(
-            b, loc,
-            cmpF(b, loc, arith::CmpFPredicate::OLE, x, constLike(b, loc, x, 0.0)),
-            neg, x);
+        Value inner = select(b, loc,
+                             cmpF(b, loc, arith::CmpFPredicate::OLE, x,
+                                  constLike(b, loc, x, 0.0)),
+                             neg, x);
         return b.create<arith::MulFOp>(loc, gamma, inner);
       }));
-  add(makeSpec("onnx.Celu", kFloat,
-               [](Operation *op, OpBuilder &b, Location loc, Args a) -> Value {
-                 Value x = a[0];
-                 Value alpha =
-                     constLike(b, loc, x, floatAttr(op, "alpha", 1.0f));
-                 Value zero = constLike(b, loc, x, 0.0);
-                 Value e = b.create<math::ExpOp>(
-                     loc, b.create<arith::DivFOp>(loc, x, alpha));
-                 Value em1 = b.create<arith::SubFOp>(
-                     loc, e, constLike(b, loc, x, 1.0));
-                 Value neg = b.create<arith::MinimumFOp>(
-                     loc, zero, b.create<arith::MulFOp>(loc, alpha, em1));
-                 return b.create<arith::AddFOp>(
-                     loc, b.create<arith::MaximumFOp>(loc, zero, x), neg);
-               }));
+  add(makeSpec(
+      "onnx.Celu", kFloat,
+      [](Operation *op, OpBuilder &b, Location loc, Args a) -> Value {
+        Value x = a[0];
+        Value alpha = constLike(b, loc, x, floatAttr(op, "alpha", 1.0f));
+        Value zero = constLike(b, loc, x, 0.0);
+        Value e =
+            b.create<math::ExpOp>(loc, b.create<arith::DivFOp>(loc, x, alpha));
+        Value em1 = b.create<arith::SubFOp>(loc, e, constLike(b, loc, x, 1.0));
+        Value neg = b.create<arith::MinimumFOp>(
+            loc, zero, b.create<arith::MulFOp>(loc, alpha, em1));
+        return b.create<arith::AddFOp>(
+            loc, b.create<arith::MaximumFOp>(loc, zero, x), neg);
+      }));
   add(makeSpec("onnx.ThresholdedRelu", kFloat,
                [](Operation *op, OpBuilder &b, Location loc, Args a) -> Value {
                  Value x = a[0];
@@ -340,8 +316,7 @@ void addUnaryActivations(const TypeConverter &converter,
                }));
   add(makeSpec("onnx.HardSigmoid", kFloat,
                [](Operation *op, OpBuilder &b, Location loc, Args a) -> Value {
-                 return hardSigmoid(b, loc, a[0],
-                                    floatAttr(op, "alpha", 0.2f),
+                 return hardSigmoid(b, loc, a[0], floatAttr(op, "alpha", 0.2f),
                                     floatAttr(op, "beta", 0.5f));
                }));
   add(makeSpec("onnx.HardSwish", kFloat,
@@ -387,8 +362,8 @@ void addUnaryActivations(const TypeConverter &converter,
                        loc, constLike(b, loc, x, std::sqrt(2.0 / M_PI)), sum));
         } else {
           inner = b.create<math::ErfOp>(
-              loc, b.create<arith::MulFOp>(loc, x,
-                                           constLike(b, loc, x, M_SQRT1_2)));
+              loc,
+              b.create<arith::MulFOp>(loc, x, constLike(b, loc, x, M_SQRT1_2)));
         }
         Value halfX = b.create<arith::MulFOp>(loc, half, x);
         return b.create<arith::MulFOp>(
@@ -407,13 +382,14 @@ void addUnaryActivations(const TypeConverter &converter,
       "onnx.Sign", kNumeric,
       [](Operation *op, OpBuilder &b, Location loc, Args a) -> Value {
         Value x = a[0];
-        Value one = constLike(b, loc, x, 1), minusOne = constLike(b, loc, x, -1);
+        Value one = constLike(b, loc, x, 1),
+              minusOne = constLike(b, loc, x, -1);
         Value zero = constLike(b, loc, x, 0);
         if (llvm::isa<FloatType>(x.getType())) {
           // NaN and signed zeros map to themselves.
-          Value negative = select(
-              b, loc, cmpF(b, loc, arith::CmpFPredicate::OLT, x, zero),
-              minusOne, x);
+          Value negative =
+              select(b, loc, cmpF(b, loc, arith::CmpFPredicate::OLT, x, zero),
+                     minusOne, x);
           return select(b, loc,
                         cmpF(b, loc, arith::CmpFPredicate::OGT, x, zero), one,
                         negative);
@@ -455,8 +431,9 @@ void addUnaryActivations(const TypeConverter &converter,
           if (!intAttr(op, negative ? "detect_negative" : "detect_positive", 1))
             continue;
           Value inf = b.create<arith::ConstantOp>(
-              loc, b.getFloatAttr(type, APFloat::getInf(type.getFloatSemantics(),
-                                                        negative)));
+              loc,
+              b.getFloatAttr(
+                  type, APFloat::getInf(type.getFloatSemantics(), negative)));
           result = b.create<arith::OrIOp>(
               loc, result, cmpF(b, loc, arith::CmpFPredicate::OEQ, x, inf));
         }
@@ -496,8 +473,8 @@ void populateElementwisePatterns(const TypeConverter &typeConverter,
   add(floatUnary<math::TanhOp>("onnx.Tanh"));
   add(floatUnary<math::ErfOp>("onnx.Erf"));
   addUnaryActivations(typeConverter, patterns);
-  patterns.add<CastLowering<onnx::CastOp>, CastLowering<onnx::CastLikeOp>,
-               IdentityLowering>(typeConverter, patterns.getContext());
+  patterns.add<CastLowering<onnx::CastOp>, CastLowering<onnx::CastLikeOp>>(
+      typeConverter, patterns.getContext());
   populateElementwiseBinaryPatterns(typeConverter, patterns);
 }
 

@@ -67,7 +67,8 @@ Value byKind(OpBuilder &b, Location loc, bool isUnsigned, Value lhs,
 /// division, -1, whose quotient the caller fixes up).
 Value safeDivisor(OpBuilder &b, Location loc, Value y, bool isUnsigned) {
   Value one = constLike(b, loc, y, 1);
-  Value trap = cmpI(b, loc, arith::CmpIPredicate::eq, y, constLike(b, loc, y, 0));
+  Value trap =
+      cmpI(b, loc, arith::CmpIPredicate::eq, y, constLike(b, loc, y, 0));
   if (!isUnsigned)
     trap = b.create<arith::OrIOp>(
         loc, trap,
@@ -82,10 +83,10 @@ Value intDiv(OpBuilder &b, Location loc, Value x, Value y, bool isUnsigned) {
     return b.create<arith::DivUIOp>(loc, x, divisor);
   Value quotient = b.create<arith::DivSIOp>(loc, x, divisor);
   Value negated = b.create<arith::SubIOp>(loc, constLike(b, loc, x, 0), x);
-  return select(b, loc,
-                cmpI(b, loc, arith::CmpIPredicate::eq, y,
-                     constLike(b, loc, y, -1)),
-                negated, quotient);
+  return select(
+      b, loc,
+      cmpI(b, loc, arith::CmpIPredicate::eq, y, constLike(b, loc, y, -1)),
+      negated, quotient);
 }
 
 /// ONNX Mod: fmod=1 is C's fmod/% (sign of the dividend); fmod=0 is Python's
@@ -199,8 +200,7 @@ ElementwiseSpec comparison(StringRef name, unsigned kinds,
       [=](Operation *op, OpBuilder &b, Location loc, Args a) -> Value {
         if (isFloat(a[0]))
           return cmpF(b, loc, floatPred, a[0], a[1]);
-        bool isUnsigned =
-            isUnsignedOperand(op) || a[0].getType().isInteger(1);
+        bool isUnsigned = isUnsignedOperand(op) || a[0].getType().isInteger(1);
         return cmpI(b, loc, isUnsigned ? unsignedPred : signedPred, a[0], a[1]);
       });
   spec.boolResult = true;
@@ -295,10 +295,12 @@ void populateElementwiseBinaryPatterns(const TypeConverter &converter,
                                fmod && fmod.getInt() != 0);
                }));
 
-  add(makeSpec("onnx.Max", kNumeric,
-               foldOperands<arith::MaximumFOp, arith::MaxSIOp, arith::MaxUIOp>));
-  add(makeSpec("onnx.Min", kNumeric,
-               foldOperands<arith::MinimumFOp, arith::MinSIOp, arith::MinUIOp>));
+  add(makeSpec(
+      "onnx.Max", kNumeric,
+      foldOperands<arith::MaximumFOp, arith::MaxSIOp, arith::MaxUIOp>));
+  add(makeSpec(
+      "onnx.Min", kNumeric,
+      foldOperands<arith::MinimumFOp, arith::MinSIOp, arith::MinUIOp>));
   add(makeSpec("onnx.Sum", kNumeric,
                foldOperands<arith::AddFOp, arith::AddIOp, arith::AddIOp>));
   add(makeSpec("onnx.Mean", kFloat,
@@ -361,27 +363,27 @@ void populateElementwiseBinaryPatterns(const TypeConverter &converter,
   add(comparison("onnx.Greater", kNumeric, FP::OGT, IP::sgt, IP::ugt));
   add(comparison("onnx.GreaterOrEqual", kNumeric, FP::OGE, IP::sge, IP::uge));
 
-  add(makeSpec(
-      "onnx.PRelu", kNumeric,
-      [](Operation *op, OpBuilder &b, Location loc, Args a) -> Value {
-        Value x = a[0], slope = a[1];
-        if (isFloat(x)) {
-          Value negative = cmpF(b, loc, FP::OLT, x, constLike(b, loc, x, 0.0));
-          return select(b, loc, negative,
-                        b.create<arith::MulFOp>(loc, x, slope), x);
-        }
-        if (isUnsignedOperand(op))
-          return x;
-        Value negative = cmpI(b, loc, IP::slt, x, constLike(b, loc, x, 0));
-        return select(b, loc, negative, b.create<arith::MulIOp>(loc, x, slope),
-                      x);
-      }));
+  add(makeSpec("onnx.PRelu", kNumeric,
+               [](Operation *op, OpBuilder &b, Location loc, Args a) -> Value {
+                 Value x = a[0], slope = a[1];
+                 if (isFloat(x)) {
+                   Value negative =
+                       cmpF(b, loc, FP::OLT, x, constLike(b, loc, x, 0.0));
+                   return select(b, loc, negative,
+                                 b.create<arith::MulFOp>(loc, x, slope), x);
+                 }
+                 if (isUnsignedOperand(op))
+                   return x;
+                 Value negative =
+                     cmpI(b, loc, IP::slt, x, constLike(b, loc, x, 0));
+                 return select(b, loc, negative,
+                               b.create<arith::MulIOp>(loc, x, slope), x);
+               }));
 
-  ElementwiseSpec where =
-      makeSpec("onnx.Where", kBool,
-               [](Operation *, OpBuilder &b, Location loc, Args a) {
-                 return select(b, loc, a[0], a[1], a[2]);
-               });
+  ElementwiseSpec where = makeSpec(
+      "onnx.Where", kBool, [](Operation *, OpBuilder &b, Location loc, Args a) {
+        return select(b, loc, a[0], a[1], a[2]);
+      });
   where.sameTypeFrom = 1;
   where.promoteHalf = false;
   add(std::move(where));

@@ -10,12 +10,32 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 
 using namespace mlir;
 
 namespace onnxc::cpu {
+
+OpFoldResult tensorSize(OpBuilder &b, Location loc, Value value, int64_t d) {
+  auto type = llvm::cast<RankedTensorType>(value.getType());
+  if (!type.isDynamicDim(d))
+    return b.getIndexAttr(type.getDimSize(d));
+  if (auto expand = value.getDefiningOp<tensor::ExpandShapeOp>())
+    return getMixedValues(expand.getStaticOutputShape(),
+                          expand.getOutputShape(), b)[d];
+  return b.create<tensor::DimOp>(loc, value, d).getResult();
+}
+
+SmallVector<OpFoldResult> tensorSizes(OpBuilder &b, Location loc, Value value) {
+  SmallVector<OpFoldResult> sizes;
+  for (int64_t d = 0,
+               e = llvm::cast<RankedTensorType>(value.getType()).getRank();
+       d < e; ++d)
+    sizes.push_back(tensorSize(b, loc, value, d));
+  return sizes;
+}
 
 bool isHalfFloat(Type type) { return type.isF16() || type.isBF16(); }
 
@@ -143,7 +163,7 @@ SmallVector<OpFoldResult> broadcastSizes(OpBuilder &b, Location loc,
         continue;
       if (type.isDynamicDim(i)) {
         if (!dynamicSize)
-          dynamicSize = b.create<tensor::DimOp>(loc, operand, i).getResult();
+          dynamicSize = tensorSize(b, loc, operand, i);
       } else if (type.getDimSize(i) != 1 && !staticSize) {
         staticSize = b.getIndexAttr(type.getDimSize(i));
       }
@@ -175,16 +195,90 @@ Value buildParallelGeneric(OpBuilder &b, Location loc,
   return generic.getResult(0);
 }
 
+/// Shape inference resolves a dynamic operand dim facing a static result dim
+/// n != 1 to n, but at run time the operand's size may also be 1 (numpy
+/// broadcasting). For such an operand this returns a tensor whose dims are
+/// static n there: the operand itself (tensor.cast) when every such size is
+/// n, otherwise a broadcast copy. The copy clamps its indices, so a size that
+/// is neither 1 nor n (an invalid input) still reads in bounds. Other
+/// operands are returned as they are.
+static Value resolveRuntimeBroadcast(OpBuilder &b, Location loc, Value operand,
+                                     RankedTensorType resultType) {
+  auto type = llvm::cast<RankedTensorType>(operand.getType());
+  int64_t offset = resultType.getRank() - type.getRank();
+  SmallVector<int64_t> shape(type.getShape());
+  SmallVector<int64_t> affected;
+  for (int64_t i = 0; i < type.getRank(); ++i) {
+    int64_t n = resultType.getDimSize(offset + i);
+    if (type.isDynamicDim(i) && !ShapedType::isDynamic(n) && n != 1) {
+      shape[i] = n;
+      affected.push_back(i);
+    }
+  }
+  if (affected.empty())
+    return operand;
+
+  auto refinedType = type.clone(shape);
+  SmallVector<OpFoldResult> sizes = tensorSizes(b, loc, operand);
+  Value allFull;
+  for (int64_t i : affected) {
+    Value isFull = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq,
+                                           toValue(b, loc, sizes[i]),
+                                           indexConst(b, loc, shape[i]));
+    allFull = allFull
+                  ? b.create<arith::AndIOp>(loc, allFull, isFull).getResult()
+                  : isFull;
+  }
+  auto ifOp = b.create<scf::IfOp>(
+      loc, allFull,
+      [&](OpBuilder &tb, Location tloc) {
+        Value cast = tb.create<tensor::CastOp>(tloc, refinedType, operand);
+        tb.create<scf::YieldOp>(tloc, cast);
+      },
+      [&](OpBuilder &eb, Location eloc) {
+        SmallVector<OpFoldResult> refinedSizes(sizes);
+        for (int64_t i : affected)
+          refinedSizes[i] = eb.getIndexAttr(shape[i]);
+        Value init = emptyTensor(eb, eloc, refinedType, refinedSizes);
+        int64_t rank = type.getRank();
+        auto copy = eb.create<linalg::GenericOp>(
+            eloc, TypeRange{refinedType}, ValueRange{}, ValueRange{init},
+            SmallVector<AffineMap>{eb.getMultiDimIdentityMap(rank)},
+            SmallVector<utils::IteratorType>(rank,
+                                             utils::IteratorType::parallel),
+            [&](OpBuilder &nb, Location nloc, ValueRange) {
+              SmallVector<Value> indices;
+              for (int64_t i = 0; i < rank; ++i)
+                indices.push_back(nb.create<linalg::IndexOp>(nloc, i));
+              for (int64_t i : affected) {
+                // min(index, size - 1): 0 for a size-1 dim.
+                Value size = toValue(nb, nloc, sizes[i]);
+                Value last = nb.create<arith::SubIOp>(nloc, size,
+                                                      indexConst(nb, nloc, 1));
+                indices[i] = nb.create<arith::MinUIOp>(nloc, indices[i], last);
+              }
+              Value element =
+                  nb.create<tensor::ExtractOp>(nloc, operand, indices);
+              nb.create<linalg::YieldOp>(nloc, element);
+            });
+        eb.create<scf::YieldOp>(eloc, copy.getResult(0));
+      });
+  return ifOp.getResult(0);
+}
+
 Value buildBroadcastGeneric(OpBuilder &b, Location loc,
                             RankedTensorType resultType, ValueRange operands,
                             ScalarBodyBuilder body) {
+  SmallVector<Value> resolved;
   SmallVector<AffineMap> maps;
-  for (Value operand : operands)
+  for (Value operand : operands) {
+    resolved.push_back(resolveRuntimeBroadcast(b, loc, operand, resultType));
     maps.push_back(broadcastMap(
-        llvm::cast<RankedTensorType>(operand.getType()), resultType));
+        llvm::cast<RankedTensorType>(resolved.back().getType()), resultType));
+  }
   SmallVector<OpFoldResult> sizes =
-      broadcastSizes(b, loc, resultType, operands);
-  return buildParallelGeneric(b, loc, resultType, sizes, operands, maps, body);
+      broadcastSizes(b, loc, resultType, resolved);
+  return buildParallelGeneric(b, loc, resultType, sizes, resolved, maps, body);
 }
 
 AffineMap reducedMap(MLIRContext *ctx, ArrayRef<bool> reducedDims) {
@@ -210,10 +304,7 @@ Value buildReduction(OpBuilder &b, Location loc, Value input,
     }
     iterators.push_back(utils::IteratorType::parallel);
     shape.push_back(inputType.getDimSize(d));
-    sizes.push_back(inputType.isDynamicDim(d)
-                        ? OpFoldResult(
-                              b.create<tensor::DimOp>(loc, input, d).getResult())
-                        : OpFoldResult(b.getIndexAttr(inputType.getDimSize(d))));
+    sizes.push_back(tensorSize(b, loc, input, d));
   }
   auto resultType = RankedTensorType::get(shape, init.getType());
   Value empty = emptyTensor(b, loc, resultType, sizes);
@@ -251,10 +342,7 @@ Value keepReducedDims(OpBuilder &b, Location loc, Value reduced, Value input,
       continue;
     }
     shape.push_back(inputType.getDimSize(d));
-    sizes.push_back(inputType.isDynamicDim(d)
-                        ? OpFoldResult(
-                              b.create<tensor::DimOp>(loc, input, d).getResult())
-                        : OpFoldResult(b.getIndexAttr(inputType.getDimSize(d))));
+    sizes.push_back(tensorSize(b, loc, input, d));
   }
   auto keptType = RankedTensorType::get(shape, reducedType.getElementType());
   if (keptType == reducedType)
@@ -274,8 +362,9 @@ Value reducedElementCount(OpBuilder &b, Location loc, Value input,
       staticCount *= type.getDimSize(d);
       continue;
     }
-    Value size = b.create<tensor::DimOp>(loc, input, d);
-    count = count ? b.create<arith::MulIOp>(loc, count, size).getResult() : size;
+    Value size = toValue(b, loc, tensorSize(b, loc, input, d));
+    count =
+        count ? b.create<arith::MulIOp>(loc, count, size).getResult() : size;
   }
   Value staticValue = indexConst(b, loc, staticCount);
   if (!count)
@@ -289,8 +378,9 @@ Value extremeScalar(OpBuilder &b, Location loc, Type type, bool largest,
                     bool isUnsigned) {
   if (auto floatType = llvm::dyn_cast<FloatType>(type))
     return b.create<arith::ConstantOp>(
-        loc, b.getFloatAttr(floatType, APFloat::getInf(floatType.getFloatSemantics(),
-                                                       /*Negative=*/!largest)));
+        loc,
+        b.getFloatAttr(floatType, APFloat::getInf(floatType.getFloatSemantics(),
+                                                  /*Negative=*/!largest)));
   unsigned width = type.getIntOrFloatBitWidth();
   APInt value;
   if (width == 1 || isUnsigned)

@@ -23,6 +23,18 @@ namespace onnxc::cpu {
 using ScalarBodyBuilder = llvm::function_ref<mlir::Value(
     mlir::OpBuilder &, mlir::Location, mlir::ValueRange)>;
 
+/// The size of dim `d` of ranked tensor `value`: an attribute when static,
+/// the matching output_shape operand when `value` comes from a
+/// tensor.expand_shape, else a tensor.dim. (LLVM 19's canonicalizer folds a
+/// tensor.dim of an expand_shape group with two dynamic dims into a division
+/// by the dynamic-size sentinel, so such dims must not be queried.)
+mlir::OpFoldResult tensorSize(mlir::OpBuilder &b, mlir::Location loc,
+                              mlir::Value value, int64_t d);
+
+/// tensorSize for every dim of `value`.
+llvm::SmallVector<mlir::OpFoldResult>
+tensorSizes(mlir::OpBuilder &b, mlir::Location loc, mlir::Value value);
+
 /// Whether `type` is f16 or bf16: such values are computed in f32 (as ONNX
 /// Runtime's CPU kernels do) and rounded once at the end.
 bool isHalfFloat(mlir::Type type);
@@ -42,8 +54,8 @@ mlir::Value promoteHalf(mlir::OpBuilder &b, mlir::Location loc,
                         mlir::Value value);
 
 /// Converts a float scalar computed in computeType(type) back to `type`.
-mlir::Value demoteTo(mlir::OpBuilder &b, mlir::Location loc,
-                     mlir::Value value, mlir::Type type);
+mlir::Value demoteTo(mlir::OpBuilder &b, mlir::Location loc, mlir::Value value,
+                     mlir::Type type);
 
 /// How an operand of type `operandType` is read in an iteration space of
 /// `resultType`'s shape under multidirectional broadcasting: dims are
@@ -71,7 +83,9 @@ mlir::Value buildParallelGeneric(mlir::OpBuilder &b, mlir::Location loc,
 
 /// buildParallelGeneric over `resultType`'s shape reading every operand
 /// through broadcastMap. Operands must be ranked tensors that broadcast to
-/// `resultType` (check with broadcastMap first).
+/// `resultType` (check with broadcastMap first). A dynamic operand dim facing
+/// a static result dim n != 1 is checked at run time: a size of 1 there is
+/// broadcast (through a copy), as ONNX allows.
 mlir::Value buildBroadcastGeneric(mlir::OpBuilder &b, mlir::Location loc,
                                   mlir::RankedTensorType resultType,
                                   mlir::ValueRange operands,

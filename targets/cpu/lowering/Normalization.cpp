@@ -57,11 +57,12 @@ std::pair<Value, Value> meanAndInvStdDev(OpBuilder &b, Location loc, Value x,
   Value sum = buildReduction(
       b, loc, x, reducedDims, zero, {},
       [](OpBuilder &nb, Location nloc, ValueRange in, Value acc) -> Value {
-        return nb.create<arith::AddFOp>(nloc, acc, promoteHalf(nb, nloc, in[0]));
+        return nb.create<arith::AddFOp>(nloc, acc,
+                                        promoteHalf(nb, nloc, in[0]));
       });
   auto statType = llvm::cast<RankedTensorType>(sum.getType());
   AffineMap identity = b.getMultiDimIdentityMap(statType.getRank());
-  SmallVector<OpFoldResult> statSizes = mixedDims(b, loc, sum);
+  SmallVector<OpFoldResult> statSizes = tensorSizes(b, loc, sum);
   Value mean = buildParallelGeneric(
       b, loc, statType, statSizes, sum, identity,
       [&](OpBuilder &nb, Location nloc, ValueRange args) -> Value {
@@ -78,8 +79,7 @@ std::pair<Value, Value> meanAndInvStdDev(OpBuilder &b, Location loc, Value x,
   Value invStdDev = buildParallelGeneric(
       b, loc, statType, statSizes, squares, identity,
       [&](OpBuilder &nb, Location nloc, ValueRange args) -> Value {
-        Value variance =
-            nb.create<arith::DivFOp>(nloc, args[0], count);
+        Value variance = nb.create<arith::DivFOp>(nloc, args[0], count);
         Value shifted = nb.create<arith::AddFOp>(
             nloc, variance, scalarConst(nb, nloc, accType, epsilon));
         Value stdDev = nb.create<math::SqrtOp>(nloc, shifted);
@@ -132,8 +132,7 @@ struct BatchNormalizationLowering
     Type accType = computeType(element);
     double epsilon = op.getEpsilon().convertToDouble();
     auto channelType = RankedTensorType::get({channels}, accType);
-    SmallVector<OpFoldResult> channelSizes{
-        mixedDims(rewriter, loc, x)[1]};
+    SmallVector<OpFoldResult> channelSizes{tensorSizes(rewriter, loc, x)[1]};
     Value emptyA = emptyTensor(rewriter, loc, channelType, channelSizes);
     Value emptyB = emptyTensor(rewriter, loc, channelType, channelSizes);
     AffineMap id1 = rewriter.getMultiDimIdentityMap(1);
@@ -157,7 +156,7 @@ struct BatchNormalizationLowering
     int64_t rank = xType.getRank();
     AffineMap perChannel = channelMap(rewriter.getContext(), rank);
     Value y = buildParallelGeneric(
-        rewriter, loc, resultType, mixedDims(rewriter, loc, x),
+        rewriter, loc, resultType, tensorSizes(rewriter, loc, x),
         ValueRange{x, folded.getResult(0), folded.getResult(1)},
         {rewriter.getMultiDimIdentityMap(rank), perChannel, perChannel},
         [&](OpBuilder &b, Location nloc, ValueRange args) -> Value {
@@ -243,8 +242,8 @@ struct LayerNormalizationLowering
     }
     bool hasBias = affine.size() == 2;
     Value y = buildParallelGeneric(
-        rewriter, loc, resultType, mixedDims(rewriter, loc, x), operands, maps,
-        [&](OpBuilder &b, Location nloc, ValueRange args) -> Value {
+        rewriter, loc, resultType, tensorSizes(rewriter, loc, x), operands,
+        maps, [&](OpBuilder &b, Location nloc, ValueRange args) -> Value {
           Value centered = b.create<arith::SubFOp>(
               nloc, promoteHalf(b, nloc, args[0]), args[1]);
           Value normalized = b.create<arith::MulFOp>(nloc, centered, args[2]);
@@ -269,7 +268,7 @@ struct LayerNormalizationLowering
         auto statType = llvm::cast<RankedTensorType>(stat.getType());
         value = buildParallelGeneric(
             rewriter, loc, statType.clone(type.getElementType()),
-            mixedDims(rewriter, loc, stat), stat,
+            tensorSizes(rewriter, loc, stat), stat,
             rewriter.getMultiDimIdentityMap(statType.getRank()),
             [&](OpBuilder &b, Location nloc, ValueRange args) {
               return castScalar(b, nloc, args[0], statElement,
@@ -318,7 +317,7 @@ struct InstanceNormalizationLowering
     AffineMap reduced = reducedMap(rewriter.getContext(), reducedDims);
     AffineMap perChannel = channelMap(rewriter.getContext(), rank);
     Value y = buildParallelGeneric(
-        rewriter, loc, resultType, mixedDims(rewriter, loc, x),
+        rewriter, loc, resultType, tensorSizes(rewriter, loc, x),
         ValueRange{x, mean, invStdDev, adaptor.getScale(), adaptor.getB()},
         {rewriter.getMultiDimIdentityMap(rank), reduced, reduced, perChannel,
          perChannel},
@@ -368,7 +367,8 @@ struct LpNormalizationLowering : OpConversionPattern<onnx::LpNormalizationOp> {
 
     Value norm = buildReduction(
         rewriter, loc, x, reducedDims, scalarConst(rewriter, loc, accType, 0),
-        {}, [&](OpBuilder &b, Location nloc, ValueRange in, Value acc) -> Value {
+        {},
+        [&](OpBuilder &b, Location nloc, ValueRange in, Value acc) -> Value {
           Value v = promoteHalf(b, nloc, in[0]);
           Value term = p == 1 ? b.create<math::AbsFOp>(nloc, v).getResult()
                               : b.create<arith::MulFOp>(nloc, v, v).getResult();
@@ -376,7 +376,7 @@ struct LpNormalizationLowering : OpConversionPattern<onnx::LpNormalizationOp> {
         });
     AffineMap identity = rewriter.getMultiDimIdentityMap(rank);
     Value y = buildParallelGeneric(
-        rewriter, loc, resultType, mixedDims(rewriter, loc, x),
+        rewriter, loc, resultType, tensorSizes(rewriter, loc, x),
         ValueRange{x, norm},
         {identity, reducedMap(rewriter.getContext(), reducedDims)},
         [&](OpBuilder &b, Location nloc, ValueRange args) -> Value {
@@ -386,8 +386,8 @@ struct LpNormalizationLowering : OpConversionPattern<onnx::LpNormalizationOp> {
           Value zero = scalarConst(b, nloc, accType, 0);
           Value isZero =
               b.create<arith::CmpFOp>(nloc, arith::CmpFPredicate::OEQ, n, zero);
-          Value quotient = b.create<arith::DivFOp>(
-              nloc, promoteHalf(b, nloc, args[0]), n);
+          Value quotient =
+              b.create<arith::DivFOp>(nloc, promoteHalf(b, nloc, args[0]), n);
           Value value = b.create<arith::SelectOp>(nloc, isZero, zero, quotient);
           return demoteTo(b, nloc, value, element);
         });

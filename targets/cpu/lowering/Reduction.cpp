@@ -120,7 +120,7 @@ Value logSumExpShift(OpBuilder &b, Location loc, Value data,
         return nb.create<arith::MaximumFOp>(nloc, acc, x);
       });
   auto maxType = llvm::cast<RankedTensorType>(max.getType());
-  SmallVector<OpFoldResult> sizes = mixedDims(b, loc, max);
+  SmallVector<OpFoldResult> sizes = tensorSizes(b, loc, max);
   AffineMap identity = b.getMultiDimIdentityMap(maxType.getRank());
   return buildParallelGeneric(
       b, loc, maxType, sizes, max, identity,
@@ -137,8 +137,8 @@ Value logSumExpShift(OpBuilder &b, Location loc, Value data,
 /// Reduces `data` over `reducedDims` as `kind` says and returns a tensor of
 /// `resultType` (keepdims applied). The caller has checked element types.
 Value lowerReduction(OpBuilder &b, Location loc, Value data, Type dataElement,
-                     ArrayRef<bool> reducedDims, bool keepDims,
-                     ReduceKind kind, RankedTensorType resultType) {
+                     ArrayRef<bool> reducedDims, bool keepDims, ReduceKind kind,
+                     RankedTensorType resultType) {
   Type element = getElementTypeOrSelf(data);
   Type accType = computeType(element);
   bool isUnsigned = dataElement.isUnsignedInteger();
@@ -207,7 +207,7 @@ Value lowerReduction(OpBuilder &b, Location loc, Value data, Type dataElement,
     SmallVector<AffineMap> maps(
         operands.size(), b.getMultiDimIdentityMap(reducedType.getRank()));
     reduced = buildParallelGeneric(
-        b, loc, reducedType.clone(element), mixedDims(b, loc, reduced),
+        b, loc, reducedType.clone(element), tensorSizes(b, loc, reduced),
         operands, maps,
         [&](OpBuilder &nb, Location nloc, ValueRange args) -> Value {
           Value v = args[0];
@@ -296,18 +296,18 @@ struct ReduceLowering : OpConversionPattern<OpTy> {
                                             op.getNoopWithEmptyAxes() == 0);
     for (int64_t axis : axes) {
       if (axis < -rank || axis >= rank)
-        return op.emitError() << "axis " << axis
-                              << " is out of range for a rank-" << rank
-                              << " input";
+        return op.emitError()
+               << "axis " << axis << " is out of range for a rank-" << rank
+               << " input";
       reducedDims[normalizeAxis(axis, rank)] = true;
     }
     bool keepDims = op.getKeepdims() != 0;
     if (!reducedTypeMatches(dataType, reducedDims, keepDims, resultType))
       return rewriter.notifyMatchFailure(op, "unexpected result type");
 
-    rewriter.replaceOp(op, lowerReduction(rewriter, op.getLoc(), data,
-                                          dataElement, reducedDims, keepDims,
-                                          kind, resultType));
+    rewriter.replaceOp(op,
+                       lowerReduction(rewriter, op.getLoc(), data, dataElement,
+                                      reducedDims, keepDims, kind, resultType));
     return success();
   }
 };
@@ -357,7 +357,8 @@ struct ArgReduceLowering : OpConversionPattern<OpTy> {
     Value data = adaptor.getData();
     auto dataType = llvm::dyn_cast<RankedTensorType>(data.getType());
     Type dataElement = onnxElementType(op.getData());
-    if (!resultType || !dataType || !resultType.getElementType().isInteger(64) ||
+    if (!resultType || !dataType ||
+        !resultType.getElementType().isInteger(64) ||
         !isElementKind(dataElement, kNumeric))
       return rewriter.notifyMatchFailure(op, "unsupported ArgMax/ArgMin types");
     int64_t rank = dataType.getRank();
@@ -372,7 +373,7 @@ struct ArgReduceLowering : OpConversionPattern<OpTy> {
     if (!reducedTypeMatches(dataType.clone(resultType.getElementType()),
                             reducedDims, keepDims, resultType))
       return rewriter.notifyMatchFailure(op, "unexpected result type");
-    SmallVector<OpFoldResult> dataSizes = mixedDims(rewriter, loc, data);
+    SmallVector<OpFoldResult> dataSizes = tensorSizes(rewriter, loc, data);
     SmallVector<int64_t> shape;
     SmallVector<OpFoldResult> sizes;
     for (int64_t d = 0; d < rank; ++d) {
@@ -388,13 +389,13 @@ struct ArgReduceLowering : OpConversionPattern<OpTy> {
     bool selectLast = op.getSelectLastIndex() != 0;
     auto valueType = RankedTensorType::get(shape, accType);
     auto indexType = RankedTensorType::get(shape, rewriter.getI64Type());
-    Value initValue = extremeScalar(rewriter, loc, accType, /*largest=*/!isMax,
-                                    isUnsigned);
-    Value values = rewriter
-                       .create<linalg::FillOp>(
-                           loc, initValue,
-                           emptyTensor(rewriter, loc, valueType, sizes))
-                       .getResult(0);
+    Value initValue =
+        extremeScalar(rewriter, loc, accType, /*largest=*/!isMax, isUnsigned);
+    Value values =
+        rewriter
+            .create<linalg::FillOp>(
+                loc, initValue, emptyTensor(rewriter, loc, valueType, sizes))
+            .getResult(0);
     Value indices =
         rewriter
             .create<linalg::FillOp>(
@@ -419,7 +420,8 @@ struct ArgReduceLowering : OpConversionPattern<OpTy> {
                            : (selectLast ? P::OLE : P::OLT);
             better = b.create<arith::CmpFOp>(nloc, pred, x, best);
             Value xNaN = b.create<arith::CmpFOp>(nloc, P::UNO, x, x);
-            Value bestOrdered = b.create<arith::CmpFOp>(nloc, P::ORD, best, best);
+            Value bestOrdered =
+                b.create<arith::CmpFOp>(nloc, P::ORD, best, best);
             better = b.create<arith::OrIOp>(
                 nloc, better, b.create<arith::AndIOp>(nloc, xNaN, bestOrdered));
           } else {
@@ -433,10 +435,9 @@ struct ArgReduceLowering : OpConversionPattern<OpTy> {
           Value index = b.create<arith::IndexCastOp>(
               nloc, b.getI64Type(), b.create<linalg::IndexOp>(nloc, axis));
           b.create<linalg::YieldOp>(
-              nloc,
-              ValueRange{b.create<arith::SelectOp>(nloc, better, x, best),
-                         b.create<arith::SelectOp>(nloc, better, index,
-                                                   args[2])});
+              nloc, ValueRange{b.create<arith::SelectOp>(nloc, better, x, best),
+                               b.create<arith::SelectOp>(nloc, better, index,
+                                                         args[2])});
         });
     Value result = generic.getResult(1);
     if (keepDims)

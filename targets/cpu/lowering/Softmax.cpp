@@ -62,10 +62,11 @@ struct SoftmaxLowering : OpConversionPattern<OpTy> {
                                              promoteHalf(b, nloc, in[0]));
         });
     Value sum = buildReduction(
-        rewriter, loc, input, reducedDims, scalarConst(rewriter, loc, accType, 0),
-        max, [](OpBuilder &b, Location nloc, ValueRange in, Value acc) -> Value {
-          Value shifted = b.create<arith::SubFOp>(
-              nloc, promoteHalf(b, nloc, in[0]), in[1]);
+        rewriter, loc, input, reducedDims,
+        scalarConst(rewriter, loc, accType, 0), max,
+        [](OpBuilder &b, Location nloc, ValueRange in, Value acc) -> Value {
+          Value shifted =
+              b.create<arith::SubFOp>(nloc, promoteHalf(b, nloc, in[0]), in[1]);
           return b.create<arith::AddFOp>(nloc, acc,
                                          b.create<math::ExpOp>(nloc, shifted));
         });
@@ -73,7 +74,7 @@ struct SoftmaxLowering : OpConversionPattern<OpTy> {
     AffineMap identity = rewriter.getMultiDimIdentityMap(rank);
     AffineMap reduced = reducedMap(rewriter.getContext(), reducedDims);
     Value result = buildParallelGeneric(
-        rewriter, loc, resultType, mixedDims(rewriter, loc, input),
+        rewriter, loc, resultType, tensorSizes(rewriter, loc, input),
         ValueRange{input, max, sum}, {identity, reduced, reduced},
         [&](OpBuilder &b, Location nloc, ValueRange args) -> Value {
           Value shifted = b.create<arith::SubFOp>(

@@ -41,6 +41,28 @@ func.func @dynamic_unit(%a: tensor<?x?xf32>, %b: tensor<1x?xf32>) -> tensor<?x?x
 
 // -----
 
+// A dynamic dim facing a static result dim 5 may still be 1 at run time: it
+// is used as is when it is 5 and broadcast through a (clamped) copy
+// otherwise.
+// CHECK-LABEL: func.func @runtime_broadcast
+// CHECK: %[[COLS:.+]] = tensor.dim %arg0, %c1
+// CHECK: %[[FULL:.+]] = arith.cmpi eq, %[[COLS]], %c5
+// CHECK: %[[A:.+]] = scf.if %[[FULL]] -> (tensor<?x5xf32>) {
+// CHECK:   tensor.cast %arg0 : tensor<?x?xf32> to tensor<?x5xf32>
+// CHECK: } else {
+// CHECK:   %[[J:.+]] = linalg.index 1
+// CHECK:   %[[LAST:.+]] = arith.subi %[[COLS]], %{{.+}} : index
+// CHECK:   %[[K:.+]] = arith.minui %[[J]], %[[LAST]] : index
+// CHECK:   tensor.extract %arg0[%{{.+}}, %[[K]]]
+// CHECK: linalg.generic
+// CHECK-SAME: ins(%[[A]], %arg1 : tensor<?x5xf32>, tensor<1x5xf32>)
+func.func @runtime_broadcast(%a: tensor<?x?xf32>, %b: tensor<1x5xf32>) -> tensor<?x5xf32> {
+  %0 = "onnx.Add"(%a, %b) : (tensor<?x?xf32>, tensor<1x5xf32>) -> tensor<?x5xf32>
+  return %0 : tensor<?x5xf32>
+}
+
+// -----
+
 // Integer division truncates; unsigned types use unsigned ops. A zero
 // divisor is replaced by 1 and INT_MIN / -1 wraps instead of trapping.
 // CHECK-LABEL: func.func @div_int
@@ -217,16 +239,6 @@ func.func @activations(%x: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>, tens
 func.func @shift(%x: tensor<4xui8>, %y: tensor<4xui8>) -> tensor<4xui8> {
   %0 = "onnx.BitShift"(%x, %y) {direction = "RIGHT"} : (tensor<4xui8>, tensor<4xui8>) -> tensor<4xui8>
   return %0 : tensor<4xui8>
-}
-
-// -----
-
-// CHECK-LABEL: func.func @identity
-// CHECK-NEXT: %[[CAST:.+]] = tensor.cast %arg0 : tensor<?xf32> to tensor<4xf32>
-// CHECK-NEXT: return %[[CAST]]
-func.func @identity(%x: tensor<?xf32>) -> tensor<4xf32> {
-  %0 = "onnx.Identity"(%x) : (tensor<?xf32>) -> tensor<4xf32>
-  return %0 : tensor<4xf32>
 }
 
 // -----

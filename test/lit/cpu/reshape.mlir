@@ -201,3 +201,14 @@ func.func @space_to_depth(%x: tensor<1x3x4x6xf32>) -> tensor<1x12x2x3xf32> {
   %0 = "onnx.SpaceToDepth"(%x) <{blocksize = 2 : i64}> : (tensor<1x3x4x6xf32>) -> tensor<1x12x2x3xf32>
   return %0 : tensor<1x12x2x3xf32>
 }
+
+// With a static 0 dim the element count does not fix the dynamic dim: a
+// real reshape, not the input.
+// CHECK-LABEL: func.func @reshape_zero_size
+// CHECK: %[[SHAPE:.*]] = tensor.from_elements
+// CHECK: %[[R:.*]] = tensor.reshape %{{.*}}(%[[SHAPE]]) : (tensor<?x0xf32>, tensor<2xi64>) -> tensor<?x0xf32>
+// CHECK: return %[[R]]
+func.func @reshape_zero_size(%x: tensor<?x0xf32>, %s: tensor<2xi64>) -> tensor<?x0xf32> {
+  %0 = "onnx.Reshape"(%x, %s) <{allowzero = 1 : i64}> : (tensor<?x0xf32>, tensor<2xi64>) -> tensor<?x0xf32>
+  return %0 : tensor<?x0xf32>
+}
