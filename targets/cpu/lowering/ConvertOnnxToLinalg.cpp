@@ -113,22 +113,34 @@ struct ConvertOnnxToLinalgPass
     target.addDynamicallyLegalOp<func::ReturnOp>(
         [&](func::ReturnOp op) { return typeConverter.isLegal(op); });
 
-    // Name the first node no pattern could lower; the conversion's own error
-    // would only say "failed to legalize".
-    ConversionConfig config;
-    if (failed(applyPartialConversion(func, target, std::move(patterns),
-                                      config))) {
-      func.walk([&](Operation *op) {
-        if (llvm::isa<onnx::ONNXDialect>(op->getDialect()) &&
-            !llvm::isa<onnx::NoValueOp>(op)) {
-          op->emitError() << "the cpu target cannot lower this '"
-                          << op->getName().stripDialect()
-                          << "' node (unsupported operator, attribute, or "
-                             "input type)";
-          return WalkResult::interrupt();
+    // The conversion stops at the first op no pattern could lower and
+    // reports it as "failed to legalize operation ..."; say the same in the
+    // CLI's words, at that op's location (its node name).
+    std::optional<Location> failedAt;
+    std::string failedOp;
+    LogicalResult converted = success();
+    {
+      ScopedDiagnosticHandler capture(ctx, [&](Diagnostic &diag) {
+        std::string text = diag.str();
+        if (!failedAt &&
+            llvm::StringRef(text).starts_with("failed to legalize operation")) {
+          failedAt = diag.getLocation();
+          failedOp = text;
+          return success(); // replaced by the error below
         }
-        return WalkResult::advance();
+        return failure(); // pass everything else on
       });
+      converted = applyPartialConversion(func, target, std::move(patterns));
+    }
+    if (failed(converted)) {
+      if (failedAt) {
+        llvm::StringRef name = llvm::StringRef(failedOp).split('\'').second;
+        name = name.split('\'').first;
+        emitError(*failedAt)
+            << "the cpu target cannot lower this '"
+            << name.drop_front(std::min<size_t>(name.size(), 5))
+            << "' node (unsupported operator, attribute, or input type)";
+      }
       return signalPassFailure();
     }
 

@@ -165,7 +165,9 @@ Value reshapeTo(OpBuilder &b, Location loc, Value source,
                 RankedTensorType resultType,
                 ArrayRef<OpFoldResult> resultSizes) {
   auto sourceType = llvm::cast<RankedTensorType>(source.getType());
-  if (sourceType == resultType)
+  // Equal types are the same shape only when static (?x? may be reshaped to
+  // another ?x?).
+  if (sourceType == resultType && sourceType.hasStaticShape())
     return source;
   // Static shapes: a collapse/expand when one exists (no copy after
   // bufferization), computed by MLIR's reassociation helper.

@@ -244,7 +244,6 @@ func.func @shift(%x: tensor<4xui8>, %y: tensor<4xui8>) -> tensor<4xui8> {
 // -----
 
 func.func @neg_unsigned(%x: tensor<4xui8>) -> tensor<4xui8> {
-  // expected-error @+2 {{failed to legalize operation 'onnx.Neg'}}
   // expected-error @+1 {{the cpu target cannot lower this 'Neg' node}}
   %0 = "onnx.Neg"(%x) : (tensor<4xui8>) -> tensor<4xui8>
   return %0 : tensor<4xui8>
@@ -253,7 +252,6 @@ func.func @neg_unsigned(%x: tensor<4xui8>) -> tensor<4xui8> {
 // -----
 
 func.func @incompatible_shapes(%a: tensor<3xf32>, %b: tensor<4xf32>) -> tensor<4xf32> {
-  // expected-error @+2 {{failed to legalize operation 'onnx.Add'}}
   // expected-error @+1 {{the cpu target cannot lower this 'Add' node}}
   %0 = "onnx.Add"(%a, %b) : (tensor<3xf32>, tensor<4xf32>) -> tensor<4xf32>
   return %0 : tensor<4xf32>
@@ -262,7 +260,6 @@ func.func @incompatible_shapes(%a: tensor<3xf32>, %b: tensor<4xf32>) -> tensor<4
 // -----
 
 func.func @unknown_gelu(%x: tensor<4xf32>) -> tensor<4xf32> {
-  // expected-error @+2 {{failed to legalize operation 'onnx.Gelu'}}
   // expected-error @+1 {{the cpu target cannot lower this 'Gelu' node}}
   %0 = "onnx.Gelu"(%x) {approximate = "fast"} : (tensor<4xf32>) -> tensor<4xf32>
   return %0 : tensor<4xf32>
@@ -272,7 +269,6 @@ func.func @unknown_gelu(%x: tensor<4xf32>) -> tensor<4xf32> {
 
 func.func @clip_vector_bound(%x: tensor<4xf32>, %lo: tensor<2xf32>) -> tensor<4xf32> {
   %none = "onnx.NoValue"() : () -> none
-  // expected-error @+2 {{failed to legalize operation 'onnx.Clip'}}
   // expected-error @+1 {{the cpu target cannot lower this 'Clip' node}}
   %0 = "onnx.Clip"(%x, %lo, %none) : (tensor<4xf32>, tensor<2xf32>, none) -> tensor<4xf32>
   return %0 : tensor<4xf32>
@@ -281,7 +277,6 @@ func.func @clip_vector_bound(%x: tensor<4xf32>, %lo: tensor<2xf32>) -> tensor<4x
 // -----
 
 func.func @mismatched_types(%a: tensor<4xf32>, %b: tensor<4xf16>) -> tensor<4xf32> {
-  // expected-error @+2 {{failed to legalize operation 'onnx.Mul'}}
   // expected-error @+1 {{the cpu target cannot lower this 'Mul' node}}
   %0 = "onnx.Mul"(%a, %b) : (tensor<4xf32>, tensor<4xf16>) -> tensor<4xf32>
   return %0 : tensor<4xf32>

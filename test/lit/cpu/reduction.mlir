@@ -129,7 +129,6 @@ func.func @global_max_pool(%x: tensor<1x3x5xf32>) -> tensor<1x3x1xf32> {
 // -----
 
 func.func @runtime_axes(%x: tensor<3x4xf32>, %axes: tensor<1xi64>) -> tensor<3x1xf32> {
-  // expected-error @+2 {{failed to legalize operation 'onnx.ReduceSum'}}
   // expected-error @+1 {{the cpu target cannot lower this 'ReduceSum' node}}
   %0 = "onnx.ReduceSum"(%x, %axes) : (tensor<3x4xf32>, tensor<1xi64>) -> tensor<3x1xf32>
   return %0 : tensor<3x1xf32>
@@ -139,8 +138,7 @@ func.func @runtime_axes(%x: tensor<3x4xf32>, %axes: tensor<1xi64>) -> tensor<3x1
 
 func.func @axis_out_of_range(%x: tensor<3x4xf32>) -> tensor<3x1xf32> {
   %axes = arith.constant dense<[2]> : tensor<1xi64>
-  // expected-error @+3 {{axis 2 is out of range for a rank-2 input}}
-  // expected-error @+2 {{failed to legalize operation 'onnx.ReduceMean'}}
+  // expected-error @+2 {{axis 2 is out of range for a rank-2 input}}
   // expected-error @+1 {{the cpu target cannot lower this 'ReduceMean' node}}
   %0 = "onnx.ReduceMean"(%x, %axes) : (tensor<3x4xf32>, tensor<1xi64>) -> tensor<3x1xf32>
   return %0 : tensor<3x1xf32>
@@ -150,7 +148,6 @@ func.func @axis_out_of_range(%x: tensor<3x4xf32>) -> tensor<3x1xf32> {
 
 func.func @log_sum_int(%x: tensor<3x4xi32>) -> tensor<3x1xi32> {
   %axes = arith.constant dense<[1]> : tensor<1xi64>
-  // expected-error @+2 {{failed to legalize operation 'onnx.ReduceLogSum'}}
   // expected-error @+1 {{the cpu target cannot lower this 'ReduceLogSum' node}}
   %0 = "onnx.ReduceLogSum"(%x, %axes) : (tensor<3x4xi32>, tensor<1xi64>) -> tensor<3x1xi32>
   return %0 : tensor<3x1xi32>
