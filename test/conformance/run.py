@@ -573,11 +573,21 @@ def reason_group(reason):
     if r.startswith("output"):
         return next((kind for key, kind in _OUTPUT_KINDS if key in r), "output: other")
     r = re.sub(r"node '[^']*': ", "", r)
-    # An MLIR op name ('onnx.ReduceSum' that failed to legalize) says which
-    # op blocks the test; other names (the test's own op) are in the ops column.
-    r = re.sub(r"'(?!onnx\.)[^']*'", "'…'", r)
+    r = re.sub(r"'[^']*'", "'…'", r)
     r = re.sub(r"\(\d[\d, ]*\)|\b\d+(\.\d+)?(e[-+]?\d+)?\b", "N", r)
     return r[:160]
+
+
+_BLOCKING_OP = re.compile(r"^compile: (?:node '[^']*': )?(?:no target supports|"
+                          r"the \w+ target cannot lower|failed to legalize "
+                          r"operation) (?:this )?'([^']+)'")
+
+
+def blocking_op(reason):
+    """The op a compile failure names as the one it cannot handle (in an
+    `_expanded` test often not the test's own op), or None."""
+    m = _BLOCKING_OP.match(reason or "")
+    return m.group(1) if m else None
 
 
 def summarize(tests, results):
@@ -634,6 +644,15 @@ def write_markdown(path, tests, results, command, timing, onnxc_rev):
         if len(ops) > 8:
             top += f", {len(ops) - 8} more"
         lines.append(f"| {sum(ops.values())} | {_md(reason)} | {_md(top)} |")
+
+    blockers = collections.Counter(blocking_op(results[t.name]["reason"]) for t in tests
+                                   if results[t.name]["status"] == "fail")
+    blockers.pop(None, None)
+    lines += ["", "## Ops that stop compilation", "",
+              "The op a compile failure names as unsupported, with the number of "
+              "tests it stops.", "", "| op | tests |", "|---|---:|"]
+    for op, n in sorted(blockers.items(), key=lambda b: (-b[1], b[0])):
+        lines.append(f"| {op} | {n} |")
 
     lines += ["", "## By operator", "",
               "The op of the test's single node; for a multi-node test (an "
