@@ -37,14 +37,7 @@ private:
     TypeConverter converter;
     converter.addConversion([](Type t) { return t; });
     RewritePatternSet patterns(ctx);
-    populateElementwisePatterns(converter, patterns);
-    populateReductionPatterns(converter, patterns);
-    populateSoftmaxPatterns(converter, patterns);
-    populateNormalizationPatterns(converter, patterns);
-    populateMatMulPatterns(converter, patterns);
-    populateConvPatterns(converter, patterns);
-    populatePoolingPatterns(converter, patterns);
-    populateDataMovementPatterns(converter, patterns);
+    populateAllLoweringPatterns(converter, patterns);
     for (const auto &pattern : patterns.getNativePatterns())
       if (std::optional<OperationName> root = pattern->getRootKind())
         loweredOps.insert(root->getStringRef());

@@ -88,14 +88,7 @@ struct ConvertOnnxToLinalgPass
 
     SignlessTypeConverter typeConverter;
     RewritePatternSet patterns(ctx);
-    populateElementwisePatterns(typeConverter, patterns);
-    populateReductionPatterns(typeConverter, patterns);
-    populateSoftmaxPatterns(typeConverter, patterns);
-    populateNormalizationPatterns(typeConverter, patterns);
-    populateMatMulPatterns(typeConverter, patterns);
-    populateConvPatterns(typeConverter, patterns);
-    populatePoolingPatterns(typeConverter, patterns);
-    populateDataMovementPatterns(typeConverter, patterns);
+    populateAllLoweringPatterns(typeConverter, patterns);
     populateFunctionOpInterfaceTypeConversionPattern<func::FuncOp>(
         patterns, typeConverter);
     populateReturnOpTypeConversionPattern(patterns, typeConverter);

@@ -1,7 +1,7 @@
 //===- Patterns.h - onnx -> linalg pattern families -------------*- C++ -*-===//
 //
 // Each lowering/*.cpp file owns one family of ONNX operators and exposes one
-// populate function; ConvertOnnxToLinalg.cpp collects them all. Patterns are
+// populate function; AllPatterns.cpp collects them all. Patterns are
 // OpConversionPatterns built with `typeConverter` (unsigned -> signless
 // integers), so they read converted operands from their adaptor.
 //
@@ -43,6 +43,12 @@ void populatePoolingPatterns(const mlir::TypeConverter &typeConverter,
 // Slice, Expand, Shape, Constant, Identity (DataMovement*.cpp)
 void populateDataMovementPatterns(const mlir::TypeConverter &typeConverter,
                           mlir::RewritePatternSet &patterns);
+
+/// Every family above, in one place: the conversion pass and the capability
+/// table (CpuTarget.cpp) both take exactly this set. A new family file adds
+/// its populate call here (AllPatterns.cpp) and nowhere else.
+void populateAllLoweringPatterns(const mlir::TypeConverter &typeConverter,
+                                 mlir::RewritePatternSet &patterns);
 
 } // namespace onnxc::cpu
 

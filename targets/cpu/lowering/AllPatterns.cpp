@@ -1,0 +1,22 @@
+//===- AllPatterns.cpp - Every onnx -> linalg pattern family --------------===//
+
+#include "targets/cpu/lowering/Patterns.h"
+
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/DialectConversion.h"
+
+namespace onnxc::cpu {
+
+void populateAllLoweringPatterns(const mlir::TypeConverter &typeConverter,
+                                 mlir::RewritePatternSet &patterns) {
+  populateElementwisePatterns(typeConverter, patterns);
+  populateReductionPatterns(typeConverter, patterns);
+  populateSoftmaxPatterns(typeConverter, patterns);
+  populateNormalizationPatterns(typeConverter, patterns);
+  populateMatMulPatterns(typeConverter, patterns);
+  populateConvPatterns(typeConverter, patterns);
+  populatePoolingPatterns(typeConverter, patterns);
+  populateDataMovementPatterns(typeConverter, patterns);
+}
+
+} // namespace onnxc::cpu
