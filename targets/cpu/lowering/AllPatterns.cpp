@@ -11,6 +11,8 @@ void populateAllLoweringPatterns(const mlir::TypeConverter &typeConverter,
                                  mlir::RewritePatternSet &patterns) {
   populateElementwisePatterns(typeConverter, patterns);
   populateReductionPatterns(typeConverter, patterns);
+  populateCumulativePatterns(typeConverter, patterns);
+  populateTopKPatterns(typeConverter, patterns);
   populateSoftmaxPatterns(typeConverter, patterns);
   populateNormalizationPatterns(typeConverter, patterns);
   populateMatMulPatterns(typeConverter, patterns);

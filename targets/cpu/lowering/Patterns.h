@@ -21,8 +21,15 @@ namespace onnxc::cpu {
 // Equal, Cast, ... (Elementwise.cpp)
 void populateElementwisePatterns(const mlir::TypeConverter &typeConverter,
                           mlir::RewritePatternSet &patterns);
-// ReduceMean, ReduceSum, ... GlobalAveragePool (Reduction.cpp)
+// ReduceMean, ReduceSum, ... ArgMax, Hardmax, GlobalAveragePool
+// (Reduction.cpp)
 void populateReductionPatterns(const mlir::TypeConverter &typeConverter,
+                          mlir::RewritePatternSet &patterns);
+// CumSum, CumProd (Cumulative.cpp)
+void populateCumulativePatterns(const mlir::TypeConverter &typeConverter,
+                          mlir::RewritePatternSet &patterns);
+// TopK (TopK.cpp)
+void populateTopKPatterns(const mlir::TypeConverter &typeConverter,
                           mlir::RewritePatternSet &patterns);
 // Softmax (Softmax.cpp)
 void populateSoftmaxPatterns(const mlir::TypeConverter &typeConverter,
