@@ -13,6 +13,9 @@ void populateAllLoweringPatterns(const mlir::TypeConverter &typeConverter,
   populateReductionPatterns(typeConverter, patterns);
   populateSoftmaxPatterns(typeConverter, patterns);
   populateNormalizationPatterns(typeConverter, patterns);
+  populateNormalizationExtraPatterns(typeConverter, patterns);
+  populateActivationPatterns(typeConverter, patterns);
+  populateAttentionPatterns(typeConverter, patterns);
   populateMatMulPatterns(typeConverter, patterns);
   populateConvPatterns(typeConverter, patterns);
   populatePoolingPatterns(typeConverter, patterns);
