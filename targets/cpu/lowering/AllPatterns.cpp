@@ -15,6 +15,9 @@ void populateAllLoweringPatterns(const mlir::TypeConverter &typeConverter,
   populateTopKPatterns(typeConverter, patterns);
   populateSoftmaxPatterns(typeConverter, patterns);
   populateNormalizationPatterns(typeConverter, patterns);
+  populateNormalizationExtraPatterns(typeConverter, patterns);
+  populateActivationPatterns(typeConverter, patterns);
+  populateAttentionPatterns(typeConverter, patterns);
   populateMatMulPatterns(typeConverter, patterns);
   populateConvPatterns(typeConverter, patterns);
   populatePoolingPatterns(typeConverter, patterns);

@@ -37,6 +37,16 @@ void populateSoftmaxPatterns(const mlir::TypeConverter &typeConverter,
 // BatchNormalization, LayerNormalization (Normalization.cpp)
 void populateNormalizationPatterns(const mlir::TypeConverter &typeConverter,
                           mlir::RewritePatternSet &patterns);
+// Attention (Attention.cpp)
+void populateAttentionPatterns(const mlir::TypeConverter &typeConverter,
+                               mlir::RewritePatternSet &patterns);
+// RMSNormalization, GroupNormalization, LRN, MeanVarianceNormalization
+// (NormalizationExtra.cpp)
+void populateNormalizationExtraPatterns(const mlir::TypeConverter &typeConverter,
+                                        mlir::RewritePatternSet &patterns);
+// Swish, SwiGLU, RotaryEmbedding (Activation.cpp)
+void populateActivationPatterns(const mlir::TypeConverter &typeConverter,
+                                mlir::RewritePatternSet &patterns);
 // MatMul, Gemm (MatMul.cpp)
 void populateMatMulPatterns(const mlir::TypeConverter &typeConverter,
                           mlir::RewritePatternSet &patterns);
