@@ -63,12 +63,29 @@ LogicalResult inferResize(RuleContext &ctx) {
     bool stretch =
         ctx.getStrAttr("keep_aspect_ratio_policy", "stretch") == "stretch";
     const KnownInts *known = ctx.getKnown(3);
+    if (known && int64_t(known->size()) != n)
+      known = nullptr;
     for (auto [i, axis] : llvm::enumerate(axes)) {
-      // Other aspect-ratio policies derive every size from one scale.
-      std::optional<int64_t> size;
-      if (stretch && known && int64_t(known->size()) == n)
-        size = (*known)[i].value;
-      result[axis] = size ? *size : kDynamic;
+      std::optional<int64_t> size = known ? (*known)[i].value : std::nullopt;
+      result[axis] = stretch && size ? *size : kDynamic;
+    }
+    // Other aspect-ratio policies scale every axis by the smallest (or
+    // largest) of the ratios and round the sizes half up.
+    std::optional<SmallVector<int64_t>> sizes = ctx.getKnownInts(3);
+    if (!stretch && sizes && int64_t(sizes->size()) == n &&
+        llvm::none_of(axes, [&](int64_t axis) {
+          return ShapedType::isDynamic(shape[axis]);
+        })) {
+      bool notLarger = ctx.getStrAttr("keep_aspect_ratio_policy", "") ==
+                       "not_larger";
+      double scale = 0;
+      for (auto [i, axis] : llvm::enumerate(axes)) {
+        double ratio = double((*sizes)[i]) / double(shape[axis]);
+        if (i == 0 || (notLarger ? ratio < scale : ratio > scale))
+          scale = ratio;
+      }
+      for (int64_t axis : axes)
+        result[axis] = int64_t(scale * double(shape[axis]) + 0.5);
     }
   } else if (isGiven(ctx, 2)) {
     std::optional<int64_t> length = ctx.getStaticLength(2);

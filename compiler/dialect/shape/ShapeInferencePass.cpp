@@ -256,6 +256,8 @@ static const RuleTable &getRuleTable() {
     addResizeRules(rules);
     addRandomRules(rules);
     addAttentionRules(rules);
+    addLossRules(rules);
+    addCol2ImRules(rules);
     return rules;
   }();
   return table;

@@ -196,6 +196,8 @@ void addRecurrentRules(RuleTable &rules);
 void addResizeRules(RuleTable &rules);
 void addRandomRules(RuleTable &rules);
 void addAttentionRules(RuleTable &rules);
+void addLossRules(RuleTable &rules);
+void addCol2ImRules(RuleTable &rules);
 
 /// Multidirectional (numpy) broadcasting of two shapes with the dynamic-dim
 /// policy of Elementwise.cpp. Returns false when two static dims conflict.

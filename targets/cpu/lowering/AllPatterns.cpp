@@ -22,6 +22,12 @@ void populateAllLoweringPatterns(const mlir::TypeConverter &typeConverter,
   populateConvPatterns(typeConverter, patterns);
   populatePoolingPatterns(typeConverter, patterns);
   populateDataMovementPatterns(typeConverter, patterns);
+  populateLossPatterns(typeConverter, patterns);
+  populateResizePatterns(typeConverter, patterns);
+  populateGridSamplePatterns(typeConverter, patterns);
+  populateEinsumPatterns(typeConverter, patterns);
+  populateCenterCropPadPatterns(typeConverter, patterns);
+  populateCol2ImPatterns(typeConverter, patterns);
 }
 
 } // namespace onnxc::cpu

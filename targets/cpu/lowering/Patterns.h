@@ -61,6 +61,25 @@ void populatePoolingPatterns(const mlir::TypeConverter &typeConverter,
 void populateDataMovementPatterns(const mlir::TypeConverter &typeConverter,
                           mlir::RewritePatternSet &patterns);
 
+// NegativeLogLikelihoodLoss, SoftmaxCrossEntropyLoss (Loss.cpp)
+void populateLossPatterns(const mlir::TypeConverter &typeConverter,
+                          mlir::RewritePatternSet &patterns);
+// Resize (Resize.cpp)
+void populateResizePatterns(const mlir::TypeConverter &typeConverter,
+                            mlir::RewritePatternSet &patterns);
+// GridSample, AffineGrid (GridSample.cpp)
+void populateGridSamplePatterns(const mlir::TypeConverter &typeConverter,
+                                mlir::RewritePatternSet &patterns);
+// Einsum (Einsum.cpp)
+void populateEinsumPatterns(const mlir::TypeConverter &typeConverter,
+                            mlir::RewritePatternSet &patterns);
+// CenterCropPad (CenterCropPad.cpp)
+void populateCenterCropPadPatterns(const mlir::TypeConverter &typeConverter,
+                                   mlir::RewritePatternSet &patterns);
+// Col2Im (Col2Im.cpp)
+void populateCol2ImPatterns(const mlir::TypeConverter &typeConverter,
+                            mlir::RewritePatternSet &patterns);
+
 /// Every family above, in one place: the conversion pass and the capability
 /// table (CpuTarget.cpp) both take exactly this set. A new family file adds
 /// its populate call here (AllPatterns.cpp) and nowhere else.

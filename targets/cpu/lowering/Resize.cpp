@@ -1,0 +1,400 @@
+//===- Resize.cpp - Resize ------------------------------------------------===//
+//
+// Resize is separable: the result is the input resized along one axis after
+// the other, as the ONNX reference computes it. Along one axis, output
+// coordinate o maps to a source coordinate x (coordinate_transformation_mode),
+// whose fractional part gives n tap weights (nearest and linear: 2, cubic: 4)
+// on the n input indices around x (edge-clamped; exclude_outside zeroes and
+// renormalizes the weights of taps outside the input; tf_crop_and_resize
+// writes extrapolation_value where x is outside). Each resized axis becomes
+// one linalg.generic computing this per element in f64 from the run-time
+// scale (scales, or sizes / input size under keep_aspect_ratio_policy) and
+// roi. An axis the reference leaves alone (scale 1, same size, full roi) is
+// copied. Output sizes must be static on the resized axes (shape inference
+// or the model's declared output type gives them). Half floats are computed
+// in f32.
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/dialect/OnnxDialect.h"
+#include "targets/cpu/lowering/DataMovementUtils.h"
+#include "targets/cpu/lowering/ElementwisePattern.h"
+#include "targets/cpu/lowering/IndexingUtils.h"
+#include "targets/cpu/lowering/LinalgBuilders.h"
+#include "targets/cpu/lowering/Patterns.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Transforms/DialectConversion.h"
+
+using namespace mlir;
+
+namespace onnxc::cpu {
+namespace {
+
+struct ResizeConfig {
+  StringRef mode, nearestMode, transform;
+  double cubicA;
+  bool excludeOutside;
+};
+
+/// f64 scalar arithmetic for the coordinate math.
+struct F64 {
+  OpBuilder &b;
+  Location loc;
+
+  Value c(double v) { return scalarConst(b, loc, b.getF64Type(), v); }
+  Value add(Value x, Value y) { return b.create<arith::AddFOp>(loc, x, y); }
+  Value sub(Value x, Value y) { return b.create<arith::SubFOp>(loc, x, y); }
+  Value mul(Value x, Value y) { return b.create<arith::MulFOp>(loc, x, y); }
+  Value div(Value x, Value y) { return b.create<arith::DivFOp>(loc, x, y); }
+  Value cmp(arith::CmpFPredicate p, Value x, Value y) {
+    return b.create<arith::CmpFOp>(loc, p, x, y);
+  }
+  Value select(Value cond, Value x, Value y) {
+    return b.create<arith::SelectOp>(loc, cond, x, y);
+  }
+  Value floor(Value x) { return b.create<math::FloorOp>(loc, x); }
+  Value boolToFloat(Value cond) { return select(cond, c(1), c(0)); }
+};
+
+/// The tap weights for fractional position `ratio` in (0, 1].
+SmallVector<Value> tapWeights(F64 &m, const ResizeConfig &config,
+                              Value ratio) {
+  using P = arith::CmpFPredicate;
+  if (config.mode == "nearest") {
+    StringRef mode = config.nearestMode;
+    Value isOne = m.cmp(P::OEQ, ratio, m.c(1));
+    if (mode == "floor")
+      return {m.select(isOne, m.c(0), m.c(1)), m.boolToFloat(isOne)};
+    if (mode == "ceil")
+      return {m.c(0), m.c(1)};
+    if (mode == "round_prefer_ceil")
+      return {m.boolToFloat(m.cmp(P::OLT, ratio, m.c(0.5))),
+              m.boolToFloat(m.cmp(P::OGE, ratio, m.c(0.5)))};
+    return {m.boolToFloat(m.cmp(P::OLE, ratio, m.c(0.5))),
+            m.boolToFloat(m.cmp(P::OGT, ratio, m.c(0.5)))};
+  }
+  if (config.mode == "linear")
+    return {m.sub(m.c(1), ratio), ratio};
+  double a = config.cubicA;
+  auto far = [&](Value x) { // |x| in [1, 2]
+    return m.sub(
+        m.mul(m.add(m.mul(m.sub(m.mul(m.c(a), x), m.c(5 * a)), x), m.c(8 * a)),
+              x),
+        m.c(4 * a));
+  };
+  auto near = [&](Value x) { // |x| in [0, 1]
+    return m.add(
+        m.mul(m.mul(m.sub(m.mul(m.c(a + 2), x), m.c(a + 3)), x), x), m.c(1));
+  };
+  Value q = m.sub(m.c(1), ratio);
+  return {far(m.add(ratio, m.c(1))), near(ratio), near(q),
+          far(m.add(q, m.c(1)))};
+}
+
+/// Resizes `input` (elements of the compute type) along `axis` from `in` to
+/// `out` elements. `scale` is the f64 scale; `roiStart`/`roiEnd` are f64 roi
+/// values for tf_crop_and_resize (null otherwise); `skip` is an i1 that makes
+/// the axis a copy (null when it cannot be one).
+Value resizeAxis(OpBuilder &b, Location loc, const ResizeConfig &config,
+                 Value input, int64_t axis, int64_t in, int64_t out,
+                 Value scale, Value roiStart, Value roiEnd, Value skip,
+                 double extrapolationValue) {
+  using P = arith::CmpFPredicate;
+  auto type = llvm::cast<RankedTensorType>(input.getType());
+  Type element = type.getElementType();
+  SmallVector<int64_t> shape(type.getShape());
+  shape[axis] = out;
+  auto resultType = RankedTensorType::get(shape, element);
+  SmallVector<OpFoldResult> sizes = tensorSizes(b, loc, input);
+  sizes[axis] = b.getIndexAttr(out);
+  StringRef t = config.transform;
+  return buildIndexedGeneric(
+      b, loc, emptyTensor(b, loc, resultType, sizes), {}, {},
+      [&](OpBuilder &nb, Location nloc, ValueRange ivs, ValueRange) -> Value {
+        F64 m{nb, nloc};
+        Value o = ivs[axis];
+        Value y = nb.create<arith::SIToFPOp>(
+            nloc, nb.getF64Type(),
+            nb.create<arith::IndexCastOp>(nloc, nb.getI64Type(), o));
+        Value inF = m.c(double(in));
+        Value width = m.mul(scale, inF);
+        Value single = m.cmp(P::OEQ, width, m.c(1));
+        Value halfPixel = m.sub(m.div(m.add(y, m.c(0.5)), scale), m.c(0.5));
+        Value x, outside;
+        if (t == "align_corners") {
+          x = m.select(single, m.c(0),
+                       m.div(m.mul(y, m.c(double(in - 1))),
+                             m.sub(width, m.c(1))));
+        } else if (t == "asymmetric") {
+          x = m.div(y, scale);
+        } else if (t == "tf_crop_and_resize") {
+          Value span = m.sub(roiEnd, roiStart);
+          x = m.select(single, m.div(m.mul(span, m.c(double(in - 1))), m.c(2)),
+                       m.div(m.mul(m.mul(y, span), m.c(double(in - 1))),
+                             m.sub(width, m.c(1))));
+          x = m.add(x, m.mul(roiStart, m.c(double(in - 1))));
+          outside = nb.create<arith::OrIOp>(
+              nloc, m.cmp(P::OLT, x, m.c(0)),
+              m.cmp(P::OGT, x, m.c(double(in - 1))));
+        } else if (t == "pytorch_half_pixel") {
+          x = m.select(single, m.c(-0.5), halfPixel);
+        } else if (t == "half_pixel_symmetric") {
+          Value adjustment = m.div(m.c(double(out)), width);
+          Value offset = m.mul(m.c(double(in) / 2), m.sub(m.c(1), adjustment));
+          x = m.add(offset, halfPixel);
+        } else {
+          x = halfPixel;
+        }
+        Value floorX = m.floor(x);
+        Value ratio =
+            m.select(m.cmp(P::OEQ, x, floorX), m.c(1), m.sub(x, floorX));
+        SmallVector<Value> weights = tapWeights(m, config, ratio);
+        int64_t n = weights.size();
+        // The n nearest indices, as the reference picks them.
+        int64_t pad = (n + 1) / 2;
+        Value padded = m.add(x, m.c(double(pad)));
+        Value p = m.floor(padded);
+        Value frac = m.sub(padded, p);
+        Value offset =
+            n % 2 == 0
+                ? m.select(m.cmp(P::OEQ, frac, m.c(0)), m.c(-double(n / 2)),
+                           m.c(-double(n / 2) + 1))
+                : m.select(m.cmp(P::OLE, frac, m.c(0.5)),
+                           m.c(-double((n - 1) / 2)),
+                           m.c(-double((n - 1) / 2) + 1));
+        Value first = m.sub(m.add(p, offset), m.c(double(pad)));
+        SmallVector<Value> taps;
+        for (int64_t k = 0; k < n; ++k)
+          taps.push_back(m.add(first, m.c(double(k))));
+        if (config.excludeOutside) {
+          Value sum = m.c(0);
+          for (int64_t k = 0; k < n; ++k) {
+            Value out = nb.create<arith::OrIOp>(
+                nloc, m.cmp(P::OLT, taps[k], m.c(0)),
+                m.cmp(P::OGE, taps[k], inF));
+            weights[k] = m.select(out, m.c(0), weights[k]);
+            sum = m.add(sum, weights[k]);
+          }
+          sum = m.select(m.cmp(P::OEQ, sum, m.c(0)), m.c(1), sum);
+          for (Value &w : weights)
+            w = m.div(w, sum);
+        }
+        Type elementType = element;
+        Value acc = scalarConst(nb, nloc, elementType, 0);
+        SmallVector<Value> at(ivs.begin(), ivs.end());
+        for (int64_t k = 0; k < n; ++k) {
+          Value index = nb.create<arith::IndexCastOp>(
+              nloc, nb.getIndexType(),
+              nb.create<arith::FPToSIOp>(nloc, nb.getI64Type(), taps[k]));
+          index = clampIntoBounds(nb, nloc, index, indexConst(nb, nloc, in));
+          Value w = weights[k];
+          if (skip) {
+            index = nb.create<arith::SelectOp>(nloc, skip, o, index);
+            w = m.select(skip, m.c(k == 0 ? 1 : 0), w);
+          }
+          at[axis] = index;
+          Value v = nb.create<tensor::ExtractOp>(nloc, input, at);
+          if (elementType != nb.getF64Type())
+            w = nb.create<arith::TruncFOp>(nloc, elementType, w);
+          acc = nb.create<arith::AddFOp>(nloc, acc,
+                                         nb.create<arith::MulFOp>(nloc, w, v));
+        }
+        if (outside) {
+          if (skip)
+            outside = nb.create<arith::AndIOp>(
+                nloc, outside,
+                nb.create<arith::XOrIOp>(
+                    nloc, skip,
+                    nb.create<arith::ConstantOp>(nloc, nb.getBoolAttr(true))));
+          acc = nb.create<arith::SelectOp>(
+              nloc, outside, scalarConst(nb, nloc, elementType,
+                                         extrapolationValue),
+              acc);
+        }
+        return acc;
+      });
+}
+
+/// Element `i` of a 1-D float tensor as f64.
+Value extractF64(OpBuilder &b, Location loc, Value tensor, int64_t i) {
+  Value v =
+      b.create<tensor::ExtractOp>(loc, tensor, indexConst(b, loc, i));
+  if (v.getType() != b.getF64Type())
+    v = b.create<arith::ExtFOp>(loc, b.getF64Type(), v);
+  return v;
+}
+
+/// The number of elements of a 1-D input, -1 when dynamic, 0 when omitted.
+int64_t givenLength(Value v) {
+  if (isNoneValue(v))
+    return 0;
+  auto type = llvm::dyn_cast<RankedTensorType>(v.getType());
+  return type && type.hasStaticShape() ? type.getNumElements() : -1;
+}
+
+/// Lowers Resize on a float tensor whose resized axes have static input and
+/// output sizes.
+struct ResizeLowering : OpConversionPattern<onnx::ResizeOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(onnx::ResizeOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value input = adaptor.getX();
+    auto inputType = llvm::dyn_cast<RankedTensorType>(input.getType());
+    if (!inputType || !isElementKind(onnxElementType(op.getX()), kFloat))
+      return rewriter.notifyMatchFailure(op, "expected a float tensor");
+    RankedTensorType resultType =
+        convertedResultType(*getTypeConverter(), op, 0);
+    if (!resultType)
+      return failure();
+    int64_t rank = inputType.getRank();
+    ResizeConfig config{op.getMode(), op.getNearestMode(),
+                        op.getCoordinateTransformationMode(),
+                        op.getCubicCoeffA().convertToDouble(),
+                        op.getExcludeOutside() != 0};
+    if (config.mode != "nearest" && config.mode != "linear" &&
+        config.mode != "cubic")
+      return op.emitError() << "unknown mode '" << config.mode << "'";
+    if (op.getAntialias() != 0 && config.mode != "nearest")
+      return op.emitError() << "antialias is not supported yet";
+    StringRef t = config.transform;
+    if (t != "half_pixel" && t != "half_pixel_symmetric" &&
+        t != "pytorch_half_pixel" && t != "align_corners" &&
+        t != "asymmetric" && t != "tf_crop_and_resize")
+      return op.emitError() << "unknown coordinate_transformation_mode '" << t
+                            << "'";
+    StringRef policy = op.getKeepAspectRatioPolicy();
+    if (policy != "stretch" && policy != "not_larger" &&
+        policy != "not_smaller")
+      return op.emitError() << "unknown keep_aspect_ratio_policy '" << policy
+                            << "'";
+
+    SmallVector<int64_t> axes;
+    if (std::optional<ArrayAttr> attr = op.getAxes()) {
+      axes = getI64Array(attr, 0, 0);
+      if (failed(normalizeAxes(op, axes, rank)))
+        return failure();
+    } else {
+      for (int64_t i = 0; i < rank; ++i)
+        axes.push_back(i);
+    }
+    int64_t n = axes.size();
+    for (int64_t axis : axes)
+      if (inputType.isDynamicDim(axis) || resultType.isDynamicDim(axis))
+        return op.emitError() << "needs static sizes on the resized axes, got "
+                              << inputType << " -> " << resultType;
+
+    // The f64 scale of each resized axis.
+    Value scales = adaptor.getScales(), sizes = adaptor.getSizes();
+    SmallVector<Value> axisScales;
+    F64 m{rewriter, loc};
+    if (givenLength(sizes) != 0) {
+      if (givenLength(scales) > 0)
+        return op.emitError() << "only one of scales and sizes may be given";
+      if (givenLength(sizes) != n)
+        return op.emitError() << "sizes must have " << n << " elements";
+      for (auto [i, axis] : llvm::enumerate(axes)) {
+        Value size = rewriter.create<tensor::ExtractOp>(
+            loc, sizes, indexConst(rewriter, loc, i));
+        size = rewriter.create<arith::SIToFPOp>(loc, rewriter.getF64Type(),
+                                                size);
+        axisScales.push_back(
+            m.div(size, m.c(double(inputType.getDimSize(axis)))));
+      }
+      if (policy != "stretch") {
+        Value scale = axisScales[0];
+        for (Value s : ArrayRef(axisScales).drop_front())
+          scale = policy == "not_larger"
+                      ? rewriter.create<arith::MinimumFOp>(loc, scale, s)
+                            .getResult()
+                      : rewriter.create<arith::MaximumFOp>(loc, scale, s)
+                            .getResult();
+        for (Value &s : axisScales)
+          s = scale;
+      }
+    } else {
+      if (givenLength(scales) != n)
+        return op.emitError() << "needs " << n << " scales or sizes";
+      for (int64_t i = 0; i < n; ++i)
+        axisScales.push_back(extractF64(rewriter, loc, scales, i));
+    }
+    Value roi = adaptor.getRoi();
+    bool crop = t == "tf_crop_and_resize";
+    if (crop && givenLength(roi) != 2 * n)
+      return op.emitError() << "tf_crop_and_resize needs a roi of " << 2 * n
+                            << " values";
+
+    Type element = inputType.getElementType();
+    Type accType = computeType(element);
+    Value current = input;
+    if (accType != element) {
+      auto promoted = RankedTensorType::get(inputType.getShape(), accType);
+      current = buildParallelGeneric(
+          rewriter, loc, promoted, tensorSizes(rewriter, loc, input), input,
+          rewriter.getMultiDimIdentityMap(rank),
+          [](OpBuilder &b, Location nloc, ValueRange args) -> Value {
+            return promoteHalf(b, nloc, args[0]);
+          });
+    }
+    double extrapolation = op.getExtrapolationValue().convertToDouble();
+    for (auto [i, axis] : llvm::enumerate(axes)) {
+      int64_t in = inputType.getDimSize(axis);
+      int64_t out = resultType.getDimSize(axis);
+      Value scale = axisScales[i];
+      Value roiStart, roiEnd;
+      if (crop) {
+        roiStart = extractF64(rewriter, loc, roi, i);
+        roiEnd = extractF64(rewriter, loc, roi, i + n);
+      }
+      // The reference leaves an axis alone when the scale is 1 (relative
+      // tolerance 1e-9), the size stays and the roi is [0, 1].
+      Value skip;
+      if (in == out) {
+        auto close = [&](Value v, double target) {
+          Value diff = rewriter.create<math::AbsFOp>(loc, m.sub(v, m.c(target)));
+          Value tol = m.mul(m.c(1e-9),
+                            rewriter.create<arith::MaximumFOp>(
+                                loc, rewriter.create<math::AbsFOp>(loc, v),
+                                m.c(std::abs(target))));
+          return m.cmp(arith::CmpFPredicate::OLE, diff, tol);
+        };
+        skip = close(scale, 1.0);
+        if (crop) {
+          Value startZero = m.cmp(arith::CmpFPredicate::OLE,
+                                  rewriter.create<math::AbsFOp>(loc, roiStart),
+                                  m.c(0));
+          skip = rewriter.create<arith::AndIOp>(
+              loc, skip,
+              rewriter.create<arith::AndIOp>(loc, startZero,
+                                             close(roiEnd, 1.0)));
+        }
+      }
+      current = resizeAxis(rewriter, loc, config, current, axis, in, out,
+                           scale, roiStart, roiEnd, skip, extrapolation);
+    }
+    if (accType != element) {
+      current = buildParallelGeneric(
+          rewriter, loc, resultType, tensorSizes(rewriter, loc, current),
+          current, rewriter.getMultiDimIdentityMap(rank),
+          [&](OpBuilder &b, Location nloc, ValueRange args) -> Value {
+            return demoteTo(b, nloc, args[0], element);
+          });
+    }
+    rewriter.replaceOp(op, castIfNeeded(rewriter, loc, current, resultType));
+    return success();
+  }
+};
+
+} // namespace
+
+void populateResizePatterns(const TypeConverter &typeConverter,
+                            RewritePatternSet &patterns) {
+  patterns.add<ResizeLowering>(typeConverter, patterns.getContext());
+}
+
+} // namespace onnxc::cpu
