@@ -17,6 +17,7 @@ void populateAllLoweringPatterns(const mlir::TypeConverter &typeConverter,
   populateConvPatterns(typeConverter, patterns);
   populatePoolingPatterns(typeConverter, patterns);
   populateDataMovementPatterns(typeConverter, patterns);
+  populateQuantizationPatterns(typeConverter, patterns);
 }
 
 } // namespace onnxc::cpu
