@@ -77,8 +77,8 @@ unsigned storageBits(Type type) {
 /// BitCast(input, to): input's shape, `to`'s element type, which must have
 /// the input's storage width.
 LogicalResult inferBitCast(RuleContext &ctx) {
-  Type element =
-      getElementTypeFromOnnx(ctx.getOp()->getContext(), ctx.getIntAttr("to", 0));
+  Type element = getElementTypeFromOnnx(ctx.getOp()->getContext(),
+                                        ctx.getIntAttr("to", 0));
   if (!element)
     return ctx.emitError() << "unsupported BitCast target type "
                            << ctx.getIntAttr("to", 0);

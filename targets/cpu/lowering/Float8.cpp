@@ -59,7 +59,9 @@ struct IntBuilder {
   Value andI(Value x, int64_t m) const {
     return b.create<arith::AndIOp>(loc, x, c(m));
   }
-  Value orI(Value x, Value y) const { return b.create<arith::OrIOp>(loc, x, y); }
+  Value orI(Value x, Value y) const {
+    return b.create<arith::OrIOp>(loc, x, y);
+  }
   Value shl(Value x, int64_t s) const {
     return b.create<arith::ShLIOp>(loc, x, c(s));
   }
@@ -110,12 +112,11 @@ Value float8ToF32(OpBuilder &b, Location loc, Value bits, Type float8) {
         ib.sel(ib.cmp(arith::CmpIPredicate::eq, mantissa, 0), inf, nanBits);
     result = ib.sel(special, value, result);
   } else if (f.unsignedZero) {
-    result = ib.sel(ib.cmp(arith::CmpIPredicate::eq, word, 0x80), nanBits,
-                    result);
+    result =
+        ib.sel(ib.cmp(arith::CmpIPredicate::eq, word, 0x80), nanBits, result);
   } else {
-    result = ib.sel(
-        ib.cmp(arith::CmpIPredicate::eq, ib.andI(word, 0x7F), 0x7F), nanBits,
-        result);
+    result = ib.sel(ib.cmp(arith::CmpIPredicate::eq, ib.andI(word, 0x7F), 0x7F),
+                    nanBits, result);
   }
   return b.create<arith::BitcastOp>(loc, b.getF32Type(), result);
 }
@@ -134,8 +135,7 @@ Value f32ToFloat8(OpBuilder &b, Location loc, Value value, Type float8,
   // Normal range: round the f32 bits to m mantissa bits (ties to even; a
   // carry moves into the exponent), then re-bias the exponent.
   Value lsb = ib.andI(ib.shr(magnitude, shift), 1);
-  Value rounded =
-      ib.add(magnitude, ib.add(ib.c((1 << (shift - 1)) - 1), lsb));
+  Value rounded = ib.add(magnitude, ib.add(ib.c((1 << (shift - 1)) - 1), lsb));
   Value normal = b.create<arith::SubIOp>(loc, ib.shr(rounded, shift),
                                          ib.c((127 - f.bias) << m));
   // Below the smallest normal: the encoding is the magnitude in units of the
@@ -164,8 +164,8 @@ Value f32ToFloat8(OpBuilder &b, Location loc, Value value, Type float8,
   }
   Value result = ib.orI(ib.shl(sign, 7), encoding);
   if (f.unsignedZero)
-    result = ib.sel(ib.cmp(arith::CmpIPredicate::eq, encoding, 0), ib.c(0),
-                    result);
+    result =
+        ib.sel(ib.cmp(arith::CmpIPredicate::eq, encoding, 0), ib.c(0), result);
   result = ib.sel(nanOut, ib.c(f.unsignedZero ? 0x80 : 0x7F), result);
   return b.create<arith::TruncIOp>(loc, b.getI8Type(), result);
 }

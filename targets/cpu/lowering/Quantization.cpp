@@ -40,7 +40,8 @@ bool isFloatElement(Type type) {
 /// Integer element types a quantized tensor may have (any signedness).
 bool isQuantInt(Type type) {
   auto intType = llvm::dyn_cast<IntegerType>(type);
-  return intType && llvm::is_contained({2u, 4u, 8u, 16u, 32u}, intType.getWidth());
+  return intType &&
+         llvm::is_contained({2u, 4u, 8u, 16u, 32u}, intType.getWidth());
 }
 
 /// The map reading a scale (or zero point) of type `paramType` for data of
@@ -108,8 +109,8 @@ FailureOr<QuantOperands> collect(Operation *op, ConversionPatternRewriter &r,
                    scaleType.getRank() <= 1;
   if (!perTensor) {
     if (axis < -rank || axis >= rank)
-      return op->emitError("axis ") << axis << " is out of range for rank "
-                                    << rank;
+      return op->emitError("axis ")
+             << axis << " is out of range for rank " << rank;
     axis = normalizeAxis(axis, rank);
   }
   std::string why;
@@ -158,10 +159,10 @@ struct QuantizeLinearLowering : OpConversionPattern<onnx::QuantizeLinearOp> {
       return rewriter.notifyMatchFailure(op, "unsupported scale type");
     if (!toFloat8 && !isQuantInt(yElement))
       return rewriter.notifyMatchFailure(op, "unsupported output type");
-    FailureOr<QuantOperands> q = collect(
-        op, rewriter, adaptor.getX(), adaptor.getYScale(),
-        adaptor.getYZeroPoint(), op.getYZeroPoint(), op.getAxis(),
-        op.getBlockSize());
+    FailureOr<QuantOperands> q =
+        collect(op, rewriter, adaptor.getX(), adaptor.getYScale(),
+                adaptor.getYZeroPoint(), op.getYZeroPoint(), op.getAxis(),
+                op.getBlockSize());
     if (failed(q))
       return failure();
     Type precision;
@@ -189,8 +190,8 @@ struct QuantizeLinearLowering : OpConversionPattern<onnx::QuantizeLinearOp> {
                    : xElement == scaleElement && isHalfFloat(xElement)
                        ? xElement
                        : Type();
-    Type arith = arithType(rewriter, {xElement, scaleElement,
-                                      precision ? precision : xElement});
+    Type arith = arithType(
+        rewriter, {xElement, scaleElement, precision ? precision : xElement});
     bool saturate = op.getSaturate() != 0;
     auto yInt = llvm::dyn_cast<IntegerType>(yElement);
     Location loc = op.getLoc();
@@ -205,9 +206,9 @@ struct QuantizeLinearLowering : OpConversionPattern<onnx::QuantizeLinearOp> {
           Value scale = castScalar(b, l, args[1], scaleElement, arith);
           Value quotient = b.create<arith::DivFOp>(l, x, scale);
           if (roundTo && roundTo != arith)
-            quotient = castScalar(b, l, castScalar(b, l, quotient, arith,
-                                                   roundTo),
-                                  roundTo, arith);
+            quotient =
+                castScalar(b, l, castScalar(b, l, quotient, arith, roundTo),
+                           roundTo, arith);
           Value y;
           if (toFloat8) {
             y = castScalar(b, l, quotient, arith, yElement, saturate);
@@ -225,8 +226,7 @@ struct QuantizeLinearLowering : OpConversionPattern<onnx::QuantizeLinearOp> {
                 b.create<arith::MaximumFOp>(l, rounded,
                                             scalarConst(b, l, arith, lo)),
                 scalarConst(b, l, arith, hi));
-            Value wide =
-                b.create<arith::FPToSIOp>(l, b.getI64Type(), clamped);
+            Value wide = b.create<arith::FPToSIOp>(l, b.getI64Type(), clamped);
             y = b.create<arith::TruncIOp>(l, b.getIntegerType(w), wide);
           }
           b.create<linalg::YieldOp>(l, y);
@@ -255,10 +255,10 @@ struct DequantizeLinearLowering
       return rewriter.notifyMatchFailure(op, "unsupported input type");
     if (!isFloatElement(scaleElement) || !isFloatElement(yElement))
       return rewriter.notifyMatchFailure(op, "unsupported scale type");
-    FailureOr<QuantOperands> q = collect(
-        op, rewriter, adaptor.getX(), adaptor.getXScale(),
-        adaptor.getXZeroPoint(), op.getXZeroPoint(), op.getAxis(),
-        op.getBlockSize());
+    FailureOr<QuantOperands> q =
+        collect(op, rewriter, adaptor.getX(), adaptor.getXScale(),
+                adaptor.getXZeroPoint(), op.getXZeroPoint(), op.getAxis(),
+                op.getBlockSize());
     if (failed(q))
       return failure();
     Type arith = arithType(rewriter, {scaleElement, yElement});
@@ -334,10 +334,10 @@ struct DynamicQuantizeLinearLowering
           scalarConst(b, l, f32, 255.0));
     };
     Value zpFloat = rewriter.create<math::RoundEvenOp>(
-        loc, clampTo255(rewriter, loc,
-                        rewriter.create<arith::NegFOp>(
-                            loc, rewriter.create<arith::DivFOp>(loc, minX,
-                                                                scale))));
+        loc,
+        clampTo255(rewriter, loc,
+                   rewriter.create<arith::NegFOp>(
+                       loc, rewriter.create<arith::DivFOp>(loc, minX, scale))));
     Type i8 = rewriter.getI8Type();
     auto toU8 = [&](OpBuilder &b, Location l, Value v) -> Value {
       return b.create<arith::FPToUIOp>(l, i8, v);
@@ -390,8 +390,7 @@ struct QLinearMatMulLowering : OpConversionPattern<onnx::QLinearMatMulOp> {
         return AffineMap::get(rank, 0, {getAffineConstantExpr(0, ctx)}, ctx);
       if (perColumnAllowed && rank >= 1 && t.getRank() == 1 &&
           t.getDimSize(0) == resultType.getDimSize(rank - 1))
-        return AffineMap::get(rank, 0, {getAffineDimExpr(rank - 1, ctx)},
-                              ctx);
+        return AffineMap::get(rank, 0, {getAffineDimExpr(rank - 1, ctx)}, ctx);
       return {};
     };
     AffineMap aScaleMap = mapOf(adaptor.getAScale(), false);
@@ -441,7 +440,8 @@ struct QLinearMatMulLowering : OpConversionPattern<onnx::QLinearMatMulOp> {
           d = b.create<arith::AddFOp>(l, d,
                                       castScalar(b, l, args[4], yInt, f64));
           Value rounded = b.create<math::RoundEvenOp>(l, d);
-          double lo = yInt.isUnsigned() ? 0 : -128, hi = yInt.isUnsigned() ? 255 : 127;
+          double lo = yInt.isUnsigned() ? 0 : -128,
+                 hi = yInt.isUnsigned() ? 255 : 127;
           Value clamped = b.create<arith::MinimumFOp>(
               l,
               b.create<arith::MaximumFOp>(l, rounded,
@@ -472,7 +472,8 @@ Value widenToF64(OpBuilder &b, Location loc, Value x, Type xElement,
     if (zpType.getRank() == 0)
       maps.push_back(AffineMap::get(rank, 0, {}, ctx));
     else if (zpType.getDimSize(0) == 1)
-      maps.push_back(AffineMap::get(rank, 0, getAffineConstantExpr(0, ctx), ctx));
+      maps.push_back(
+          AffineMap::get(rank, 0, getAffineConstantExpr(0, ctx), ctx));
     else
       maps.push_back(AffineMap::get(rank, 0, getAffineDimExpr(0, ctx), ctx));
   }
@@ -482,8 +483,8 @@ Value widenToF64(OpBuilder &b, Location loc, Value x, Type xElement,
       [&](OpBuilder &nb, Location l, ValueRange args) -> Value {
         Value v = castScalar(nb, l, args[0], xElement, f64);
         if (args.size() > 1)
-          v = nb.create<arith::SubFOp>(l, v,
-                                       castScalar(nb, l, args[1], zpElement, f64));
+          v = nb.create<arith::SubFOp>(
+              l, v, castScalar(nb, l, args[1], zpElement, f64));
         return v;
       });
 }
@@ -503,10 +504,9 @@ bool isScalarOrVector(Value value, int64_t channels) {
 /// The integer convolution of ConvInteger and QLinearConv, as an f64 tensor
 /// of exact integer values: widened, zero-point-corrected operands through an
 /// f64 onnx.Conv (lowered by Conv.cpp) with `op`'s attributes.
-FailureOr<Value> integerConv(ConversionPatternRewriter &rewriter,
-                             Operation *op, RankedTensorType resultType,
-                             Value x, Value onnxX, Value xZero,
-                             Value onnxXZero, Value w, Value onnxW,
+FailureOr<Value> integerConv(ConversionPatternRewriter &rewriter, Operation *op,
+                             RankedTensorType resultType, Value x, Value onnxX,
+                             Value xZero, Value onnxXZero, Value w, Value onnxW,
                              Value wZero, Value onnxWZero) {
   auto xType = llvm::dyn_cast<RankedTensorType>(x.getType());
   auto wType = llvm::dyn_cast<RankedTensorType>(w.getType());
@@ -551,10 +551,10 @@ struct ConvIntegerLowering : OpConversionPattern<onnx::ConvIntegerOp> {
         convertedResultType(*getTypeConverter(), op.getOperation());
     if (!resultType || !resultType.getElementType().isInteger(32))
       return rewriter.notifyMatchFailure(op, "expects an i32 result");
-    FailureOr<Value> conv = integerConv(
-        rewriter, op, resultType, adaptor.getX(), op.getX(),
-        adaptor.getXZeroPoint(), op.getXZeroPoint(), adaptor.getW(), op.getW(),
-        adaptor.getWZeroPoint(), op.getWZeroPoint());
+    FailureOr<Value> conv =
+        integerConv(rewriter, op, resultType, adaptor.getX(), op.getX(),
+                    adaptor.getXZeroPoint(), op.getXZeroPoint(), adaptor.getW(),
+                    op.getW(), adaptor.getWZeroPoint(), op.getWZeroPoint());
     if (failed(conv))
       return failure();
     Value result = buildBroadcastGeneric(
@@ -590,10 +590,10 @@ struct QLinearConvLowering : OpConversionPattern<onnx::QLinearConvOp> {
          !isScalarOrVector(adaptor.getYZeroPoint(), 1)))
       return op.emitError("scales and y_zero_point must be scalars (w_scale "
                           "may have one value per output channel)");
-    FailureOr<Value> conv = integerConv(
-        rewriter, op, resultType, adaptor.getX(), op.getX(),
-        adaptor.getXZeroPoint(), op.getXZeroPoint(), adaptor.getW(), op.getW(),
-        adaptor.getWZeroPoint(), op.getWZeroPoint());
+    FailureOr<Value> conv =
+        integerConv(rewriter, op, resultType, adaptor.getX(), op.getX(),
+                    adaptor.getXZeroPoint(), op.getXZeroPoint(), adaptor.getW(),
+                    op.getW(), adaptor.getWZeroPoint(), op.getWZeroPoint());
     if (failed(conv))
       return failure();
     int64_t rank = resultType.getRank();
@@ -608,10 +608,9 @@ struct QLinearConvLowering : OpConversionPattern<onnx::QLinearConvOp> {
     };
     SmallVector<Value> inputs = {*conv, adaptor.getXScale(),
                                  adaptor.getWScale(), adaptor.getYScale()};
-    SmallVector<AffineMap> maps = {rewriter.getMultiDimIdentityMap(rank),
-                                   mapOf(adaptor.getXScale()),
-                                   mapOf(adaptor.getWScale()),
-                                   mapOf(adaptor.getYScale())};
+    SmallVector<AffineMap> maps = {
+        rewriter.getMultiDimIdentityMap(rank), mapOf(adaptor.getXScale()),
+        mapOf(adaptor.getWScale()), mapOf(adaptor.getYScale())};
     bool hasZero = !isNoneValue(op.getYZeroPoint());
     bool hasBias = !isNoneValue(op.getB());
     if (hasZero) {
@@ -619,7 +618,8 @@ struct QLinearConvLowering : OpConversionPattern<onnx::QLinearConvOp> {
       maps.push_back(mapOf(adaptor.getYZeroPoint()));
     }
     if (hasBias) {
-      auto biasType = llvm::dyn_cast<RankedTensorType>(adaptor.getB().getType());
+      auto biasType =
+          llvm::dyn_cast<RankedTensorType>(adaptor.getB().getType());
       if (!biasType || biasType.getRank() != 1 ||
           !biasType.getElementType().isInteger(32))
         return op.emitError("B must be a 1-D int32 tensor");
@@ -699,9 +699,9 @@ struct BitCastLowering : OpConversionPattern<onnx::BitCastOp> {
           if (from.isInteger(1))
             return b.create<arith::ExtUIOp>(loc, to, args[0]);
           if (to.isInteger(1))
-            return b.create<arith::CmpIOp>(
-                loc, arith::CmpIPredicate::ne, args[0],
-                scalarConst(b, loc, from, 0));
+            return b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ne,
+                                           args[0],
+                                           scalarConst(b, loc, from, 0));
           return b.create<arith::BitcastOp>(loc, to, args[0]);
         });
     rewriter.replaceOp(op, result);
@@ -715,7 +715,8 @@ void populateQuantizationPatterns(const TypeConverter &typeConverter,
                                   RewritePatternSet &patterns) {
   patterns.add<QuantizeLinearLowering, DequantizeLinearLowering,
                DynamicQuantizeLinearLowering, QLinearMatMulLowering,
-               ConvIntegerLowering, QLinearConvLowering, BitCastLowering>(typeConverter, patterns.getContext());
+               ConvIntegerLowering, QLinearConvLowering, BitCastLowering>(
+      typeConverter, patterns.getContext());
 }
 
 } // namespace onnxc::cpu
