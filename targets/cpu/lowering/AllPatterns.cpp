@@ -28,6 +28,7 @@ void populateAllLoweringPatterns(const mlir::TypeConverter &typeConverter,
   populateEinsumPatterns(typeConverter, patterns);
   populateCenterCropPadPatterns(typeConverter, patterns);
   populateCol2ImPatterns(typeConverter, patterns);
+  populateQuantizationPatterns(typeConverter, patterns);
 }
 
 } // namespace onnxc::cpu

@@ -56,6 +56,10 @@ void populateConvPatterns(const mlir::TypeConverter &typeConverter,
 // MaxPool, AveragePool (Pooling.cpp)
 void populatePoolingPatterns(const mlir::TypeConverter &typeConverter,
                           mlir::RewritePatternSet &patterns);
+// QuantizeLinear, DequantizeLinear, DynamicQuantizeLinear, QLinearMatMul,
+// ConvInteger, QLinearConv, BitCast (Quantization.cpp)
+void populateQuantizationPatterns(const mlir::TypeConverter &typeConverter,
+                                  mlir::RewritePatternSet &patterns);
 // Reshape, Flatten, Squeeze, Unsqueeze, Transpose, Concat, Split, Gather,
 // Slice, Expand, Shape, Constant, Identity (DataMovement*.cpp)
 void populateDataMovementPatterns(const mlir::TypeConverter &typeConverter,
