@@ -31,8 +31,8 @@ Value swish(OpBuilder &b, Location loc, Operation *op, Value x) {
   if (auto attr = op->getAttrOfType<FloatAttr>("alpha"))
     alpha = attr.getValueAsDouble();
   Type type = x.getType();
-  Value negScaled = b.create<arith::MulFOp>(
-      loc, x, scalarConst(b, loc, type, -alpha));
+  Value negScaled =
+      b.create<arith::MulFOp>(loc, x, scalarConst(b, loc, type, -alpha));
   Value one = scalarConst(b, loc, type, 1.0);
   Value sigmoid = b.create<arith::DivFOp>(
       loc, one,
@@ -64,9 +64,9 @@ struct RotaryEmbeddingLowering : OpConversionPattern<onnx::RotaryEmbeddingOp> {
       return op.emitError() << "input must be 3-D or 4-D, got " << xType;
     int64_t cacheRank = hasPositions ? 2 : 3;
     if (cosType.getRank() != cacheRank || sinType.getRank() != cacheRank)
-      return op.emitError() << "cos_cache and sin_cache must be " << cacheRank
-                            << "-D " << (hasPositions ? "with" : "without")
-                            << " position_ids";
+      return op.emitError()
+             << "cos_cache and sin_cache must be " << cacheRank << "-D "
+             << (hasPositions ? "with" : "without") << " position_ids";
     int64_t headSize;
     if (rank == 4) {
       headSize = xType.getDimSize(3);
@@ -83,9 +83,9 @@ struct RotaryEmbeddingLowering : OpConversionPattern<onnx::RotaryEmbeddingOp> {
     if (rotaryDim == 0)
       rotaryDim = headSize;
     if (rotaryDim < 0 || rotaryDim > headSize || rotaryDim % 2 != 0)
-      return op.emitError() << "rotary_embedding_dim " << rotaryDim
-                            << " must be even and at most the head size "
-                            << headSize;
+      return op.emitError()
+             << "rotary_embedding_dim " << rotaryDim
+             << " must be even and at most the head size " << headSize;
     int64_t half = rotaryDim / 2;
     if (!cosType.isDynamicDim(cacheRank - 1) &&
         cosType.getDimSize(cacheRank - 1) != half)
@@ -101,23 +101,23 @@ struct RotaryEmbeddingLowering : OpConversionPattern<onnx::RotaryEmbeddingOp> {
 
     AffineMap identity = rewriter.getMultiDimIdentityMap(rank);
     Value result = buildParallelGeneric(
-        rewriter, loc, resultType, tensorSizes(rewriter, loc, x), x,
-        {identity}, [&](OpBuilder &b, Location nloc, ValueRange args) -> Value {
+        rewriter, loc, resultType, tensorSizes(rewriter, loc, x), x, {identity},
+        [&](OpBuilder &b, Location nloc, ValueRange args) -> Value {
           SmallVector<Value> idx;
           for (int64_t d = 0; d < rank; ++d)
             idx.push_back(b.create<linalg::IndexOp>(nloc, d));
           Value c = idx[rank - 1];
           // d: position inside the head; headBase: c - d.
           Value sizeC = indexConst(b, nloc, headSize);
-          Value d = rank == 3 ? b.create<arith::RemUIOp>(nloc, c, sizeC)
-                                    .getResult()
-                              : c;
+          Value d = rank == 3
+                        ? b.create<arith::RemUIOp>(nloc, c, sizeC).getResult()
+                        : c;
           Value headBase = b.create<arith::SubIOp>(nloc, c, d);
           Value halfC = indexConst(b, nloc, half);
           Value zeroC = indexConst(b, nloc, 0);
-          Value rotated = b.create<arith::CmpIOp>(
-              nloc, arith::CmpIPredicate::ult, d,
-              indexConst(b, nloc, rotaryDim));
+          Value rotated =
+              b.create<arith::CmpIOp>(nloc, arith::CmpIPredicate::ult, d,
+                                      indexConst(b, nloc, rotaryDim));
           Value first, partner, k;
           if (interleaved) {
             Value parity =
@@ -142,7 +142,8 @@ struct RotaryEmbeddingLowering : OpConversionPattern<onnx::RotaryEmbeddingOp> {
           partner = b.create<arith::SelectOp>(nloc, rotated, partner, d);
           k = b.create<arith::SelectOp>(nloc, rotated, k, zeroC);
           SmallVector<Value> partnerIdx = idx;
-          partnerIdx[rank - 1] = b.create<arith::AddIOp>(nloc, headBase, partner);
+          partnerIdx[rank - 1] =
+              b.create<arith::AddIOp>(nloc, headBase, partner);
           Value xv = promoteHalf(b, nloc, args[0]);
           Value xp = promoteHalf(
               b, nloc, b.create<tensor::ExtractOp>(nloc, x, partnerIdx));
@@ -150,9 +151,8 @@ struct RotaryEmbeddingLowering : OpConversionPattern<onnx::RotaryEmbeddingOp> {
           if (hasPositions) {
             Value pos = b.create<tensor::ExtractOp>(
                 nloc, positions, ValueRange{idx[0], idx[seqDim]});
-            cacheIdx = {b.create<arith::IndexCastOp>(nloc, b.getIndexType(),
-                                                     pos),
-                        k};
+            cacheIdx = {
+                b.create<arith::IndexCastOp>(nloc, b.getIndexType(), pos), k};
           } else {
             cacheIdx = {idx[0], idx[seqDim], k};
           }
@@ -181,8 +181,9 @@ void populateActivationPatterns(const TypeConverter &typeConverter,
   ElementwiseSpec swishSpec;
   swishSpec.opName = "onnx.Swish";
   swishSpec.kinds = kFloat;
-  swishSpec.body = [](Operation *op, OpBuilder &b, Location loc,
-                      ValueRange a) { return swish(b, loc, op, a[0]); };
+  swishSpec.body = [](Operation *op, OpBuilder &b, Location loc, ValueRange a) {
+    return swish(b, loc, op, a[0]);
+  };
   addElementwisePattern(typeConverter, patterns, std::move(swishSpec));
 
   ElementwiseSpec swigluSpec;

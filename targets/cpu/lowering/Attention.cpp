@@ -36,8 +36,8 @@ using namespace mlir;
 namespace onnxc::cpu {
 namespace {
 
-using GenericBody = llvm::function_ref<Value(OpBuilder &, Location,
-                                             ValueRange)>;
+using GenericBody =
+    llvm::function_ref<Value(OpBuilder &, Location, ValueRange)>;
 
 /// A tensor of `element`s with `sizes`, filled with `value`.
 Value filledTensor(OpBuilder &b, Location loc, ArrayRef<OpFoldResult> sizes,
@@ -226,8 +226,8 @@ struct AttentionLowering : OpConversionPattern<onnx::AttentionOp> {
     double softcap = op.getSoftcap().convertToDouble();
     int64_t mode = op.getQkMatmulOutputMode();
     if (mode < 0 || mode > 3)
-      return op.emitError() << "qk_matmul_output_mode " << mode
-                            << " is not one of 0..3";
+      return op.emitError()
+             << "qk_matmul_output_mode " << mode << " is not one of 0..3";
 
     SmallVector<OpFoldResult> qSizes = tensorSizes(rewriter, loc, q);
     SmallVector<OpFoldResult> vSizes = tensorSizes(rewriter, loc, v);
@@ -254,10 +254,12 @@ struct AttentionLowering : OpConversionPattern<onnx::AttentionOp> {
               b, nloc, scalarConst(b, nloc, computeType(element), rootScale),
               element);
           Value qs = roundThrough(
-              b, nloc, b.create<arith::MulFOp>(nloc, promoteHalf(b, nloc, args[0]), s),
+              b, nloc,
+              b.create<arith::MulFOp>(nloc, promoteHalf(b, nloc, args[0]), s),
               element);
           Value ks = roundThrough(
-              b, nloc, b.create<arith::MulFOp>(nloc, promoteHalf(b, nloc, args[1]), s),
+              b, nloc,
+              b.create<arith::MulFOp>(nloc, promoteHalf(b, nloc, args[1]), s),
               element);
           Value product = b.create<arith::MulFOp>(nloc, qs, ks);
           product = castScalar(b, nloc, product, product.getType(), acc);
@@ -276,14 +278,13 @@ struct AttentionLowering : OpConversionPattern<onnx::AttentionOp> {
             return b.create<arith::MulFOp>(nloc, t, cap);
           });
 
-    FailureOr<Value> bias = buildBias(rewriter, op, adaptor, scoreSizes, acc,
-                                      hasPast, hasNonpad);
+    FailureOr<Value> bias =
+        buildBias(rewriter, op, adaptor, scoreSizes, acc, hasPast, hasNonpad);
     if (failed(bias))
       return failure();
     Value biased = buildParallelGeneric(
         rewriter, loc, scoreType, scoreSizes, ValueRange{scores, *bias},
-        {id4, id4},
-        [&](OpBuilder &b, Location nloc, ValueRange args) -> Value {
+        {id4, id4}, [&](OpBuilder &b, Location nloc, ValueRange args) -> Value {
           return b.create<arith::AddFOp>(nloc, args[0], args[1]);
         });
 
@@ -321,8 +322,8 @@ struct AttentionLowering : OpConversionPattern<onnx::AttentionOp> {
         {id4, rowMap, rowMap, rowMap},
         [&](OpBuilder &b, Location nloc, ValueRange args) -> Value {
           Value e = b.create<math::ExpOp>(
-              nloc,
-              b.create<arith::SubFOp>(nloc, args[0], safeMax(b, nloc, args[1])));
+              nloc, b.create<arith::SubFOp>(nloc, args[0],
+                                            safeMax(b, nloc, args[1])));
           Value accZero = scalarConst(b, nloc, acc, 0.0);
           Value sumIsZero = b.create<arith::CmpFOp>(
               nloc, arith::CmpFPredicate::OEQ, args[2], accZero);
@@ -374,11 +375,11 @@ struct AttentionLowering : OpConversionPattern<onnx::AttentionOp> {
       if (h && e)
         sizes.push_back(rewriter.getIndexAttr(*h * *e));
       else
-        sizes.push_back(rewriter
-                            .create<arith::MulIOp>(
-                                loc, toValue(rewriter, loc, ySizes[2]),
-                                toValue(rewriter, loc, ySizes[3]))
-                            .getResult());
+        sizes.push_back(
+            rewriter
+                .create<arith::MulIOp>(loc, toValue(rewriter, loc, ySizes[2]),
+                                       toValue(rewriter, loc, ySizes[3]))
+                .getResult());
       y = reshapeTo(rewriter, loc, y, yType, sizes);
     }
     results.push_back(castIfNeeded(rewriter, loc, y, yType));
@@ -401,8 +402,8 @@ struct AttentionLowering : OpConversionPattern<onnx::AttentionOp> {
       if (mode == 3)
         qkOutput = probs;
       else
-        qkOutput = convertTensor(rewriter, loc, mode == 2 ? biased : scores,
-                                 element);
+        qkOutput =
+            convertTensor(rewriter, loc, mode == 2 ? biased : scores, element);
     }
     if (failed(pushOptional(3, qkOutput)))
       return failure();
@@ -428,7 +429,8 @@ struct AttentionLowering : OpConversionPattern<onnx::AttentionOp> {
       if (!maskType || maskType.getRank() < 1 || maskType.getRank() > 4)
         return op.emitError() << "attn_mask must have rank 1 to 4";
       boolMask = maskType.getElementType().isInteger(1);
-      if (!boolMask && !isElementKind(onnxElementType(op.getAttnMask()), kFloat))
+      if (!boolMask &&
+          !isElementKind(onnxElementType(op.getAttnMask()), kFloat))
         return op.emitError() << "attn_mask must be bool or float";
       int64_t maskRank = maskType.getRank();
       // Pad the last dim up to the total kv length (-inf / false).
@@ -440,8 +442,9 @@ struct AttentionLowering : OpConversionPattern<onnx::AttentionOp> {
                                 << " exceeds the total kv length " << *total;
         Type maskElement = maskType.getElementType();
         Value padValue =
-            boolMask ? rewriter.create<arith::ConstantOp>(
-                           loc, rewriter.getBoolAttr(false))
+            boolMask ? rewriter
+                           .create<arith::ConstantOp>(
+                               loc, rewriter.getBoolAttr(false))
                            .getResult()
                      : scalarConst(rewriter, loc, maskElement,
                                    -std::numeric_limits<double>::infinity());
@@ -536,13 +539,12 @@ struct AttentionLowering : OpConversionPattern<onnx::AttentionOp> {
                                             diff, indexConst(b, nloc, left)),
                     bias);
               if (right >= 0)
-                bias = blockUnless(
-                    b.create<arith::CmpIOp>(
-                        nloc, arith::CmpIPredicate::sle,
-                        b.create<arith::SubIOp>(nloc, indexConst(b, nloc, 0),
-                                                diff),
-                        indexConst(b, nloc, right)),
-                    bias);
+                bias = blockUnless(b.create<arith::CmpIOp>(
+                                       nloc, arith::CmpIPredicate::sle,
+                                       b.create<arith::SubIOp>(
+                                           nloc, indexConst(b, nloc, 0), diff),
+                                       indexConst(b, nloc, right)),
+                                   bias);
             }
           }
           if (hasNonpad)

@@ -30,15 +30,14 @@ namespace {
 Value sumOf(OpBuilder &b, Location loc, Value x, ArrayRef<bool> dims,
             bool squared) {
   Type acc = computeType(getElementTypeOrSelf(x));
-  return buildReduction(
-      b, loc, x, dims, scalarConst(b, loc, acc, 0.0), {},
-      [squared](OpBuilder &nb, Location nloc, ValueRange in,
-                Value accum) -> Value {
-        Value v = promoteHalf(nb, nloc, in[0]);
-        if (squared)
-          v = nb.create<arith::MulFOp>(nloc, v, v);
-        return nb.create<arith::AddFOp>(nloc, accum, v);
-      });
+  return buildReduction(b, loc, x, dims, scalarConst(b, loc, acc, 0.0), {},
+                        [squared](OpBuilder &nb, Location nloc, ValueRange in,
+                                  Value accum) -> Value {
+                          Value v = promoteHalf(nb, nloc, in[0]);
+                          if (squared)
+                            v = nb.create<arith::MulFOp>(nloc, v, v);
+                          return nb.create<arith::AddFOp>(nloc, accum, v);
+                        });
 }
 
 /// The element count of `dims` of `x` as a compute-type float.
@@ -86,8 +85,8 @@ struct RMSNormalizationLowering
     int64_t rank = resultType.getRank();
     int64_t axis = op.getAxis();
     if (rank == 0 || axis < -rank || axis >= rank)
-      return op.emitError() << "axis " << axis << " is out of range for rank "
-                            << rank;
+      return op.emitError()
+             << "axis " << axis << " is out of range for rank " << rank;
     axis = normalizeAxis(axis, rank);
     SmallVector<bool> dims(rank, false);
     for (int64_t d = axis; d < rank; ++d)
@@ -140,8 +139,8 @@ struct MeanVarianceNormalizationLowering
     SmallVector<bool> dims(rank, false);
     for (int64_t axis : axes) {
       if (axis < -rank || axis >= rank)
-        return op.emitError() << "axis " << axis << " is out of range for rank "
-                              << rank;
+        return op.emitError()
+               << "axis " << axis << " is out of range for rank " << rank;
       dims[normalizeAxis(axis, rank)] = true;
     }
     Value sum = sumOf(rewriter, loc, x, dims, false);
@@ -207,7 +206,8 @@ struct GroupNormalizationLowering
     int64_t perGroup = channels / groups;
     // The [N, G, C/G, ...] view.
     SmallVector<OpFoldResult> sizes = tensorSizes(rewriter, loc, x);
-    SmallVector<OpFoldResult> viewSizes = {sizes[0], rewriter.getIndexAttr(groups),
+    SmallVector<OpFoldResult> viewSizes = {sizes[0],
+                                           rewriter.getIndexAttr(groups),
                                            rewriter.getIndexAttr(perGroup)};
     SmallVector<int64_t> viewShape = {xType.getDimSize(0), groups, perGroup};
     for (int64_t d = 2; d < rank; ++d) {
@@ -284,14 +284,14 @@ struct LRNLowering : OpConversionPattern<onnx::LRNOp> {
     Value channels = toValue(rewriter, loc, sizes[1]);
     // Square sums with one extra (window) reduction dim, via tensor.extract.
     SmallVector<int64_t> shape(resultType.getShape());
-    Value init = emptyTensor(rewriter, loc, RankedTensorType::get(shape, acc),
-                             sizes);
+    Value init =
+        emptyTensor(rewriter, loc, RankedTensorType::get(shape, acc), sizes);
     init = rewriter
-               .create<linalg::FillOp>(loc, scalarConst(rewriter, loc, acc, 0.0),
-                                       init)
+               .create<linalg::FillOp>(
+                   loc, scalarConst(rewriter, loc, acc, 0.0), init)
                .getResult(0);
-    Value window = rewriter.create<tensor::EmptyOp>(
-        loc, ArrayRef<int64_t>{size}, acc);
+    Value window =
+        rewriter.create<tensor::EmptyOp>(loc, ArrayRef<int64_t>{size}, acc);
     MLIRContext *ctx = rewriter.getContext();
     AffineMap outMap = AffineMap::getMultiDimIdentityMap(rank, ctx);
     outMap = AffineMap::get(rank + 1, 0, outMap.getResults(), ctx);
@@ -329,8 +329,8 @@ struct LRNLowering : OpConversionPattern<onnx::LRNOp> {
                   sq = b.create<arith::SelectOp>(
                       nloc, inRange, sq, scalarConst(b, nloc, acc, 0.0));
                   b.create<linalg::YieldOp>(
-                      nloc, ValueRange{b.create<arith::AddFOp>(nloc, args[1],
-                                                               sq)});
+                      nloc,
+                      ValueRange{b.create<arith::AddFOp>(nloc, args[1], sq)});
                 })
             .getResult(0);
     double alpha = op.getAlpha().convertToDouble();
@@ -346,8 +346,8 @@ struct LRNLowering : OpConversionPattern<onnx::LRNOp> {
               nloc, scalarConst(b, nloc, acc, bias),
               b.create<arith::MulFOp>(
                   nloc, scalarConst(b, nloc, acc, alpha / size), args[1]));
-          Value denom = b.create<math::PowFOp>(
-              nloc, base, scalarConst(b, nloc, acc, beta));
+          Value denom = b.create<math::PowFOp>(nloc, base,
+                                               scalarConst(b, nloc, acc, beta));
           return demoteTo(b, nloc, b.create<arith::DivFOp>(nloc, v, denom),
                           element);
         });

@@ -42,8 +42,9 @@ void populateAttentionPatterns(const mlir::TypeConverter &typeConverter,
                                mlir::RewritePatternSet &patterns);
 // RMSNormalization, GroupNormalization, LRN, MeanVarianceNormalization
 // (NormalizationExtra.cpp)
-void populateNormalizationExtraPatterns(const mlir::TypeConverter &typeConverter,
-                                        mlir::RewritePatternSet &patterns);
+void populateNormalizationExtraPatterns(
+    const mlir::TypeConverter &typeConverter,
+    mlir::RewritePatternSet &patterns);
 // Swish, SwiGLU, RotaryEmbedding (Activation.cpp)
 void populateActivationPatterns(const mlir::TypeConverter &typeConverter,
                                 mlir::RewritePatternSet &patterns);
