@@ -9,7 +9,8 @@
 // writes extrapolation_value where x is outside). Each resized axis becomes
 // one linalg.generic computing this per element in f64 from the run-time
 // scale (scales, or sizes / input size under keep_aspect_ratio_policy) and
-// roi. An axis the reference leaves alone (scale 1, same size, full roi) is
+// roi. With antialias (downscaling), the linear or cubic kernel is
+// stretched by 1 / scale and normalized. An axis the reference leaves alone (scale 1, same size, full roi) is
 // copied. Output sizes must be static on the resized axes (shape inference
 // or the model's declared output type gives them). Half floats are computed
 // in f32.
@@ -37,6 +38,7 @@ struct ResizeConfig {
   StringRef mode, nearestMode, transform;
   double cubicA;
   bool excludeOutside;
+  bool antialias;
 };
 
 /// f64 scalar arithmetic for the coordinate math.
@@ -151,24 +153,68 @@ Value resizeAxis(OpBuilder &b, Location loc, const ResizeConfig &config,
         Value floorX = m.floor(x);
         Value ratio =
             m.select(m.cmp(P::OEQ, x, floorX), m.c(1), m.sub(x, floorX));
-        SmallVector<Value> weights = tapWeights(m, config, ratio);
+        SmallVector<Value> weights, taps;
+        if (config.antialias) {
+          // The kernel stretched by 1 / min(scale, 1), on the taps
+          // floor(x) + j - (x integral) for j in [start, 2 - start). The
+          // window is the widest the smallest possible scale (out / in, as
+          // out = floor(in * scale)) needs; taps beyond the support of the
+          // run-time scale get weight 0, exactly as if they were absent.
+          double support = config.mode == "linear" ? 1.0 : 2.0;
+          double minScale = std::min(double(out) / double(in), 1.0);
+          int64_t start = int64_t(std::floor(-support / minScale) + 1);
+          if (config.mode == "cubic")
+            start = std::min<int64_t>(start, -1);
+          Value s = nb.create<arith::MinimumFOp>(nloc, scale, m.c(1));
+          Value isOne = m.cmp(P::OEQ, ratio, m.c(1));
+          Value base = m.sub(floorX, m.boolToFloat(isOne));
+          Value sum = m.c(0);
+          double a = config.cubicA;
+          for (int64_t j = start; j < 2 - start; ++j) {
+            Value arg = m.mul(s, m.sub(m.c(double(j)), ratio));
+            Value ax = nb.create<math::AbsFOp>(nloc, arg);
+            Value w;
+            if (config.mode == "linear") {
+              w = nb.create<arith::MaximumFOp>(nloc, m.sub(m.c(1), ax),
+                                               m.c(0));
+            } else {
+              Value ax2 = m.mul(ax, ax), ax3 = m.mul(ax2, ax);
+              Value inner = m.add(m.sub(m.mul(m.c(a + 2), ax3),
+                                        m.mul(m.c(a + 3), ax2)),
+                                  m.c(1));
+              Value outer = m.sub(
+                  m.add(m.sub(m.mul(m.c(a), ax3), m.mul(m.c(5 * a), ax2)),
+                        m.mul(m.c(8 * a), ax)),
+                  m.c(4 * a));
+              w = m.select(m.cmp(P::OLE, ax, m.c(1)), inner,
+                           m.select(m.cmp(P::OLT, ax, m.c(2)), outer, m.c(0)));
+            }
+            weights.push_back(w);
+            sum = m.add(sum, w);
+            taps.push_back(m.add(base, m.c(double(j))));
+          }
+          for (Value &w : weights)
+            w = m.div(w, sum);
+        } else {
+          weights = tapWeights(m, config, ratio);
+          int64_t n = weights.size();
+          // The n nearest indices, as the reference picks them.
+          int64_t pad = (n + 1) / 2;
+          Value padded = m.add(x, m.c(double(pad)));
+          Value p = m.floor(padded);
+          Value frac = m.sub(padded, p);
+          Value offset =
+              n % 2 == 0
+                  ? m.select(m.cmp(P::OEQ, frac, m.c(0)), m.c(-double(n / 2)),
+                             m.c(-double(n / 2) + 1))
+                  : m.select(m.cmp(P::OLE, frac, m.c(0.5)),
+                             m.c(-double((n - 1) / 2)),
+                             m.c(-double((n - 1) / 2) + 1));
+          Value first = m.sub(m.add(p, offset), m.c(double(pad)));
+          for (int64_t k = 0; k < n; ++k)
+            taps.push_back(m.add(first, m.c(double(k))));
+        }
         int64_t n = weights.size();
-        // The n nearest indices, as the reference picks them.
-        int64_t pad = (n + 1) / 2;
-        Value padded = m.add(x, m.c(double(pad)));
-        Value p = m.floor(padded);
-        Value frac = m.sub(padded, p);
-        Value offset =
-            n % 2 == 0
-                ? m.select(m.cmp(P::OEQ, frac, m.c(0)), m.c(-double(n / 2)),
-                           m.c(-double(n / 2) + 1))
-                : m.select(m.cmp(P::OLE, frac, m.c(0.5)),
-                           m.c(-double((n - 1) / 2)),
-                           m.c(-double((n - 1) / 2) + 1));
-        Value first = m.sub(m.add(p, offset), m.c(double(pad)));
-        SmallVector<Value> taps;
-        for (int64_t k = 0; k < n; ++k)
-          taps.push_back(m.add(first, m.c(double(k))));
         if (config.excludeOutside) {
           Value sum = m.c(0);
           for (int64_t k = 0; k < n; ++k) {
@@ -256,12 +302,12 @@ struct ResizeLowering : OpConversionPattern<onnx::ResizeOp> {
     ResizeConfig config{op.getMode(), op.getNearestMode(),
                         op.getCoordinateTransformationMode(),
                         op.getCubicCoeffA().convertToDouble(),
-                        op.getExcludeOutside() != 0};
+                        op.getExcludeOutside() != 0, op.getAntialias() != 0};
     if (config.mode != "nearest" && config.mode != "linear" &&
         config.mode != "cubic")
       return op.emitError() << "unknown mode '" << config.mode << "'";
-    if (op.getAntialias() != 0 && config.mode != "nearest")
-      return op.emitError() << "antialias is not supported yet";
+    if (config.antialias && config.mode == "nearest")
+      return op.emitError() << "antialias needs mode linear or cubic";
     StringRef t = config.transform;
     if (t != "half_pixel" && t != "half_pixel_symmetric" &&
         t != "pytorch_half_pixel" && t != "align_corners" &&
