@@ -25,11 +25,23 @@ static int32_t dtypeOf(mlir::Type type) {
     return ONNXC_DTYPE_FLOAT16;
   if (type.isBF16())
     return ONNXC_DTYPE_BFLOAT16;
+  if (llvm::isa<mlir::Float8E4M3FNType>(type))
+    return ONNXC_DTYPE_FLOAT8E4M3FN;
+  if (llvm::isa<mlir::Float8E4M3FNUZType>(type))
+    return ONNXC_DTYPE_FLOAT8E4M3FNUZ;
+  if (llvm::isa<mlir::Float8E5M2Type>(type))
+    return ONNXC_DTYPE_FLOAT8E5M2;
+  if (llvm::isa<mlir::Float8E5M2FNUZType>(type))
+    return ONNXC_DTYPE_FLOAT8E5M2FNUZ;
   if (auto intType = llvm::dyn_cast<mlir::IntegerType>(type)) {
     bool isUnsigned = intType.isUnsigned();
     switch (intType.getWidth()) {
     case 1:
       return ONNXC_DTYPE_BOOL;
+    case 2:
+      return isUnsigned ? ONNXC_DTYPE_UINT2 : ONNXC_DTYPE_INT2;
+    case 4:
+      return isUnsigned ? ONNXC_DTYPE_UINT4 : ONNXC_DTYPE_INT4;
     case 8:
       return isUnsigned ? ONNXC_DTYPE_UINT8 : ONNXC_DTYPE_INT8;
     case 16:

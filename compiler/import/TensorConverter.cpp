@@ -18,6 +18,20 @@ using namespace mlir;
 
 namespace onnxc {
 
+namespace {
+// TensorProto.DataType values newer than the onnx headers the build uses.
+enum NewerDataType : int32_t {
+  kFloat8E4M3FN = 17,
+  kFloat8E4M3FNUZ = 18,
+  kFloat8E5M2 = 19,
+  kFloat8E5M2FNUZ = 20,
+  kUInt4 = 21,
+  kInt4 = 22,
+  kUInt2 = 25,
+  kInt2 = 26,
+};
+} // namespace
+
 std::string dataTypeName(int32_t dataType) {
   static const char *const names[] = {
       "UNDEFINED",      "FLOAT",      "UINT8",
@@ -67,6 +81,22 @@ FailureOr<Type> convertElementType(MLIRContext *ctx, int32_t dataType,
     return Type(unsignedInt(64));
   case ::onnx::TensorProto_DataType_BOOL:
     return Type(b.getI1Type());
+  case kFloat8E4M3FN:
+    return Type(b.getFloat8E4M3FNType());
+  case kFloat8E4M3FNUZ:
+    return Type(b.getFloat8E4M3FNUZType());
+  case kFloat8E5M2:
+    return Type(b.getFloat8E5M2Type());
+  case kFloat8E5M2FNUZ:
+    return Type(b.getFloat8E5M2FNUZType());
+  case kInt4:
+    return Type(b.getIntegerType(4));
+  case kUInt4:
+    return Type(unsignedInt(4));
+  case kInt2:
+    return Type(b.getIntegerType(2));
+  case kUInt2:
+    return Type(unsignedInt(2));
   case ::onnx::TensorProto_DataType_STRING:
     emitError() << "string tensors are not supported yet";
     return failure();
@@ -161,10 +191,20 @@ FailureOr<DenseElementsAttr> convertTensor(MLIRContext *ctx,
     return failure();
   auto type = RankedTensorType::get(shape, *elementType);
   bool isBool = elementType->isInteger(1);
-  unsigned byteWidth = isBool ? 1 : elementType->getIntOrFloatBitWidth() / 8;
+  // int4/uint4 (int2/uint2) are stored packed, 2 (4) elements a byte, low
+  // bits first, in raw_data, external data and int32_data alike.
+  unsigned subByteBits = 0;
+  if (auto intType = llvm::dyn_cast<IntegerType>(*elementType))
+    if (intType.getWidth() == 2 || intType.getWidth() == 4)
+      subByteBits = intType.getWidth();
+  unsigned byteWidth =
+      isBool || subByteBits ? 1 : elementType->getIntOrFloatBitWidth() / 8;
   int64_t numBytes;
-  if (llvm::MulOverflow(numElements, static_cast<int64_t>(byteWidth),
-                        numBytes)) {
+  if (subByteBits) {
+    int64_t perByte = 8 / subByteBits;
+    numBytes = (numElements + perByte - 1) / perByte;
+  } else if (llvm::MulOverflow(numElements, static_cast<int64_t>(byteWidth),
+                               numBytes)) {
     emitError() << "is larger than fits in 64 bits";
     return failure();
   }
@@ -232,9 +272,18 @@ FailureOr<DenseElementsAttr> convertTensor(MLIRContext *ctx,
         return failure();
       packTyped(tensor.uint64_data(), byteWidth, buffer);
       break;
-    default: // the narrow integers, bool, float16, bfloat16
-      if (failed(checkCount(tensor.int32_data_size(), "int32_data")))
+    default: // the narrow integers, bool, float16, bfloat16, float8
+      if (subByteBits) {
+        // One packed byte an int32.
+        if (tensor.int32_data_size() != numBytes) {
+          emitError() << "has " << tensor.int32_data_size()
+                      << " packed bytes in int32_data, but " << typeText
+                      << " needs " << numBytes;
+          return failure();
+        }
+      } else if (failed(checkCount(tensor.int32_data_size(), "int32_data"))) {
         return failure();
+      }
       packTyped(tensor.int32_data(), byteWidth, buffer);
       break;
     }
@@ -242,6 +291,19 @@ FailureOr<DenseElementsAttr> convertTensor(MLIRContext *ctx,
   if (bytes.empty())
     bytes = llvm::StringRef(buffer.data(), buffer.size());
 
+  if (subByteBits) {
+    // Unpack: one APInt of the element's width per element.
+    unsigned perByte = 8 / subByteBits;
+    llvm::SmallVector<llvm::APInt> values;
+    values.reserve(numElements);
+    for (int64_t i = 0; i < numElements; ++i) {
+      auto byte = static_cast<uint8_t>(bytes[i / perByte]);
+      uint64_t bits =
+          (byte >> ((i % perByte) * subByteBits)) & ((1u << subByteBits) - 1);
+      values.push_back(llvm::APInt(subByteBits, bits, /*isSigned=*/false));
+    }
+    return DenseElementsAttr::get(type, values);
+  }
   if (isBool) {
     llvm::SmallVector<bool> values;
     values.reserve(bytes.size());

@@ -7,6 +7,15 @@ size_t onnxc_dtype_size(int32_t dtype) {
   case ONNXC_DTYPE_BOOL:
   case ONNXC_DTYPE_UINT8:
   case ONNXC_DTYPE_INT8:
+  case ONNXC_DTYPE_FLOAT8E4M3FN:
+  case ONNXC_DTYPE_FLOAT8E4M3FNUZ:
+  case ONNXC_DTYPE_FLOAT8E5M2:
+  case ONNXC_DTYPE_FLOAT8E5M2FNUZ:
+  /* One element a byte, not packed (see onnxc.h). */
+  case ONNXC_DTYPE_UINT4:
+  case ONNXC_DTYPE_INT4:
+  case ONNXC_DTYPE_UINT2:
+  case ONNXC_DTYPE_INT2:
     return 1;
   case ONNXC_DTYPE_UINT16:
   case ONNXC_DTYPE_INT16:
@@ -56,6 +65,26 @@ const char *onnxc_dtype_name(int32_t dtype) {
     return "uint64";
   case ONNXC_DTYPE_BFLOAT16:
     return "bfloat16";
+  case ONNXC_DTYPE_FLOAT8E4M3FN:
+    return "float8e4m3fn";
+  case ONNXC_DTYPE_FLOAT8E4M3FNUZ:
+    return "float8e4m3fnuz";
+  case ONNXC_DTYPE_FLOAT8E5M2:
+    return "float8e5m2";
+  case ONNXC_DTYPE_FLOAT8E5M2FNUZ:
+    return "float8e5m2fnuz";
+  case ONNXC_DTYPE_UINT4:
+    return "uint4";
+  case ONNXC_DTYPE_INT4:
+    return "int4";
+  case ONNXC_DTYPE_FLOAT4E2M1:
+    return "float4e2m1";
+  case ONNXC_DTYPE_FLOAT8E8M0:
+    return "float8e8m0";
+  case ONNXC_DTYPE_UINT2:
+    return "uint2";
+  case ONNXC_DTYPE_INT2:
+    return "int2";
   default:
     return "undefined";
   }

@@ -80,10 +80,17 @@ import ml_dtypes  # noqa: E402
 import onnxc_runner  # noqa: E402
 from onnx import numpy_helper  # noqa: E402
 
-# The C ABI carries bfloat16 (ONNXC_DTYPE_BFLOAT16 = 16); onnxc_runner's
-# tables predate it.
-onnxc_runner._DTYPES.setdefault(16, ml_dtypes.bfloat16)
-onnxc_runner._CODES.setdefault(np.dtype(ml_dtypes.bfloat16), 16)
+# The C ABI carries bfloat16, the float8 types and the unpacked 4-bit
+# and 2-bit integers (one a byte, as ml_dtypes' arrays hold them: onnxc.h);
+# onnxc_runner's tables predate them.
+for _code, _dtype in ((16, ml_dtypes.bfloat16), (17, ml_dtypes.float8_e4m3fn),
+                      (18, ml_dtypes.float8_e4m3fnuz),
+                      (19, ml_dtypes.float8_e5m2),
+                      (20, ml_dtypes.float8_e5m2fnuz), (21, ml_dtypes.uint4),
+                      (22, ml_dtypes.int4), (25, ml_dtypes.uint2),
+                      (26, ml_dtypes.int2)):
+    onnxc_runner._DTYPES.setdefault(_code, _dtype)
+    onnxc_runner._CODES.setdefault(np.dtype(_dtype), _code)
 
 DEFAULT_DATA = generate.DEFAULT_OUT
 DEFAULT_CACHE = os.path.join(REPO, "build", "conformance-cache")
@@ -99,9 +106,16 @@ FLOAT_TOLERANCES = {
     "float32": (1e-4, 1e-5),
     "float16": (1e-3, 1e-3),
     "bfloat16": (1e-2, 1e-2),
+    # float8 outputs must match exactly (a tolerance below one float8 ulp);
+    # listed here for the comparison's NaN and infinity handling.
+    "float8_e4m3fn": (0.0, 0.0),
+    "float8_e4m3fnuz": (0.0, 0.0),
+    "float8_e5m2": (0.0, 0.0),
+    "float8_e5m2fnuz": (0.0, 0.0),
 }
 # TensorProto element types the C ABI (onnxc_dtype) carries.
-ABI_DTYPES = {1, 2, 3, 4, 5, 6, 7, 9, 10, 11, 12, 13, 16}
+ABI_DTYPES = {1, 2, 3, 4, 5, 6, 7, 9, 10, 11, 12, 13, 16, 17, 18, 19, 20, 21, 22,
+              25, 26}
 OPSET_RANGES = [(1, 6), (7, 12), (13, 17), (18, 21), (22, None)]
 
 

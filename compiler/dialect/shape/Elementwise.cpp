@@ -267,6 +267,7 @@ void addElementwiseRules(RuleTable &rules) {
                          "Shrink",    "Swish"})
     rules.add(name, inferSameAsInput);
   rules.add("Clip", inferSameAsInput, 1);
+  rules.add("SwiGLU", inferSameAsInput);
   rules.add("IsNaN", inferBoolOfInput);
   rules.add("IsInf", inferBoolOfInput);
 }

@@ -69,12 +69,34 @@ LogicalResult inferDynamicQuantize(RuleContext &ctx) {
   return success();
 }
 
+/// The storage width of an element type in bits (bool takes a byte).
+unsigned storageBits(Type type) {
+  return type.isInteger(1) ? 8 : type.getIntOrFloatBitWidth();
+}
+
+/// BitCast(input, to): input's shape, `to`'s element type, which must have
+/// the input's storage width.
+LogicalResult inferBitCast(RuleContext &ctx) {
+  Type element = getElementTypeFromOnnx(ctx.getOp()->getContext(),
+                                        ctx.getIntAttr("to", 0));
+  if (!element)
+    return ctx.emitError() << "unsupported BitCast target type "
+                           << ctx.getIntAttr("to", 0);
+  Type input = ctx.getInputElementType(0);
+  if (!input.isIntOrFloat() || storageBits(input) != storageBits(element))
+    return ctx.emitError() << "cannot BitCast " << input << " to " << element
+                           << " (the bit widths must be equal)";
+  ctx.setResult(0, element, ctx.getInputShape(0));
+  return success();
+}
+
 } // namespace
 
 void addQuantizationRules(RuleTable &rules) {
   rules.add("QuantizeLinear", inferQuantize, 2);
   rules.add("DequantizeLinear", inferDequantize, 2);
   rules.add("DynamicQuantizeLinear", inferDynamicQuantize);
+  rules.add("BitCast", inferBitCast);
 }
 
 } // namespace onnxc::shape

@@ -232,6 +232,10 @@ Type getElementTypeFromOnnx(MLIRContext *ctx, int64_t dataType) {
     return uint(4);
   case 22:
     return b.getIntegerType(4);
+  case 25:
+    return uint(2);
+  case 26:
+    return b.getIntegerType(2);
   default:
     return {};
   }

@@ -40,7 +40,15 @@ typedef enum onnxc_status_code {
   ONNXC_RUNTIME_ERROR = 4 /* a failure inside the model's code */
 } onnxc_status_code;
 
-/* Element types, numbered as ONNX's TensorProto.DataType. */
+/* Element types, numbered as ONNX's TensorProto.DataType.
+ *
+ * Memory layout: every element takes onnxc_dtype_size() bytes. The float8
+ * types are one byte each, in their own encodings. The 4-bit and 2-bit
+ * integers are NOT packed: each element takes one whole byte, the value in its
+ * low 4 (2) bits two's complement (INT4/INT2) or unsigned (UINT4/UINT2), the
+ * upper bits zero (the layout of ml_dtypes' int4/uint4 numpy arrays; ONNX's
+ * raw_data packs two int4 a byte). FLOAT4E2M1 and FLOAT8E8M0 are numbered for
+ * completeness; no artifact uses them yet (size 0). */
 typedef enum onnxc_dtype {
   ONNXC_DTYPE_UNDEFINED = 0,
   ONNXC_DTYPE_FLOAT = 1,
@@ -56,7 +64,17 @@ typedef enum onnxc_dtype {
   ONNXC_DTYPE_DOUBLE = 11,
   ONNXC_DTYPE_UINT32 = 12,
   ONNXC_DTYPE_UINT64 = 13,
-  ONNXC_DTYPE_BFLOAT16 = 16
+  ONNXC_DTYPE_BFLOAT16 = 16,
+  ONNXC_DTYPE_FLOAT8E4M3FN = 17,
+  ONNXC_DTYPE_FLOAT8E4M3FNUZ = 18,
+  ONNXC_DTYPE_FLOAT8E5M2 = 19,
+  ONNXC_DTYPE_FLOAT8E5M2FNUZ = 20,
+  ONNXC_DTYPE_UINT4 = 21,
+  ONNXC_DTYPE_INT4 = 22,
+  ONNXC_DTYPE_FLOAT4E2M1 = 23,
+  ONNXC_DTYPE_FLOAT8E8M0 = 24,
+  ONNXC_DTYPE_UINT2 = 25,
+  ONNXC_DTYPE_INT2 = 26
 } onnxc_dtype;
 
 /* The message buffer of a failed call. */

@@ -11,8 +11,13 @@ void populateAllLoweringPatterns(const mlir::TypeConverter &typeConverter,
                                  mlir::RewritePatternSet &patterns) {
   populateElementwisePatterns(typeConverter, patterns);
   populateReductionPatterns(typeConverter, patterns);
+  populateCumulativePatterns(typeConverter, patterns);
+  populateTopKPatterns(typeConverter, patterns);
   populateSoftmaxPatterns(typeConverter, patterns);
   populateNormalizationPatterns(typeConverter, patterns);
+  populateNormalizationExtraPatterns(typeConverter, patterns);
+  populateActivationPatterns(typeConverter, patterns);
+  populateAttentionPatterns(typeConverter, patterns);
   populateMatMulPatterns(typeConverter, patterns);
   populateConvPatterns(typeConverter, patterns);
   populatePoolingPatterns(typeConverter, patterns);
@@ -23,6 +28,7 @@ void populateAllLoweringPatterns(const mlir::TypeConverter &typeConverter,
   populateEinsumPatterns(typeConverter, patterns);
   populateCenterCropPadPatterns(typeConverter, patterns);
   populateCol2ImPatterns(typeConverter, patterns);
+  populateQuantizationPatterns(typeConverter, patterns);
 }
 
 } // namespace onnxc::cpu

@@ -8,12 +8,15 @@
 // but arith only takes signless integers, so the type converter maps them to
 // signless integers of the same width. Patterns whose semantics depend on
 // signedness (Cast, Div, comparisons, Min/Max, ...) read the element type of
-// the original op, not of the converted operands.
+// the original op, not of the converted operands. float8 types have no
+// arithmetic on the cpu target: they become i8 (their encodings), which only
+// Cast/CastLike and the quantization ops interpret.
 //
 //===----------------------------------------------------------------------===//
 
 #include "compiler/dialect/OnnxDialect.h"
 #include "targets/cpu/Passes.h"
+#include "targets/cpu/lowering/LinalgBuilders.h"
 #include "targets/cpu/lowering/Patterns.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -37,8 +40,8 @@ using namespace mlir;
 namespace onnxc::cpu {
 namespace {
 
-/// Maps unsigned integer element types to signless ones; everything else is
-/// kept as is.
+/// Maps unsigned integer element types to signless ones and float8 types to
+/// i8 (their encodings); everything else is kept as is.
 class SignlessTypeConverter : public TypeConverter {
 public:
   SignlessTypeConverter() {
@@ -47,6 +50,11 @@ public:
       if (type.isSignless())
         return type;
       return IntegerType::get(type.getContext(), type.getWidth());
+    });
+    addConversion([](FloatType type) -> Type {
+      if (isFloat8(type))
+        return IntegerType::get(type.getContext(), 8);
+      return type;
     });
     addConversion([this](RankedTensorType type) -> Type {
       return RankedTensorType::get(type.getShape(),

@@ -111,9 +111,9 @@ private:
 };
 
 /// Cast and CastLike: the result's element type (set by shape inference from
-/// `to` or from the second operand) is the target. Casts between float,
-/// integer and bool types of any width; float8/int4/string types fail to
-/// match.
+/// `to` or from the second operand) is the target. Casts between float
+/// (float8 included, honouring `saturate`), integer (int4/int2 included) and
+/// bool types; string types fail to match.
 template <typename CastOp> struct CastLowering : OpConversionPattern<CastOp> {
   using OpConversionPattern<CastOp>::OpConversionPattern;
 
@@ -129,13 +129,19 @@ template <typename CastOp> struct CastLowering : OpConversionPattern<CastOp> {
       return rewriter.notifyMatchFailure(op, "expected ranked tensors");
     Type from = onnxElementType(op.getInput());
     Type to = onnxElementType(op.getResult());
-    if (!isElementKind(from, kAnyElement) || !isElementKind(to, kAnyElement))
+    auto castable = [](Type type) {
+      return isElementKind(type, kAnyElement) || isFloat8(type) ||
+             type.isInteger(4) || type.isInteger(2);
+    };
+    if (!castable(from) || !castable(to))
       return rewriter.notifyMatchFailure(op, "unsupported cast types");
-    Value result =
-        buildBroadcastGeneric(rewriter, op.getLoc(), resultType, input,
-                              [&](OpBuilder &b, Location loc, ValueRange args) {
-                                return castScalar(b, loc, args[0], from, to);
-                              });
+    auto saturateAttr = op->template getAttrOfType<IntegerAttr>("saturate");
+    bool saturate = !saturateAttr || saturateAttr.getInt() != 0;
+    Value result = buildBroadcastGeneric(
+        rewriter, op.getLoc(), resultType, input,
+        [&](OpBuilder &b, Location loc, ValueRange args) {
+          return castScalar(b, loc, args[0], from, to, saturate);
+        });
     rewriter.replaceOp(op, result);
     return success();
   }

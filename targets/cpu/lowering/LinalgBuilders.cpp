@@ -62,9 +62,21 @@ static Type signless(Type type) {
   return type;
 }
 
-Value castScalar(OpBuilder &b, Location loc, Value value, Type from, Type to) {
+Value castScalar(OpBuilder &b, Location loc, Value value, Type from, Type to,
+                 bool saturate) {
   if (from == to)
     return value;
+  // float8 has no arithmetic here: decode to f32 / encode from f32.
+  if (isFloat8(from)) {
+    value = float8ToF32(b, loc, value, from);
+    from = b.getF32Type();
+    if (from == to)
+      return value;
+  }
+  if (isFloat8(to)) {
+    value = castScalar(b, loc, value, from, b.getF32Type());
+    return f32ToFloat8(b, loc, value, to, saturate);
+  }
   Type target = signless(to);
   auto fromFloat = llvm::dyn_cast<FloatType>(from);
   auto toFloat = llvm::dyn_cast<FloatType>(to);

@@ -45,9 +45,25 @@ mlir::Type computeType(mlir::Type type);
 
 /// Converts scalar `value` of ONNX element type `from` to ONNX element type
 /// `to` with ONNX Cast semantics: float -> int truncates toward zero, -> bool
-/// is `!= 0`, bool -> number is 0/1, int -> int wraps. `value` is signless.
+/// is `!= 0`, bool -> number is 0/1, int -> int wraps; float8 converts
+/// through f32 (`saturate` as Cast's attribute). `value` is signless (a
+/// float8 value is its i8 encoding).
 mlir::Value castScalar(mlir::OpBuilder &b, mlir::Location loc,
-                       mlir::Value value, mlir::Type from, mlir::Type to);
+                       mlir::Value value, mlir::Type from, mlir::Type to,
+                       bool saturate = true);
+
+/// Whether `type` is one of the ONNX float8 types (f8E4M3FN, f8E4M3FNUZ,
+/// f8E5M2, f8E5M2FNUZ), which the cpu target keeps as i8 encodings.
+bool isFloat8(mlir::Type type);
+
+/// Decodes the i8 encoding `bits` of float8 type `float8` to f32 (exact).
+mlir::Value float8ToF32(mlir::OpBuilder &b, mlir::Location loc,
+                        mlir::Value bits, mlir::Type float8);
+
+/// Encodes f32 `value` as the i8 encoding of float8 type `float8`, rounding
+/// to nearest even; `saturate` clamps out-of-range values (Float8.cpp).
+mlir::Value f32ToFloat8(mlir::OpBuilder &b, mlir::Location loc,
+                        mlir::Value value, mlir::Type float8, bool saturate);
 
 /// Extends a half-float scalar to f32; anything else is returned as is.
 mlir::Value promoteHalf(mlir::OpBuilder &b, mlir::Location loc,

@@ -21,8 +21,15 @@ namespace onnxc::cpu {
 // Equal, Cast, ... (Elementwise.cpp)
 void populateElementwisePatterns(const mlir::TypeConverter &typeConverter,
                           mlir::RewritePatternSet &patterns);
-// ReduceMean, ReduceSum, ... GlobalAveragePool (Reduction.cpp)
+// ReduceMean, ReduceSum, ... ArgMax, Hardmax, GlobalAveragePool
+// (Reduction.cpp)
 void populateReductionPatterns(const mlir::TypeConverter &typeConverter,
+                          mlir::RewritePatternSet &patterns);
+// CumSum, CumProd (Cumulative.cpp)
+void populateCumulativePatterns(const mlir::TypeConverter &typeConverter,
+                          mlir::RewritePatternSet &patterns);
+// TopK (TopK.cpp)
+void populateTopKPatterns(const mlir::TypeConverter &typeConverter,
                           mlir::RewritePatternSet &patterns);
 // Softmax (Softmax.cpp)
 void populateSoftmaxPatterns(const mlir::TypeConverter &typeConverter,
@@ -30,6 +37,16 @@ void populateSoftmaxPatterns(const mlir::TypeConverter &typeConverter,
 // BatchNormalization, LayerNormalization (Normalization.cpp)
 void populateNormalizationPatterns(const mlir::TypeConverter &typeConverter,
                           mlir::RewritePatternSet &patterns);
+// Attention (Attention.cpp)
+void populateAttentionPatterns(const mlir::TypeConverter &typeConverter,
+                               mlir::RewritePatternSet &patterns);
+// RMSNormalization, GroupNormalization, LRN, MeanVarianceNormalization
+// (NormalizationExtra.cpp)
+void populateNormalizationExtraPatterns(const mlir::TypeConverter &typeConverter,
+                                        mlir::RewritePatternSet &patterns);
+// Swish, SwiGLU, RotaryEmbedding (Activation.cpp)
+void populateActivationPatterns(const mlir::TypeConverter &typeConverter,
+                                mlir::RewritePatternSet &patterns);
 // MatMul, Gemm (MatMul.cpp)
 void populateMatMulPatterns(const mlir::TypeConverter &typeConverter,
                           mlir::RewritePatternSet &patterns);
@@ -39,6 +56,10 @@ void populateConvPatterns(const mlir::TypeConverter &typeConverter,
 // MaxPool, AveragePool (Pooling.cpp)
 void populatePoolingPatterns(const mlir::TypeConverter &typeConverter,
                           mlir::RewritePatternSet &patterns);
+// QuantizeLinear, DequantizeLinear, DynamicQuantizeLinear, QLinearMatMul,
+// ConvInteger, QLinearConv, BitCast (Quantization.cpp)
+void populateQuantizationPatterns(const mlir::TypeConverter &typeConverter,
+                                  mlir::RewritePatternSet &patterns);
 // Reshape, Flatten, Squeeze, Unsqueeze, Transpose, Concat, Split, Gather,
 // Slice, Expand, Shape, Constant, Identity (DataMovement*.cpp)
 void populateDataMovementPatterns(const mlir::TypeConverter &typeConverter,

@@ -128,10 +128,79 @@ func.func @global_max_pool(%x: tensor<1x3x5xf32>) -> tensor<1x3x1xf32> {
 
 // -----
 
+// Axes only known at run time: a mask of the reduced dims is computed from
+// the axes (negative ones normalized), and a loop nest accumulates each
+// element at an index whose masked coordinates are 0.
+// CHECK-LABEL: func.func @runtime_axes
+// CHECK: %[[MASK:.+]]:2 = scf.for %[[I:.+]] = %c0 to %[[N:.+]] step %c1 iter_args(%{{.+}} = %false, %{{.+}} = %false) -> (i1, i1)
+// CHECK: tensor.extract %arg1[%[[I]]] : tensor<1xi64>
+// CHECK: arith.cmpi slt
+// CHECK: %[[EMPTY:.+]] = arith.cmpi eq, %[[N]], %c0
+// CHECK: %[[R0:.+]] = arith.select %[[EMPTY]], %true, %[[MASK]]#0
+// CHECK: %[[R1:.+]] = arith.select %[[EMPTY]], %true, %[[MASK]]#1
+// CHECK: %[[S1:.+]] = arith.select %[[R1]], %{{.+}}, %c4
+// CHECK: %[[ACC0:.+]] = tensor.empty(%{{.+}}, %[[S1]]) : tensor<?x?xf32>
+// CHECK: linalg.fill {{.*}} outs(%[[ACC0]]
+// CHECK: scf.for %[[I0:.+]] = %{{.+}} to %c3
+// CHECK: scf.for %[[I1:.+]] = %{{.+}} to %c4 {{.*}} iter_args(%[[ACC:.+]] =
+// CHECK: %[[C0:.+]] = arith.select %[[R0]], %{{.+}}, %[[I0]]
+// CHECK: %[[C1:.+]] = arith.select %[[R1]], %{{.+}}, %[[I1]]
+// CHECK: %[[X:.+]] = tensor.extract %arg0[%[[I0]], %[[I1]]]
+// CHECK: %[[OLD:.+]] = tensor.extract %[[ACC]][%[[C0]], %[[C1]]]
+// CHECK: %[[NEW:.+]] = arith.addf %[[OLD]], %[[X]]
+// CHECK: tensor.insert %[[NEW]] into %[[ACC]][%[[C0]], %[[C1]]]
+// CHECK: tensor.cast %{{.+}} : tensor<?x?xf32> to tensor<3x1xf32>
 func.func @runtime_axes(%x: tensor<3x4xf32>, %axes: tensor<1xi64>) -> tensor<3x1xf32> {
-  // expected-error @+1 {{the cpu target cannot lower this 'ReduceSum' node}}
   %0 = "onnx.ReduceSum"(%x, %axes) : (tensor<3x4xf32>, tensor<1xi64>) -> tensor<3x1xf32>
   return %0 : tensor<3x1xf32>
+}
+
+// -----
+
+// Without keepdims the result dims (the unreduced ones, in order) are picked
+// at run time and the keepdims-form result is reshaped; the mean divides by
+// the product of the reduced dims.
+// CHECK-LABEL: func.func @runtime_axes_drop
+// CHECK: scf.for
+// CHECK: arith.divf
+// CHECK: %[[SHAPE:.+]] = tensor.from_elements %{{.+}} : tensor<1xi64>
+// CHECK: tensor.reshape %{{.+}}(%[[SHAPE]]) : (tensor<?x?xf32>, tensor<1xi64>) -> tensor<?xf32>
+func.func @runtime_axes_drop(%x: tensor<3x4xf32>, %axes: tensor<1xi64>) -> tensor<?xf32> {
+  %0 = "onnx.ReduceMean"(%x, %axes) {keepdims = 0 : i64} : (tensor<3x4xf32>, tensor<1xi64>) -> tensor<?xf32>
+  return %0 : tensor<?xf32>
+}
+
+// -----
+
+func.func @runtime_axes_bad_rank(%x: tensor<3x4xf32>, %axes: tensor<1xi64>) -> tensor<?x?xf32> {
+  // expected-error @+1 {{the cpu target cannot lower this 'ReduceSum' node}}
+  %0 = "onnx.ReduceSum"(%x, %axes) {keepdims = 0 : i64} : (tensor<3x4xf32>, tensor<1xi64>) -> tensor<?x?xf32>
+  return %0 : tensor<?x?xf32>
+}
+
+// -----
+
+// Hardmax: an ArgMax along the axis, then 1 where the index matches.
+// CHECK-LABEL: func.func @hardmax
+// CHECK: %[[R:.+]]:2 = linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]
+// CHECK: arith.cmpf ogt
+// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "parallel"]{{.*}} ins(%[[R]]#1 : tensor<3xi64>)
+// CHECK: %[[I:.+]] = linalg.index 1
+// CHECK: %[[I64:.+]] = arith.index_cast %[[I]]
+// CHECK: %[[EQ:.+]] = arith.cmpi eq, %[[I64]]
+// CHECK: arith.select %[[EQ]], %{{.+}}, %{{.+}} : f32
+func.func @hardmax(%x: tensor<3x?xf32>) -> tensor<3x?xf32> {
+  %0 = "onnx.Hardmax"(%x) : (tensor<3x?xf32>) -> tensor<3x?xf32>
+  return %0 : tensor<3x?xf32>
+}
+
+// -----
+
+func.func @hardmax_bad_axis(%x: tensor<3x4xf32>) -> tensor<3x4xf32> {
+  // expected-error @+2 {{axis 2 is out of range for a rank-2 input}}
+  // expected-error @+1 {{the cpu target cannot lower this 'Hardmax' node}}
+  %0 = "onnx.Hardmax"(%x) {axis = 2 : i64} : (tensor<3x4xf32>) -> tensor<3x4xf32>
+  return %0 : tensor<3x4xf32>
 }
 
 // -----
