@@ -43,9 +43,9 @@ struct EinsumLowering : OpConversionPattern<onnx::EinsumOp> {
       auto type = llvm::dyn_cast<RankedTensorType>(input.getType());
       Type onnxType = onnxElementType(op.getInputs()[i]);
       if (!type || !isElementKind(onnxType, kNumeric) ||
-          type.getElementType() != llvm::cast<RankedTensorType>(
-                                       inputs[0].getType())
-                                       .getElementType())
+          type.getElementType() !=
+              llvm::cast<RankedTensorType>(inputs[0].getType())
+                  .getElementType())
         return rewriter.notifyMatchFailure(op, "expected numeric tensors");
       types.push_back(type);
     }
@@ -101,8 +101,8 @@ struct EinsumLowering : OpConversionPattern<onnx::EinsumOp> {
         }
         char label = term[j];
         if (!llvm::isAlpha(label))
-          return op.emitError() << "bad label '" << label << "' in '" << eq
-                                << "'";
+          return op.emitError()
+                 << "bad label '" << label << "' in '" << eq << "'";
         ++uses[label];
         auto [it, inserted] = loopOf.try_emplace(label, numLoops);
         if (inserted)
@@ -180,17 +180,16 @@ struct EinsumLowering : OpConversionPattern<onnx::EinsumOp> {
           Value product = promoteHalf(b, nloc, args[0]);
           for (Value arg : args.drop_front().drop_back()) {
             arg = promoteHalf(b, nloc, arg);
-            product = isFloat ? b.create<arith::MulFOp>(nloc, product, arg)
-                                    .getResult()
-                              : b.create<arith::MulIOp>(nloc, product, arg)
-                                    .getResult();
+            product =
+                isFloat
+                    ? b.create<arith::MulFOp>(nloc, product, arg).getResult()
+                    : b.create<arith::MulIOp>(nloc, product, arg).getResult();
           }
-          Value sum =
-              isFloat
-                  ? b.create<arith::AddFOp>(nloc, args.back(), product)
-                        .getResult()
-                  : b.create<arith::AddIOp>(nloc, args.back(), product)
-                        .getResult();
+          Value sum = isFloat
+                          ? b.create<arith::AddFOp>(nloc, args.back(), product)
+                                .getResult()
+                          : b.create<arith::AddIOp>(nloc, args.back(), product)
+                                .getResult();
           b.create<linalg::YieldOp>(nloc, sum);
         });
     Value result = generic.getResult(0);
