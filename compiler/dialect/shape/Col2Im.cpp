@@ -14,8 +14,7 @@ namespace {
 
 LogicalResult inferCol2Im(RuleContext &ctx) {
   ArrayRef<int64_t> input = ctx.getInputShape(0);
-  if (input.size() != 3 || ctx.getInputRank(1) != 1 ||
-      ctx.getInputRank(2) != 1)
+  if (input.size() != 3 || ctx.getInputRank(1) != 1 || ctx.getInputRank(2) != 1)
     return ctx.emitError() << "expects an input [N, C * prod(block), L] and "
                               "1-D image_shape and block_shape, got "
                            << ctx.getInputType(0);
@@ -35,9 +34,9 @@ LogicalResult inferCol2Im(RuleContext &ctx) {
       return ctx.emitError() << "block_shape must be positive";
     if (!ShapedType::isDynamic(input[1])) {
       if (input[1] % product != 0)
-        return ctx.emitError() << "input dim 1 (" << input[1]
-                               << ") is not a multiple of the block size "
-                               << product;
+        return ctx.emitError()
+               << "input dim 1 (" << input[1]
+               << ") is not a multiple of the block size " << product;
       channels = input[1] / product;
     }
   }

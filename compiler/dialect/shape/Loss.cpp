@@ -37,8 +37,8 @@ LogicalResult inferLoss(RuleContext &ctx) {
     if (weight.size() != 1 ||
         (!ShapedType::isDynamic(weight[0]) &&
          !ShapedType::isDynamic(input[1]) && weight[0] != input[1]))
-      return ctx.emitError() << "expects a weight of shape [C] = ["
-                             << input[1] << "], got " << ctx.getInputType(2);
+      return ctx.emitError() << "expects a weight of shape [C] = [" << input[1]
+                             << "], got " << ctx.getInputType(2);
   }
   StringRef reduction = ctx.getStrAttr("reduction", "mean");
   if (reduction != "none" && reduction != "sum" && reduction != "mean")

@@ -76,8 +76,8 @@ LogicalResult inferResize(RuleContext &ctx) {
         llvm::none_of(axes, [&](int64_t axis) {
           return ShapedType::isDynamic(shape[axis]);
         })) {
-      bool notLarger = ctx.getStrAttr("keep_aspect_ratio_policy", "") ==
-                       "not_larger";
+      bool notLarger =
+          ctx.getStrAttr("keep_aspect_ratio_policy", "") == "not_larger";
       double scale = 0;
       for (auto [i, axis] : llvm::enumerate(axes)) {
         double ratio = double((*sizes)[i]) / double(shape[axis]);

@@ -50,8 +50,7 @@ struct Col2ImLowering : OpConversionPattern<onnx::Col2ImOp> {
     if (inputType.getRank() != 3 || resultType.getRank() != spatial + 2)
       return op.emitError() << "expects an input [N, C * prod(block), L] and "
                             << "image_shape and block_shape of one length";
-    SmallVector<int64_t> dilations =
-        getI64Array(op.getDilations(), spatial, 1);
+    SmallVector<int64_t> dilations = getI64Array(op.getDilations(), spatial, 1);
     SmallVector<int64_t> strides = getI64Array(op.getStrides(), spatial, 1);
     SmallVector<int64_t> pads = getI64Array(op.getPads(), 2 * spatial, 0);
     if (int64_t(dilations.size()) != spatial ||
@@ -63,8 +62,8 @@ struct Col2ImLowering : OpConversionPattern<onnx::Col2ImOp> {
                             << 2 * spatial << " values (positive strides)";
 
     auto cst = [&](int64_t v) { return indexConst(rewriter, loc, v); };
-    SmallVector<OpFoldResult> image = readIntsAsIndex(
-        rewriter, loc, adaptor.getImageShape(), spatial);
+    SmallVector<OpFoldResult> image =
+        readIntsAsIndex(rewriter, loc, adaptor.getImageShape(), spatial);
     SmallVector<OpFoldResult> blockOfr =
         readIntsAsIndex(rewriter, loc, adaptor.getBlockShape(), spatial);
     SmallVector<Value> block, blocks;
@@ -84,7 +83,8 @@ struct Col2ImLowering : OpConversionPattern<onnx::Col2ImOp> {
               cst(pads[d] + pads[d + spatial] - 1)),
           extent);
       blocks.push_back(rewriter.createOrFold<arith::AddIOp>(
-          loc, rewriter.createOrFold<arith::DivSIOp>(loc, span, cst(strides[d])),
+          loc,
+          rewriter.createOrFold<arith::DivSIOp>(loc, span, cst(strides[d])),
           cst(1)));
     }
 
@@ -155,10 +155,10 @@ struct Col2ImLowering : OpConversionPattern<onnx::Col2ImOp> {
           Value channel = b.create<arith::AddIOp>(
               nloc, b.create<arith::MulIOp>(nloc, ivs[1], kernelSize), k);
           // A malformed input never reads out of bounds.
-          channel = clampIntoBounds(b, nloc, channel,
-                                    dimValue(b, nloc, input, 1));
-          blockIndex = clampIntoBounds(b, nloc, blockIndex,
-                                       dimValue(b, nloc, input, 2));
+          channel =
+              clampIntoBounds(b, nloc, channel, dimValue(b, nloc, input, 1));
+          blockIndex =
+              clampIntoBounds(b, nloc, blockIndex, dimValue(b, nloc, input, 2));
           Value x = b.create<tensor::ExtractOp>(
               nloc, input, ValueRange{ivs[0], channel, blockIndex});
           x = b.create<arith::SelectOp>(nloc, valid, x, zero);

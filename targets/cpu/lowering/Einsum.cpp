@@ -6,7 +6,8 @@
 // the other loops are reductions of the product of the inputs. Ellipsis dims
 // are right-aligned across inputs; a static size-1 dim facing a larger loop
 // broadcasts (reads index 0). Without "->" the output is the ellipsis dims
-// and then the labels used once, in ASCII order.
+// and then the labels used once, in ASCII order. Half floats are computed
+// in f32.
 //
 //===----------------------------------------------------------------------===//
 
@@ -42,10 +43,9 @@ struct EinsumLowering : OpConversionPattern<onnx::EinsumOp> {
       auto type = llvm::dyn_cast<RankedTensorType>(input.getType());
       Type onnxType = onnxElementType(op.getInputs()[i]);
       if (!type || !isElementKind(onnxType, kNumeric) ||
-          isHalfFloat(onnxType) ||
-          type.getElementType() != llvm::cast<RankedTensorType>(
-                                       inputs[0].getType())
-                                       .getElementType())
+          type.getElementType() !=
+              llvm::cast<RankedTensorType>(inputs[0].getType())
+                  .getElementType())
         return rewriter.notifyMatchFailure(op, "expected numeric tensors");
       types.push_back(type);
     }
@@ -53,7 +53,9 @@ struct EinsumLowering : OpConversionPattern<onnx::EinsumOp> {
         convertedResultType(*getTypeConverter(), op, 0);
     if (!resultType)
       return failure();
-    Type element = resultType.getElementType();
+    // Half floats accumulate in f32 and are rounded once at the end.
+    Type element = computeType(resultType.getElementType());
+    auto accType = RankedTensorType::get(resultType.getShape(), element);
 
     std::string equation;
     for (char c : op.getEquation())
@@ -99,8 +101,8 @@ struct EinsumLowering : OpConversionPattern<onnx::EinsumOp> {
         }
         char label = term[j];
         if (!llvm::isAlpha(label))
-          return op.emitError() << "bad label '" << label << "' in '" << eq
-                                << "'";
+          return op.emitError()
+                 << "bad label '" << label << "' in '" << eq << "'";
         ++uses[label];
         auto [it, inserted] = loopOf.try_emplace(label, numLoops);
         if (inserted)
@@ -169,27 +171,36 @@ struct EinsumLowering : OpConversionPattern<onnx::EinsumOp> {
     Value init = rewriter
                      .create<linalg::FillOp>(
                          loc, zeroScalar(rewriter, loc, element),
-                         emptyTensor(rewriter, loc, resultType, outSizes))
+                         emptyTensor(rewriter, loc, accType, outSizes))
                      .getResult(0);
     bool isFloat = llvm::isa<FloatType>(element);
     auto generic = rewriter.create<linalg::GenericOp>(
-        loc, TypeRange{resultType}, inputs, ValueRange{init}, maps, iterators,
+        loc, TypeRange{accType}, inputs, ValueRange{init}, maps, iterators,
         [&](OpBuilder &b, Location nloc, ValueRange args) {
-          Value product = args[0];
-          for (Value arg : args.drop_front().drop_back())
-            product = isFloat ? b.create<arith::MulFOp>(nloc, product, arg)
-                                    .getResult()
-                              : b.create<arith::MulIOp>(nloc, product, arg)
-                                    .getResult();
-          Value sum =
-              isFloat
-                  ? b.create<arith::AddFOp>(nloc, args.back(), product)
-                        .getResult()
-                  : b.create<arith::AddIOp>(nloc, args.back(), product)
-                        .getResult();
+          Value product = promoteHalf(b, nloc, args[0]);
+          for (Value arg : args.drop_front().drop_back()) {
+            arg = promoteHalf(b, nloc, arg);
+            product =
+                isFloat
+                    ? b.create<arith::MulFOp>(nloc, product, arg).getResult()
+                    : b.create<arith::MulIOp>(nloc, product, arg).getResult();
+          }
+          Value sum = isFloat
+                          ? b.create<arith::AddFOp>(nloc, args.back(), product)
+                                .getResult()
+                          : b.create<arith::AddIOp>(nloc, args.back(), product)
+                                .getResult();
           b.create<linalg::YieldOp>(nloc, sum);
         });
-    rewriter.replaceOp(op, generic.getResult(0));
+    Value result = generic.getResult(0);
+    if (accType != resultType)
+      result = buildParallelGeneric(
+          rewriter, loc, resultType, outSizes, result,
+          rewriter.getMultiDimIdentityMap(resultType.getRank()),
+          [&](OpBuilder &b, Location nloc, ValueRange args) -> Value {
+            return demoteTo(b, nloc, args[0], resultType.getElementType());
+          });
+    rewriter.replaceOp(op, result);
     return success();
   }
 };

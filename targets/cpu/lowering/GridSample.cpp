@@ -88,8 +88,8 @@ SmallVector<Value> cubicWeights(FloatMath &m, Value t) {
         m.c(4 * a));
   };
   auto near = [&](Value x) { // |x| in [0, 1]
-    return m.add(
-        m.mul(m.mul(m.sub(m.mul(m.c(a + 2), x), m.c(a + 3)), x), x), m.c(1));
+    return m.add(m.mul(m.mul(m.sub(m.mul(m.c(a + 2), x), m.c(a + 3)), x), x),
+                 m.c(1));
   };
   Value oneMinus = m.sub(m.c(1), t);
   return {far(m.add(t, m.c(1))), near(t), near(oneMinus),
@@ -114,9 +114,9 @@ struct GridSampleLowering : OpConversionPattern<onnx::GridSampleOp> {
     if (rank < 3 || gridType.getRank() != rank ||
         (!gridType.isDynamicDim(rank - 1) &&
          gridType.getDimSize(rank - 1) != spatial))
-      return op.emitError() << "expects X [N, C, D...] and a grid [N, O..., "
-                            << spatial << "], got " << xType << " and "
-                            << gridType;
+      return op.emitError()
+             << "expects X [N, C, D...] and a grid [N, O..., " << spatial
+             << "], got " << xType << " and " << gridType;
     StringRef mode = op.getMode(), padding = op.getPaddingMode();
     if (mode == "bilinear")
       mode = "linear";
@@ -159,13 +159,13 @@ struct GridSampleLowering : OpConversionPattern<onnx::GridSampleOp> {
             Value length = m.fromIndex(dims[i]);
             Value pos, lo, hi;
             if (alignCorners) {
-              pos = m.mul(m.div(m.add(g, m.c(1)), m.c(2)),
-                          m.sub(length, m.c(1)));
+              pos =
+                  m.mul(m.div(m.add(g, m.c(1)), m.c(2)), m.sub(length, m.c(1)));
               lo = m.c(0);
               hi = m.sub(length, m.c(1));
             } else {
-              pos = m.div(m.sub(m.mul(m.add(g, m.c(1)), length), m.c(1)),
-                          m.c(2));
+              pos =
+                  m.div(m.sub(m.mul(m.add(g, m.c(1)), length), m.c(1)), m.c(2));
               lo = m.c(-0.5);
               hi = m.sub(length, m.c(0.5));
             }
@@ -181,8 +181,8 @@ struct GridSampleLowering : OpConversionPattern<onnx::GridSampleOp> {
                             b.create<arith::MaximumFOp>(nloc, pos, m.c(0)),
                             m.sub(length, m.c(1)))
                       : m.reflect(pos, lo, hi);
-              Value outside = b.create<arith::OrIOp>(nloc, m.lt(pos, lo),
-                                                     m.gt(pos, hi));
+              Value outside =
+                  b.create<arith::OrIOp>(nloc, m.lt(pos, lo), m.gt(pos, hi));
               pos = m.select(outside, moved, pos);
             }
             if (mode == "nearest") {
@@ -217,8 +217,8 @@ struct GridSampleLowering : OpConversionPattern<onnx::GridSampleOp> {
                     nloc, arith::CmpIPredicate::slt, index, dims[i]);
                 valid = b.create<arith::AndIOp>(nloc, nonNegative, below);
               }
-              taps[i].push_back({clampIntoBounds(b, nloc, index, dims[i]),
-                                 valid});
+              taps[i].push_back(
+                  {clampIntoBounds(b, nloc, index, dims[i]), valid});
             }
           }
           // Sum over every combination of taps.
@@ -271,8 +271,8 @@ struct AffineGridLowering : OpConversionPattern<onnx::AffineGridOp> {
       return failure();
     int64_t spatial = resultType.getRank() - 2;
     if ((spatial != 2 && spatial != 3) || thetaType.getRank() != 3)
-      return op.emitError() << "expects theta [N, 2, 3] or [N, 3, 4], got "
-                            << thetaType;
+      return op.emitError()
+             << "expects theta [N, 2, 3] or [N, 3, 4], got " << thetaType;
     bool alignCorners = op.getAlignCorners() != 0;
     Type element = thetaType.getElementType();
     Type accType = computeType(element);

@@ -96,7 +96,8 @@ struct LossLowering : OpConversionPattern<OpTy> {
     if (!inputType || !targetType ||
         !isElementKind(onnxElementType(op->getOperand(0)), kFloat) ||
         !isElementKind(onnxElementType(op->getOperand(1)), kInt))
-      return rewriter.notifyMatchFailure(op, "expected float input, int target");
+      return rewriter.notifyMatchFailure(op,
+                                         "expected float input, int target");
     int64_t rank = inputType.getRank();
     if (rank < 2 || targetType.getRank() != rank - 1)
       return op.emitError() << "expects an input [N, C, d...] and a target "
@@ -142,8 +143,7 @@ struct LossLowering : OpConversionPattern<OpTy> {
         return Value();
       Value ignore = b.create<arith::ConstantOp>(
           nloc, IntegerAttr::get(targetElement, *ignoreIndex));
-      return b.create<arith::CmpIOp>(nloc, arith::CmpIPredicate::eq, t,
-                                     ignore);
+      return b.create<arith::CmpIOp>(nloc, arith::CmpIPredicate::eq, t, ignore);
     };
 
     Value weights = buildParallelGeneric(
@@ -156,14 +156,13 @@ struct LossLowering : OpConversionPattern<OpTy> {
                             b.create<tensor::ExtractOp>(nloc, weight, cls));
           }
           if (Value ignored = isIgnored(b, nloc, args[0]))
-            w = b.create<arith::SelectOp>(
-                nloc, ignored, scalarConst(b, nloc, accType, 0), w);
+            w = b.create<arith::SelectOp>(nloc, ignored,
+                                          scalarConst(b, nloc, accType, 0), w);
           return w;
         });
 
     Value losses = buildIndexedGeneric(
-        rewriter, loc,
-        emptyTensor(rewriter, loc, weightsType, targetSizes),
+        rewriter, loc, emptyTensor(rewriter, loc, weightsType, targetSizes),
         ValueRange{target, weights}, {identity, identity},
         [&](OpBuilder &b, Location nloc, ValueRange ivs,
             ValueRange args) -> Value {
@@ -189,7 +188,8 @@ struct LossLowering : OpConversionPattern<OpTy> {
       Value zero = scalarConst(rewriter, loc, accType, 0);
       loss = buildReduction(rewriter, loc, losses, all, zero, {}, add);
       if (reduction == "mean") {
-        Value total = buildReduction(rewriter, loc, weights, all, zero, {}, add);
+        Value total =
+            buildReduction(rewriter, loc, weights, all, zero, {}, add);
         loss = buildParallelGeneric(
             rewriter, loc, RankedTensorType::get({}, accType), {},
             ValueRange{loss, total},

@@ -9,10 +9,11 @@
 // writes extrapolation_value where x is outside). Each resized axis becomes
 // one linalg.generic computing this per element in f64 from the run-time
 // scale (scales, or sizes / input size under keep_aspect_ratio_policy) and
-// roi. An axis the reference leaves alone (scale 1, same size, full roi) is
-// copied. Output sizes must be static on the resized axes (shape inference
-// or the model's declared output type gives them). Half floats are computed
-// in f32.
+// roi. With antialias (downscaling), the linear or cubic kernel is
+// stretched by 1 / scale and normalized. An axis the reference leaves alone
+// (scale 1, same size, full roi) is copied. Output sizes must be static on the
+// resized axes (shape inference or the model's declared output type gives
+// them). Half floats are computed in f32.
 //
 //===----------------------------------------------------------------------===//
 
@@ -37,6 +38,7 @@ struct ResizeConfig {
   StringRef mode, nearestMode, transform;
   double cubicA;
   bool excludeOutside;
+  bool antialias;
 };
 
 /// f64 scalar arithmetic for the coordinate math.
@@ -60,8 +62,7 @@ struct F64 {
 };
 
 /// The tap weights for fractional position `ratio` in (0, 1].
-SmallVector<Value> tapWeights(F64 &m, const ResizeConfig &config,
-                              Value ratio) {
+SmallVector<Value> tapWeights(F64 &m, const ResizeConfig &config, Value ratio) {
   using P = arith::CmpFPredicate;
   if (config.mode == "nearest") {
     StringRef mode = config.nearestMode;
@@ -86,8 +87,8 @@ SmallVector<Value> tapWeights(F64 &m, const ResizeConfig &config,
         m.c(4 * a));
   };
   auto near = [&](Value x) { // |x| in [0, 1]
-    return m.add(
-        m.mul(m.mul(m.sub(m.mul(m.c(a + 2), x), m.c(a + 3)), x), x), m.c(1));
+    return m.add(m.mul(m.mul(m.sub(m.mul(m.c(a + 2), x), m.c(a + 3)), x), x),
+                 m.c(1));
   };
   Value q = m.sub(m.c(1), ratio);
   return {far(m.add(ratio, m.c(1))), near(ratio), near(q),
@@ -125,9 +126,9 @@ Value resizeAxis(OpBuilder &b, Location loc, const ResizeConfig &config,
         Value halfPixel = m.sub(m.div(m.add(y, m.c(0.5)), scale), m.c(0.5));
         Value x, outside;
         if (t == "align_corners") {
-          x = m.select(single, m.c(0),
-                       m.div(m.mul(y, m.c(double(in - 1))),
-                             m.sub(width, m.c(1))));
+          x = m.select(
+              single, m.c(0),
+              m.div(m.mul(y, m.c(double(in - 1))), m.sub(width, m.c(1))));
         } else if (t == "asymmetric") {
           x = m.div(y, scale);
         } else if (t == "tf_crop_and_resize") {
@@ -136,9 +137,9 @@ Value resizeAxis(OpBuilder &b, Location loc, const ResizeConfig &config,
                        m.div(m.mul(m.mul(y, span), m.c(double(in - 1))),
                              m.sub(width, m.c(1))));
           x = m.add(x, m.mul(roiStart, m.c(double(in - 1))));
-          outside = nb.create<arith::OrIOp>(
-              nloc, m.cmp(P::OLT, x, m.c(0)),
-              m.cmp(P::OGT, x, m.c(double(in - 1))));
+          outside =
+              nb.create<arith::OrIOp>(nloc, m.cmp(P::OLT, x, m.c(0)),
+                                      m.cmp(P::OGT, x, m.c(double(in - 1))));
         } else if (t == "pytorch_half_pixel") {
           x = m.select(single, m.c(-0.5), halfPixel);
         } else if (t == "half_pixel_symmetric") {
@@ -151,30 +152,72 @@ Value resizeAxis(OpBuilder &b, Location loc, const ResizeConfig &config,
         Value floorX = m.floor(x);
         Value ratio =
             m.select(m.cmp(P::OEQ, x, floorX), m.c(1), m.sub(x, floorX));
-        SmallVector<Value> weights = tapWeights(m, config, ratio);
+        SmallVector<Value> weights, taps;
+        if (config.antialias) {
+          // The kernel stretched by 1 / min(scale, 1), on the taps
+          // floor(x) + j - (x integral) for j in [start, 2 - start). The
+          // window is the widest the smallest possible scale (out / in, as
+          // out = floor(in * scale)) needs; taps beyond the support of the
+          // run-time scale get weight 0, exactly as if they were absent.
+          double support = config.mode == "linear" ? 1.0 : 2.0;
+          double minScale = std::min(double(out) / double(in), 1.0);
+          int64_t start = int64_t(std::floor(-support / minScale) + 1);
+          if (config.mode == "cubic")
+            start = std::min<int64_t>(start, -1);
+          Value s = nb.create<arith::MinimumFOp>(nloc, scale, m.c(1));
+          Value isOne = m.cmp(P::OEQ, ratio, m.c(1));
+          Value base = m.sub(floorX, m.boolToFloat(isOne));
+          Value sum = m.c(0);
+          double a = config.cubicA;
+          for (int64_t j = start; j < 2 - start; ++j) {
+            Value arg = m.mul(s, m.sub(m.c(double(j)), ratio));
+            Value ax = nb.create<math::AbsFOp>(nloc, arg);
+            Value w;
+            if (config.mode == "linear") {
+              w = nb.create<arith::MaximumFOp>(nloc, m.sub(m.c(1), ax), m.c(0));
+            } else {
+              Value ax2 = m.mul(ax, ax), ax3 = m.mul(ax2, ax);
+              Value inner =
+                  m.add(m.sub(m.mul(m.c(a + 2), ax3), m.mul(m.c(a + 3), ax2)),
+                        m.c(1));
+              Value outer =
+                  m.sub(m.add(m.sub(m.mul(m.c(a), ax3), m.mul(m.c(5 * a), ax2)),
+                              m.mul(m.c(8 * a), ax)),
+                        m.c(4 * a));
+              w = m.select(m.cmp(P::OLE, ax, m.c(1)), inner,
+                           m.select(m.cmp(P::OLT, ax, m.c(2)), outer, m.c(0)));
+            }
+            weights.push_back(w);
+            sum = m.add(sum, w);
+            taps.push_back(m.add(base, m.c(double(j))));
+          }
+          for (Value &w : weights)
+            w = m.div(w, sum);
+        } else {
+          weights = tapWeights(m, config, ratio);
+          int64_t n = weights.size();
+          // The n nearest indices, as the reference picks them.
+          int64_t pad = (n + 1) / 2;
+          Value padded = m.add(x, m.c(double(pad)));
+          Value p = m.floor(padded);
+          Value frac = m.sub(padded, p);
+          Value offset = n % 2 == 0 ? m.select(m.cmp(P::OEQ, frac, m.c(0)),
+                                               m.c(-double(n / 2)),
+                                               m.c(-double(n / 2) + 1))
+                                    : m.select(m.cmp(P::OLE, frac, m.c(0.5)),
+                                               m.c(-double((n - 1) / 2)),
+                                               m.c(-double((n - 1) / 2) + 1));
+          Value first = m.sub(m.add(p, offset), m.c(double(pad)));
+          for (int64_t k = 0; k < n; ++k)
+            taps.push_back(m.add(first, m.c(double(k))));
+        }
         int64_t n = weights.size();
-        // The n nearest indices, as the reference picks them.
-        int64_t pad = (n + 1) / 2;
-        Value padded = m.add(x, m.c(double(pad)));
-        Value p = m.floor(padded);
-        Value frac = m.sub(padded, p);
-        Value offset =
-            n % 2 == 0
-                ? m.select(m.cmp(P::OEQ, frac, m.c(0)), m.c(-double(n / 2)),
-                           m.c(-double(n / 2) + 1))
-                : m.select(m.cmp(P::OLE, frac, m.c(0.5)),
-                           m.c(-double((n - 1) / 2)),
-                           m.c(-double((n - 1) / 2) + 1));
-        Value first = m.sub(m.add(p, offset), m.c(double(pad)));
-        SmallVector<Value> taps;
-        for (int64_t k = 0; k < n; ++k)
-          taps.push_back(m.add(first, m.c(double(k))));
         if (config.excludeOutside) {
           Value sum = m.c(0);
           for (int64_t k = 0; k < n; ++k) {
-            Value out = nb.create<arith::OrIOp>(
-                nloc, m.cmp(P::OLT, taps[k], m.c(0)),
-                m.cmp(P::OGE, taps[k], inF));
+            Value out =
+                nb.create<arith::OrIOp>(nloc, m.cmp(P::OLT, taps[k], m.c(0)),
+                                        m.cmp(P::OGE, taps[k], inF));
             weights[k] = m.select(out, m.c(0), weights[k]);
             sum = m.add(sum, weights[k]);
           }
@@ -210,9 +253,8 @@ Value resizeAxis(OpBuilder &b, Location loc, const ResizeConfig &config,
                     nloc, skip,
                     nb.create<arith::ConstantOp>(nloc, nb.getBoolAttr(true))));
           acc = nb.create<arith::SelectOp>(
-              nloc, outside, scalarConst(nb, nloc, elementType,
-                                         extrapolationValue),
-              acc);
+              nloc, outside,
+              scalarConst(nb, nloc, elementType, extrapolationValue), acc);
         }
         return acc;
       });
@@ -220,8 +262,7 @@ Value resizeAxis(OpBuilder &b, Location loc, const ResizeConfig &config,
 
 /// Element `i` of a 1-D float tensor as f64.
 Value extractF64(OpBuilder &b, Location loc, Value tensor, int64_t i) {
-  Value v =
-      b.create<tensor::ExtractOp>(loc, tensor, indexConst(b, loc, i));
+  Value v = b.create<tensor::ExtractOp>(loc, tensor, indexConst(b, loc, i));
   if (v.getType() != b.getF64Type())
     v = b.create<arith::ExtFOp>(loc, b.getF64Type(), v);
   return v;
@@ -253,26 +294,28 @@ struct ResizeLowering : OpConversionPattern<onnx::ResizeOp> {
     if (!resultType)
       return failure();
     int64_t rank = inputType.getRank();
-    ResizeConfig config{op.getMode(), op.getNearestMode(),
+    ResizeConfig config{op.getMode(),
+                        op.getNearestMode(),
                         op.getCoordinateTransformationMode(),
                         op.getCubicCoeffA().convertToDouble(),
-                        op.getExcludeOutside() != 0};
+                        op.getExcludeOutside() != 0,
+                        op.getAntialias() != 0};
     if (config.mode != "nearest" && config.mode != "linear" &&
         config.mode != "cubic")
       return op.emitError() << "unknown mode '" << config.mode << "'";
-    if (op.getAntialias() != 0 && config.mode != "nearest")
-      return op.emitError() << "antialias is not supported yet";
+    if (config.antialias && config.mode == "nearest")
+      return op.emitError() << "antialias needs mode linear or cubic";
     StringRef t = config.transform;
     if (t != "half_pixel" && t != "half_pixel_symmetric" &&
         t != "pytorch_half_pixel" && t != "align_corners" &&
         t != "asymmetric" && t != "tf_crop_and_resize")
-      return op.emitError() << "unknown coordinate_transformation_mode '" << t
-                            << "'";
+      return op.emitError()
+             << "unknown coordinate_transformation_mode '" << t << "'";
     StringRef policy = op.getKeepAspectRatioPolicy();
     if (policy != "stretch" && policy != "not_larger" &&
         policy != "not_smaller")
-      return op.emitError() << "unknown keep_aspect_ratio_policy '" << policy
-                            << "'";
+      return op.emitError()
+             << "unknown keep_aspect_ratio_policy '" << policy << "'";
 
     SmallVector<int64_t> axes;
     if (std::optional<ArrayAttr> attr = op.getAxes()) {
@@ -301,8 +344,8 @@ struct ResizeLowering : OpConversionPattern<onnx::ResizeOp> {
       for (auto [i, axis] : llvm::enumerate(axes)) {
         Value size = rewriter.create<tensor::ExtractOp>(
             loc, sizes, indexConst(rewriter, loc, i));
-        size = rewriter.create<arith::SIToFPOp>(loc, rewriter.getF64Type(),
-                                                size);
+        size =
+            rewriter.create<arith::SIToFPOp>(loc, rewriter.getF64Type(), size);
         axisScales.push_back(
             m.div(size, m.c(double(inputType.getDimSize(axis)))));
       }
@@ -326,8 +369,8 @@ struct ResizeLowering : OpConversionPattern<onnx::ResizeOp> {
     Value roi = adaptor.getRoi();
     bool crop = t == "tf_crop_and_resize";
     if (crop && givenLength(roi) != 2 * n)
-      return op.emitError() << "tf_crop_and_resize needs a roi of " << 2 * n
-                            << " values";
+      return op.emitError()
+             << "tf_crop_and_resize needs a roi of " << 2 * n << " values";
 
     Type element = inputType.getElementType();
     Type accType = computeType(element);
@@ -356,26 +399,27 @@ struct ResizeLowering : OpConversionPattern<onnx::ResizeOp> {
       Value skip;
       if (in == out) {
         auto close = [&](Value v, double target) {
-          Value diff = rewriter.create<math::AbsFOp>(loc, m.sub(v, m.c(target)));
-          Value tol = m.mul(m.c(1e-9),
-                            rewriter.create<arith::MaximumFOp>(
-                                loc, rewriter.create<math::AbsFOp>(loc, v),
-                                m.c(std::abs(target))));
+          Value diff =
+              rewriter.create<math::AbsFOp>(loc, m.sub(v, m.c(target)));
+          Value tol =
+              m.mul(m.c(1e-9), rewriter.create<arith::MaximumFOp>(
+                                   loc, rewriter.create<math::AbsFOp>(loc, v),
+                                   m.c(std::abs(target))));
           return m.cmp(arith::CmpFPredicate::OLE, diff, tol);
         };
         skip = close(scale, 1.0);
         if (crop) {
-          Value startZero = m.cmp(arith::CmpFPredicate::OLE,
-                                  rewriter.create<math::AbsFOp>(loc, roiStart),
-                                  m.c(0));
+          Value startZero =
+              m.cmp(arith::CmpFPredicate::OLE,
+                    rewriter.create<math::AbsFOp>(loc, roiStart), m.c(0));
           skip = rewriter.create<arith::AndIOp>(
               loc, skip,
               rewriter.create<arith::AndIOp>(loc, startZero,
                                              close(roiEnd, 1.0)));
         }
       }
-      current = resizeAxis(rewriter, loc, config, current, axis, in, out,
-                           scale, roiStart, roiEnd, skip, extrapolation);
+      current = resizeAxis(rewriter, loc, config, current, axis, in, out, scale,
+                           roiStart, roiEnd, skip, extrapolation);
     }
     if (accType != element) {
       current = buildParallelGeneric(

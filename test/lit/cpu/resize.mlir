@@ -29,3 +29,17 @@ func.func @cubic_axes(%x: tensor<1x1x4x2xf32>, %sizes: tensor<1xi64>) -> tensor<
   %0 = "onnx.Resize"(%x, %n, %n, %sizes) <{mode = "cubic", axes = [2]}> : (tensor<1x1x4x2xf32>, none, none, tensor<1xi64>) -> tensor<1x1x3x2xf32>
   return %0 : tensor<1x1x3x2xf32>
 }
+
+// Antialiased linear downscaling 8 -> 4: the kernel is stretched by 2, so
+// each output element sums four taps, normalized by their total weight.
+// CHECK-LABEL: func.func @linear_antialias
+// CHECK: linalg.generic {{.*}} outs(%{{.+}} : tensor<1x4xf32>)
+// CHECK-COUNT-4: math.absf
+// CHECK-COUNT-4: arith.divf
+// CHECK-COUNT-4: tensor.extract %arg0
+// CHECK: return
+func.func @linear_antialias(%x: tensor<1x8xf32>, %sizes: tensor<1xi64>) -> tensor<1x4xf32> {
+  %n = "onnx.NoValue"() : () -> none
+  %0 = "onnx.Resize"(%x, %n, %n, %sizes) <{mode = "linear", antialias = 1 : i64, axes = [1]}> : (tensor<1x8xf32>, none, none, tensor<1xi64>) -> tensor<1x4xf32>
+  return %0 : tensor<1x4xf32>
+}
