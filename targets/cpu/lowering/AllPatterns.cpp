@@ -17,6 +17,10 @@ void populateAllLoweringPatterns(const mlir::TypeConverter &typeConverter,
   populateConvPatterns(typeConverter, patterns);
   populatePoolingPatterns(typeConverter, patterns);
   populateDataMovementPatterns(typeConverter, patterns);
+  populateElementwiseExtraPatterns(typeConverter, patterns);
+  populateGeneratorPatterns(typeConverter, patterns);
+  populateSelectionPatterns(typeConverter, patterns);
+  populateLinearAlgebraPatterns(typeConverter, patterns);
 }
 
 } // namespace onnxc::cpu

@@ -43,6 +43,18 @@ void populatePoolingPatterns(const mlir::TypeConverter &typeConverter,
 // Slice, Expand, Shape, Constant, Identity (DataMovement*.cpp)
 void populateDataMovementPatterns(const mlir::TypeConverter &typeConverter,
                           mlir::RewritePatternSet &patterns);
+// BitwiseAnd/Or/Xor/Not, Acosh, Asinh, Atanh, Shrink (ElementwiseExtra.cpp)
+void populateElementwiseExtraPatterns(const mlir::TypeConverter &typeConverter,
+                                      mlir::RewritePatternSet &patterns);
+// EyeLike, MelWeightMatrix, Hann/Hamming/BlackmanWindow (Generators.cpp)
+void populateGeneratorPatterns(const mlir::TypeConverter &typeConverter,
+                               mlir::RewritePatternSet &patterns);
+// NonZero, Compress, ReverseSequence, MaxUnpool (Selection.cpp)
+void populateSelectionPatterns(const mlir::TypeConverter &typeConverter,
+                               mlir::RewritePatternSet &patterns);
+// Det (LinearAlgebra.cpp)
+void populateLinearAlgebraPatterns(const mlir::TypeConverter &typeConverter,
+                                   mlir::RewritePatternSet &patterns);
 
 /// Every family above, in one place: the conversion pass and the capability
 /// table (CpuTarget.cpp) both take exactly this set. A new family file adds
