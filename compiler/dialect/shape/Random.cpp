@@ -2,7 +2,8 @@
 //
 // RandomNormal/RandomUniform take their shape from an attribute, the *Like
 // forms and Bernoulli from their input; `dtype` picks the element type. The
-// window generators make a 1-D tensor of their `size` input.
+// window generators make a 1-D tensor of their `size` input, MelWeightMatrix
+// a 2-D one from its bin counts.
 //
 //===----------------------------------------------------------------------===//
 
@@ -77,6 +78,23 @@ LogicalResult inferWindow(RuleContext &ctx) {
   return success();
 }
 
+/// MelWeightMatrix(num_mel_bins, dft_length, ...): [dft_length / 2 + 1,
+/// num_mel_bins] values of output_datatype (f32 by default).
+LogicalResult inferMelWeightMatrix(RuleContext &ctx) {
+  int64_t dtype = ctx.getIntAttr("output_datatype", 1);
+  Type element = getElementTypeFromOnnx(ctx.getOp()->getContext(), dtype);
+  if (!element)
+    return ctx.emitError() << "unsupported output_datatype " << dtype;
+  std::optional<int64_t> bins = ctx.getKnownScalar(0);
+  std::optional<int64_t> dft = ctx.getKnownScalar(1);
+  if ((bins && *bins < 0) || (dft && *dft < 0))
+    return ctx.emitError() << "negative num_mel_bins or dft_length";
+  ctx.setResult(0, element,
+                {dft ? *dft / 2 + 1 : ShapedType::kDynamic,
+                 bins ? *bins : ShapedType::kDynamic});
+  return success();
+}
+
 } // namespace
 
 void addRandomRules(RuleTable &rules) {
@@ -89,6 +107,7 @@ void addRandomRules(RuleTable &rules) {
   rules.add("HannWindow", inferWindow);
   rules.add("HammingWindow", inferWindow);
   rules.add("BlackmanWindow", inferWindow);
+  rules.add("MelWeightMatrix", inferMelWeightMatrix);
 }
 
 } // namespace onnxc::shape

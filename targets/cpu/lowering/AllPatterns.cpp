@@ -29,6 +29,10 @@ void populateAllLoweringPatterns(const mlir::TypeConverter &typeConverter,
   populateCenterCropPadPatterns(typeConverter, patterns);
   populateCol2ImPatterns(typeConverter, patterns);
   populateQuantizationPatterns(typeConverter, patterns);
+  populateElementwiseExtraPatterns(typeConverter, patterns);
+  populateGeneratorPatterns(typeConverter, patterns);
+  populateSelectionPatterns(typeConverter, patterns);
+  populateLinearAlgebraPatterns(typeConverter, patterns);
 }
 
 } // namespace onnxc::cpu

@@ -91,9 +91,9 @@ struct IdentityLowering : OpConversionPattern<onnx::IdentityOp> {
   }
 };
 
-/// onnx.Dropout at inference: the output is the input and the mask is all
-/// true. Only matches when the node is known not to be in training mode (or
-/// drops nothing), since random dropout is not reproducible.
+/// onnx.Dropout. At inference (training mode known off, or a constant zero
+/// ratio) the output is the input and the mask is all true; otherwise see
+/// lowerTraining.
 struct DropoutLowering : OpConversionPattern<onnx::DropoutOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -109,13 +109,12 @@ struct DropoutLowering : OpConversionPattern<onnx::DropoutOp> {
       auto ratio = matchConstantFloat(adaptor.getRatio());
       inference = ratio && *ratio == 0.0;
     }
-    if (!inference)
-      return rewriter.notifyMatchFailure(
-          op, "training-mode Dropout (random) is not supported");
     RankedTensorType type =
         convertedResultType(*getTypeConverter(), op.getOperation());
     if (!type || !llvm::isa<RankedTensorType>(adaptor.getData().getType()))
       return failure();
+    if (!inference)
+      return lowerTraining(op, adaptor, type, rewriter);
     Value output = castIfNeeded(rewriter, loc, adaptor.getData(), type);
     Value mask;
     if (!llvm::isa<NoneType>(op.getMask().getType())) {
@@ -128,6 +127,123 @@ struct DropoutLowering : OpConversionPattern<onnx::DropoutOp> {
       Value trueValue = rewriter.create<arith::ConstantOp>(
           loc, rewriter.getIntegerAttr(maskType.getElementType(), 1));
       mask = rewriter.create<linalg::FillOp>(loc, trueValue, empty).result();
+    } else {
+      mask = rewriter.create<onnx::NoValueOp>(loc, rewriter.getNoneType());
+    }
+    rewriter.replaceOp(op, {output, mask});
+    return success();
+  }
+
+  /// Training mode known only at run time (or with a run-time or non-zero
+  /// ratio): element e is kept when training is off or u(e) >= ratio, where
+  /// u(e) in [0, 1) is a hash of e's row-major position and the `seed`
+  /// attribute; kept elements are scaled by 1 / (1 - ratio). The random
+  /// stream is onnxc's own (ONNX leaves it to the runtime); a ratio of 0
+  /// keeps every element.
+  LogicalResult lowerTraining(onnx::DropoutOp op, OpAdaptor adaptor,
+                              RankedTensorType type,
+                              ConversionPatternRewriter &rewriter) const {
+    Location loc = op.getLoc();
+    Value data = adaptor.getData();
+    Type element = type.getElementType();
+    if (!llvm::isa<FloatType>(element))
+      return rewriter.notifyMatchFailure(op, "expected float data");
+    Type f32 = rewriter.getF32Type();
+    Value ratio = scalarConst(rewriter, loc, f32, 0.5);
+    if (!isNoneValue(op.getRatio())) {
+      ratio = extractScalar(rewriter, loc, adaptor.getRatio());
+      if (!llvm::isa<FloatType>(ratio.getType()))
+        return rewriter.notifyMatchFailure(op, "expected a float ratio");
+      if (ratio.getType() != f32)
+        ratio =
+            ratio.getType().getIntOrFloatBitWidth() > 32
+                ? rewriter.create<arith::TruncFOp>(loc, f32, ratio).getResult()
+                : rewriter.create<arith::ExtFOp>(loc, f32, ratio).getResult();
+    }
+    Value training =
+        isNoneValue(op.getTrainingMode())
+            ? rewriter
+                  .create<arith::ConstantOp>(loc, rewriter.getBoolAttr(false))
+                  .getResult()
+            : extractScalar(rewriter, loc, adaptor.getTrainingMode());
+    if (!training.getType().isInteger(1))
+      return rewriter.notifyMatchFailure(op, "expected a bool training_mode");
+    uint32_t seed = 0;
+    if (auto attr = op->getAttrOfType<IntegerAttr>("seed"))
+      seed = static_cast<uint32_t>(attr.getInt());
+    Value scale = rewriter.create<arith::DivFOp>(
+        loc, scalarConst(rewriter, loc, f32, 1.0),
+        rewriter.create<arith::SubFOp>(
+            loc, scalarConst(rewriter, loc, f32, 1.0), ratio));
+    int64_t rank = type.getRank();
+    SmallVector<Value> dims;
+    for (int64_t d = 0; d < rank; ++d)
+      dims.push_back(dimValue(rewriter, loc, data, d));
+
+    // Whether the element at `ivs` is kept.
+    auto kept = [&](OpBuilder &b, Location l, ValueRange ivs) -> Value {
+      Value linear = indexConst(b, l, 0);
+      for (int64_t d = 0; d < rank; ++d)
+        linear = b.create<arith::AddIOp>(
+            l, b.create<arith::MulIOp>(l, linear, dims[d]), ivs[d]);
+      Type i32 = b.getI32Type();
+      auto c = [&](uint32_t v) -> Value {
+        return b.create<arith::ConstantOp>(
+            l, b.getIntegerAttr(i32, static_cast<int32_t>(v)));
+      };
+      // A 32-bit integer mix (xorshift-multiply rounds) of position ^ seed.
+      Value h = b.create<arith::IndexCastUIOp>(l, i32, linear);
+      h = b.create<arith::XOrIOp>(l, h, c(seed * 0x9E3779B9u));
+      for (uint32_t mul : {0x7FEB352Du, 0x846CA68Bu}) {
+        h = b.create<arith::XOrIOp>(l, h,
+                                    b.create<arith::ShRUIOp>(l, h, c(16)));
+        h = b.create<arith::MulIOp>(l, h, c(mul));
+      }
+      h = b.create<arith::XOrIOp>(l, h, b.create<arith::ShRUIOp>(l, h, c(16)));
+      Value u = b.create<arith::MulFOp>(
+          l,
+          b.create<arith::UIToFPOp>(l, f32,
+                                    b.create<arith::ShRUIOp>(l, h, c(8))),
+          scalarConst(b, l, f32, 1.0 / 16777216.0));
+      Value survives =
+          b.create<arith::CmpFOp>(l, arith::CmpFPredicate::OGE, u, ratio);
+      Value notTraining = b.create<arith::XOrIOp>(
+          l, training, b.create<arith::ConstantOp>(l, b.getBoolAttr(true)));
+      return b.create<arith::OrIOp>(l, notTraining, survives);
+    };
+
+    SmallVector<OpFoldResult> sizes = mixedDims(rewriter, loc, data);
+    Value output = buildIndexedGeneric(
+        rewriter, loc, emptyTensor(rewriter, loc, type, sizes), {data},
+        {rewriter.getMultiDimIdentityMap(rank)},
+        [&](OpBuilder &b, Location l, ValueRange ivs, ValueRange args) {
+          Value x = args[0];
+          Value wide = x.getType() == f32 || x.getType().isF64()
+                           ? x
+                           : b.create<arith::ExtFOp>(l, f32, x).getResult();
+          Value factor = scale;
+          if (wide.getType() != f32)
+            factor = b.create<arith::ExtFOp>(l, wide.getType(), scale);
+          Value scaled = b.create<arith::MulFOp>(l, wide, factor);
+          Value y = b.create<arith::SelectOp>(l, training, scaled, wide);
+          if (y.getType() != x.getType())
+            y = b.create<arith::TruncFOp>(l, x.getType(), y);
+          return b
+              .create<arith::SelectOp>(l, kept(b, l, ivs), y,
+                                       zeroScalar(b, l, x.getType()))
+              .getResult();
+        });
+    Value mask;
+    if (!llvm::isa<NoneType>(op.getMask().getType())) {
+      RankedTensorType maskType =
+          convertedResultType(*getTypeConverter(), op.getOperation(), 1);
+      if (!maskType)
+        return failure();
+      mask = buildIndexedGeneric(
+          rewriter, loc, emptyTensor(rewriter, loc, maskType, sizes), {}, {},
+          [&](OpBuilder &b, Location l, ValueRange ivs, ValueRange) {
+            return kept(b, l, ivs);
+          });
     } else {
       mask = rewriter.create<onnx::NoValueOp>(loc, rewriter.getNoneType());
     }

@@ -258,6 +258,24 @@ struct FlattenLowering : OpConversionPattern<onnx::FlattenOp> {
   }
 };
 
+/// For each of `rank` dims, whether one of the `count` run-time `axes`
+/// (negative counted from `rank`) names it.
+static SmallVector<Value> runtimeAxisMask(OpBuilder &b, Location loc,
+                                          Value axes, int64_t count,
+                                          int64_t rank) {
+  SmallVector<Value> mask(
+      rank, b.create<arith::ConstantOp>(loc, b.getBoolAttr(false)));
+  for (int64_t j = 0; j < count; ++j) {
+    Value axis = runtimeAxis(b, loc, axes, j, rank);
+    for (int64_t d = 0; d < rank; ++d)
+      mask[d] = b.create<arith::OrIOp>(
+          loc, mask[d],
+          b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq, axis,
+                                  indexConst(b, loc, d)));
+  }
+  return mask;
+}
+
 /// onnx.Squeeze -> tensor.collapse_shape of the unit dims. Without axes, the
 /// static unit dims are removed (a dynamic dim is assumed not to be 1, which
 /// the result type from shape inference must agree with).
@@ -282,7 +300,7 @@ struct SqueezeLowering : OpConversionPattern<onnx::SqueezeOp> {
       std::optional<SmallVector<int64_t>> axes =
           getConstantInts(adaptor.getAxes());
       if (!axes)
-        return rewriter.notifyMatchFailure(op, "axes must be a constant");
+        return squeezeRuntimeAxes(op, adaptor.getAxes(), data, type, rewriter);
       if (failed(normalizeAxes(op, *axes, rank)))
         return failure();
       for (int64_t axis : *axes) {
@@ -315,6 +333,47 @@ struct SqueezeLowering : OpConversionPattern<onnx::SqueezeOp> {
     rewriter.replaceOp(op, castIfNeeded(rewriter, loc, squeezed, type));
     return success();
   }
+
+  /// Run-time axes: the result keeps, in order, the dims that no axis names;
+  /// its sizes are computed at run time and the data is reshaped to them.
+  static LogicalResult squeezeRuntimeAxes(onnx::SqueezeOp op, Value axesInput,
+                                          Value data, RankedTensorType type,
+                                          ConversionPatternRewriter &rewriter) {
+    Location loc = op.getLoc();
+    auto axesType = llvm::dyn_cast<RankedTensorType>(axesInput.getType());
+    int64_t rank = llvm::cast<RankedTensorType>(data.getType()).getRank();
+    if (!axesType || axesType.getRank() != 1 || axesType.isDynamicDim(0) ||
+        rank - axesType.getDimSize(0) != type.getRank())
+      return rewriter.notifyMatchFailure(
+          op, "run-time axes must have a static count matching the result");
+    SmallVector<Value> isAxis =
+        runtimeAxisMask(rewriter, loc, axesInput, axesType.getDimSize(0), rank);
+    // position[i]: how many kept dims precede dim i.
+    Value zero = indexConst(rewriter, loc, 0);
+    SmallVector<Value> sizes(type.getRank(), zero);
+    Value position = zero;
+    for (int64_t i = 0; i < rank; ++i) {
+      Value dim = dimValue(rewriter, loc, data, i);
+      Value kept = rewriter.create<arith::XOrIOp>(
+          loc, isAxis[i],
+          rewriter.create<arith::ConstantOp>(loc, rewriter.getBoolAttr(true)));
+      for (int64_t o = 0; o < type.getRank(); ++o) {
+        Value here = rewriter.create<arith::AndIOp>(
+            loc, kept,
+            rewriter.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq,
+                                           position,
+                                           indexConst(rewriter, loc, o)));
+        sizes[o] = rewriter.create<arith::SelectOp>(loc, here, dim, sizes[o]);
+      }
+      position = rewriter.create<arith::AddIOp>(
+          loc, position,
+          rewriter.create<arith::SelectOp>(loc, kept,
+                                           indexConst(rewriter, loc, 1), zero));
+    }
+    rewriter.replaceOp(
+        op, reshapeTo(rewriter, loc, data, type, getAsOpFoldResult(sizes)));
+    return success();
+  }
 };
 
 /// onnx.Unsqueeze -> tensor.expand_shape inserting unit dims at `axes`
@@ -334,7 +393,7 @@ struct UnsqueezeLowering : OpConversionPattern<onnx::UnsqueezeOp> {
     std::optional<SmallVector<int64_t>> axes =
         getConstantInts(adaptor.getAxes());
     if (!axes)
-      return rewriter.notifyMatchFailure(op, "axes must be a constant");
+      return unsqueezeRuntimeAxes(op, adaptor.getAxes(), data, type, rewriter);
     int64_t rank = dataType.getRank() + axes->size();
     if (failed(normalizeAxes(op, *axes, rank)))
       return failure();
@@ -360,6 +419,47 @@ struct UnsqueezeLowering : OpConversionPattern<onnx::UnsqueezeOp> {
     Value expanded =
         reshapeByUnitDims(rewriter, loc, data, expandedType, unitDims, sizes);
     rewriter.replaceOp(op, castIfNeeded(rewriter, loc, expanded, type));
+    return success();
+  }
+
+  /// Run-time axes: result dim o is 1 where an axis names it, else the next
+  /// data dim; the sizes are computed at run time and the data is reshaped.
+  static LogicalResult
+  unsqueezeRuntimeAxes(onnx::UnsqueezeOp op, Value axesInput, Value data,
+                       RankedTensorType type,
+                       ConversionPatternRewriter &rewriter) {
+    Location loc = op.getLoc();
+    auto axesType = llvm::dyn_cast<RankedTensorType>(axesInput.getType());
+    int64_t dataRank = llvm::cast<RankedTensorType>(data.getType()).getRank();
+    if (!axesType || axesType.getRank() != 1 || axesType.isDynamicDim(0) ||
+        dataRank + axesType.getDimSize(0) != type.getRank())
+      return rewriter.notifyMatchFailure(
+          op, "run-time axes must have a static count matching the result");
+    int64_t rank = type.getRank();
+    SmallVector<Value> isAxis =
+        runtimeAxisMask(rewriter, loc, axesInput, axesType.getDimSize(0), rank);
+    Value zero = indexConst(rewriter, loc, 0);
+    Value one = indexConst(rewriter, loc, 1);
+    SmallVector<Value> dataDims;
+    for (int64_t i = 0; i < dataRank; ++i)
+      dataDims.push_back(dimValue(rewriter, loc, data, i));
+    SmallVector<OpFoldResult> sizes;
+    Value next = zero; // the data dim the next non-axis result dim takes
+    for (int64_t o = 0; o < rank; ++o) {
+      Value size = one;
+      for (int64_t i = 0; i < dataRank; ++i) {
+        Value isNext = rewriter.create<arith::CmpIOp>(
+            loc, arith::CmpIPredicate::eq, next, indexConst(rewriter, loc, i));
+        size = rewriter.create<arith::SelectOp>(loc, isNext, dataDims[i], size);
+      }
+      sizes.push_back(
+          rewriter.create<arith::SelectOp>(loc, isAxis[o], one, size)
+              .getResult());
+      next = rewriter.create<arith::AddIOp>(
+          loc, next,
+          rewriter.create<arith::SelectOp>(loc, isAxis[o], zero, one));
+    }
+    rewriter.replaceOp(op, reshapeTo(rewriter, loc, data, type, sizes));
     return success();
   }
 };

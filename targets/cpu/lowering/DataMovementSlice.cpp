@@ -76,20 +76,25 @@ struct SliceLowering : OpConversionPattern<onnx::SliceOp> {
     if (!count || valueCount(adaptor.getEnds()) != count)
       return rewriter.notifyMatchFailure(
           op, "starts and ends must have the same static length");
+    // Run-time axes (a dynamic value per slice) are matched against every
+    // dim below (an out-of-range one, invalid ONNX, is clamped into range).
     SmallVector<int64_t> axes;
+    bool runtimeAxes = false;
     if (isNoneValue(op.getAxes())) {
       axes = llvm::to_vector(llvm::seq<int64_t>(0, *count));
-    } else {
-      std::optional<SmallVector<int64_t>> constAxes =
-          getConstantInts(adaptor.getAxes());
-      if (!constAxes)
-        return rewriter.notifyMatchFailure(op, "axes must be a constant");
+    } else if (std::optional<SmallVector<int64_t>> constAxes =
+                   getConstantInts(adaptor.getAxes())) {
       axes = *constAxes;
+    } else {
+      if (valueCount(adaptor.getAxes()) != count)
+        return op.emitError() << "axes must have " << *count << " values";
+      runtimeAxes = true;
+      axes.assign(*count, 0);
     }
     if (static_cast<int64_t>(axes.size()) != *count)
       return op.emitError() << "axes has " << axes.size()
                             << " values but starts has " << *count;
-    if (failed(normalizeAxes(op, axes, rank)))
+    if (!runtimeAxes && failed(normalizeAxes(op, axes, rank)))
       return failure();
 
     std::optional<SmallVector<int64_t>> starts =
@@ -115,9 +120,14 @@ struct SliceLowering : OpConversionPattern<onnx::SliceOp> {
     SmallVector<Value> sizes;
     for (int64_t d = 0; d < rank; ++d)
       sizes.push_back(dimValue(rewriter, loc, data, d));
-    bool positiveConstantSteps = true;
+    bool positiveConstantSteps = !runtimeAxes;
     for (auto [i, axis] : llvm::enumerate(axes)) {
       Value dim = sizes[axis];
+      Value axisValue;
+      if (runtimeAxes) {
+        axisValue = runtimeAxis(rewriter, loc, adaptor.getAxes(), i, rank);
+        dim = rewriter.create<tensor::DimOp>(loc, data, axisValue);
+      }
       Value start = readIndex(rewriter, loc, adaptor.getStarts(), starts, i);
       Value end = readIndex(rewriter, loc, adaptor.getEnds(), ends, i);
       Value step = readIndex(rewriter, loc, adaptor.getSteps(), steps, i);
@@ -143,9 +153,24 @@ struct SliceLowering : OpConversionPattern<onnx::SliceOp> {
       Value distance = rewriter.createOrFold<arith::SubIOp>(loc, end, start);
       Value length =
           rewriter.createOrFold<arith::CeilDivSIOp>(loc, distance, step);
-      offsets[axis] = start;
-      strides[axis] = step;
-      sizes[axis] = rewriter.createOrFold<arith::MaxSIOp>(loc, length, zero);
+      Value size = rewriter.createOrFold<arith::MaxSIOp>(loc, length, zero);
+      if (!runtimeAxes) {
+        offsets[axis] = start;
+        strides[axis] = step;
+        sizes[axis] = size;
+        continue;
+      }
+      for (int64_t d = 0; d < rank; ++d) {
+        Value isAxis = rewriter.create<arith::CmpIOp>(
+            loc, arith::CmpIPredicate::eq, axisValue,
+            indexConst(rewriter, loc, d));
+        offsets[d] =
+            rewriter.create<arith::SelectOp>(loc, isAxis, start, offsets[d]);
+        strides[d] =
+            rewriter.create<arith::SelectOp>(loc, isAxis, step, strides[d]);
+        sizes[d] =
+            rewriter.create<arith::SelectOp>(loc, isAxis, size, sizes[d]);
+      }
     }
 
     SmallVector<OpFoldResult> mixedSizes = getAsOpFoldResult(sizes);
@@ -550,17 +575,22 @@ struct PadLowering : OpConversionPattern<onnx::PadOp> {
     if (type.getRank() != rank)
       return op.emitError() << "Pad changes the rank";
 
+    // Run-time axes are matched against every dim (later axes win).
     SmallVector<int64_t> axes;
+    bool runtimeAxes = false;
     if (isNoneValue(op.getAxes())) {
       axes = llvm::to_vector(llvm::seq<int64_t>(0, rank));
-    } else {
-      std::optional<SmallVector<int64_t>> constAxes =
-          getConstantInts(adaptor.getAxes());
-      if (!constAxes)
-        return rewriter.notifyMatchFailure(op, "axes must be a constant");
+    } else if (std::optional<SmallVector<int64_t>> constAxes =
+                   getConstantInts(adaptor.getAxes())) {
       axes = *constAxes;
       if (failed(normalizeAxes(op, axes, rank)))
         return failure();
+    } else {
+      std::optional<int64_t> count = valueCount(adaptor.getAxes());
+      if (!count)
+        return rewriter.notifyMatchFailure(op, "axes must have a static size");
+      runtimeAxes = true;
+      axes.assign(*count, 0);
     }
     int64_t numAxes = axes.size();
     if (valueCount(adaptor.getPads()) != 2 * numAxes)
@@ -571,9 +601,23 @@ struct PadLowering : OpConversionPattern<onnx::PadOp> {
     Value zero = indexConst(rewriter, loc, 0);
     SmallVector<Value> low(rank, zero), high(rank, zero);
     for (auto [i, axis] : llvm::enumerate(axes)) {
-      low[axis] = readIndex(rewriter, loc, adaptor.getPads(), constPads, i);
-      high[axis] =
+      Value lowPad = readIndex(rewriter, loc, adaptor.getPads(), constPads, i);
+      Value highPad =
           readIndex(rewriter, loc, adaptor.getPads(), constPads, numAxes + i);
+      if (!runtimeAxes) {
+        low[axis] = lowPad;
+        high[axis] = highPad;
+        continue;
+      }
+      Value axisValue = runtimeAxis(rewriter, loc, adaptor.getAxes(), i, rank);
+      for (int64_t d = 0; d < rank; ++d) {
+        Value isAxis = rewriter.create<arith::CmpIOp>(
+            loc, arith::CmpIPredicate::eq, axisValue,
+            indexConst(rewriter, loc, d));
+        low[d] = rewriter.create<arith::SelectOp>(loc, isAxis, lowPad, low[d]);
+        high[d] =
+            rewriter.create<arith::SelectOp>(loc, isAxis, highPad, high[d]);
+      }
     }
     auto isZero = [](Value v) { return isConstantIntValue(v, 0); };
     if (llvm::all_of(low, isZero) && llvm::all_of(high, isZero)) {

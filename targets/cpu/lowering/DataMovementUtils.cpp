@@ -11,6 +11,14 @@ using namespace mlir;
 
 namespace onnxc::cpu {
 
+Value runtimeAxis(OpBuilder &b, Location loc, Value axes, int64_t i,
+                  int64_t rank) {
+  Value rankValue = indexConst(b, loc, rank);
+  Value axis =
+      wrapNegativeIndex(b, loc, extractAsIndex(b, loc, axes, i), rankValue);
+  return clampIntoBounds(b, loc, axis, rankValue);
+}
+
 Value wrapNegativeIndex(OpBuilder &b, Location loc, Value index, Value size) {
   Value zero = indexConst(b, loc, 0);
   Value negative = b.createOrFold<arith::CmpIOp>(loc, arith::CmpIPredicate::slt,

@@ -58,6 +58,12 @@ mlir::LogicalResult normalizeAxes(mlir::Operation *op,
                                   llvm::SmallVectorImpl<int64_t> &axes,
                                   int64_t rank);
 
+/// Run-time axis `i` of the 1-D integer input `axes`, a negative value
+/// counted from `rank`, clamped into [0, rank) (an out-of-range axis is
+/// invalid ONNX; it must only never index outside the dims).
+mlir::Value runtimeAxis(mlir::OpBuilder &b, mlir::Location loc,
+                        mlir::Value axes, int64_t i, int64_t rank);
+
 /// The scalar element of a 0-D or one-element 1-D tensor (a run-time scalar
 /// input such as Range's start or Pad's constant_value).
 mlir::Value extractScalar(mlir::OpBuilder &b, mlir::Location loc,

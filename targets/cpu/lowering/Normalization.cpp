@@ -43,11 +43,15 @@ bool isChannelVector(Value value, Type element, int64_t channels) {
           type.getDimSize(0) == channels);
 }
 
-/// Mean and 1 / sqrt(variance + epsilon) of `x` over `reducedDims`, in the
-/// compute type, as tensors without the reduced dims.
-std::pair<Value, Value> meanAndInvStdDev(OpBuilder &b, Location loc, Value x,
-                                         ArrayRef<bool> reducedDims,
-                                         double epsilon) {
+/// The statistics of `x` over `reducedDims` in the compute type, as tensors
+/// without the reduced dims: the mean, the sum of squared deviations from
+/// it, and the element count (a scalar).
+struct Moments {
+  Value mean, squares, count;
+};
+
+Moments computeMoments(OpBuilder &b, Location loc, Value x,
+                       ArrayRef<bool> reducedDims) {
   Type accType = computeType(getElementTypeOrSelf(x));
   Value count = b.create<arith::UIToFPOp>(
       loc, accType,
@@ -62,9 +66,8 @@ std::pair<Value, Value> meanAndInvStdDev(OpBuilder &b, Location loc, Value x,
       });
   auto statType = llvm::cast<RankedTensorType>(sum.getType());
   AffineMap identity = b.getMultiDimIdentityMap(statType.getRank());
-  SmallVector<OpFoldResult> statSizes = tensorSizes(b, loc, sum);
   Value mean = buildParallelGeneric(
-      b, loc, statType, statSizes, sum, identity,
+      b, loc, statType, tensorSizes(b, loc, sum), sum, identity,
       [&](OpBuilder &nb, Location nloc, ValueRange args) -> Value {
         return nb.create<arith::DivFOp>(nloc, args[0], count);
       });
@@ -76,23 +79,57 @@ std::pair<Value, Value> meanAndInvStdDev(OpBuilder &b, Location loc, Value x,
         return nb.create<arith::AddFOp>(nloc, acc,
                                         nb.create<arith::MulFOp>(nloc, d, d));
       });
-  Value invStdDev = buildParallelGeneric(
-      b, loc, statType, statSizes, squares, identity,
+  return {mean, squares, count};
+}
+
+/// One elementwise function of the sum of squared deviations of `m`.
+Value fromSquares(OpBuilder &b, Location loc, const Moments &m,
+                  function_ref<Value(OpBuilder &, Location, Value)> body) {
+  auto statType = llvm::cast<RankedTensorType>(m.squares.getType());
+  return buildParallelGeneric(
+      b, loc, statType, tensorSizes(b, loc, m.squares), m.squares,
+      b.getMultiDimIdentityMap(statType.getRank()),
       [&](OpBuilder &nb, Location nloc, ValueRange args) -> Value {
-        Value variance = nb.create<arith::DivFOp>(nloc, args[0], count);
+        return body(nb, nloc, nb.create<arith::DivFOp>(nloc, args[0], m.count));
+      });
+}
+
+/// Mean and (population) variance of `x` over `reducedDims`.
+std::pair<Value, Value> meanAndVariance(OpBuilder &b, Location loc, Value x,
+                                        ArrayRef<bool> reducedDims) {
+  Moments m = computeMoments(b, loc, x, reducedDims);
+  Value variance =
+      fromSquares(b, loc, m, [](OpBuilder &, Location, Value variance) {
+        return variance;
+      });
+  return {m.mean, variance};
+}
+
+/// Mean and 1 / sqrt(variance + epsilon) of `x` over `reducedDims`, in the
+/// compute type, as tensors without the reduced dims.
+std::pair<Value, Value> meanAndInvStdDev(OpBuilder &b, Location loc, Value x,
+                                         ArrayRef<bool> reducedDims,
+                                         double epsilon) {
+  Moments m = computeMoments(b, loc, x, reducedDims);
+  Value invStdDev = fromSquares(
+      b, loc, m, [&](OpBuilder &nb, Location nloc, Value variance) -> Value {
+        Type accType = variance.getType();
         Value shifted = nb.create<arith::AddFOp>(
             nloc, variance, scalarConst(nb, nloc, accType, epsilon));
         Value stdDev = nb.create<math::SqrtOp>(nloc, shifted);
         return nb.create<arith::DivFOp>(nloc, scalarConst(nb, nloc, accType, 1),
                                         stdDev);
       });
-  return {mean, invStdDev};
+  return {m.mean, invStdDev};
 }
 
-/// BatchNormalization in inference mode (training_mode = 0):
+/// BatchNormalization:
 ///   y = (x - mean[c]) / sqrt(var[c] + epsilon) * scale[c] + B[c]
-/// computed as x * a[c] + b[c]. The running_mean/running_var outputs only
-/// exist in training mode, so they must be absent or unused.
+/// computed as x * a[c] + b[c]. In inference mode (training_mode = 0) mean
+/// and var are the inputs, and the running_mean/running_var outputs (which
+/// only exist in training mode) must be absent or unused. In training mode
+/// they are the batch statistics over all dims but C, and the running
+/// outputs are input * momentum + batch statistic * (1 - momentum).
 struct BatchNormalizationLowering
     : OpConversionPattern<onnx::BatchNormalizationOp> {
   using OpConversionPattern::OpConversionPattern;
@@ -101,9 +138,9 @@ struct BatchNormalizationLowering
   matchAndRewrite(onnx::BatchNormalizationOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    if (op.getTrainingMode() != 0)
-      return rewriter.notifyMatchFailure(op, "training mode is not supported");
-    if (!op.getRunningMean().use_empty() || !op.getRunningVar().use_empty())
+    bool training = op.getTrainingMode() != 0;
+    if (!training &&
+        (!op.getRunningMean().use_empty() || !op.getRunningVar().use_empty()))
       return rewriter.notifyMatchFailure(op, "running statistics are used");
     auto resultType = llvm::dyn_cast_or_null<RankedTensorType>(
         getTypeConverter()->convertType(op.getY().getType()));
@@ -128,8 +165,49 @@ struct BatchNormalizationLowering
         return rewriter.notifyMatchFailure(op, "expected (C) parameters");
     }
 
-    // a = scale / sqrt(var + epsilon), b = B - mean * a, over C.
     Type accType = computeType(element);
+    int64_t rank = xType.getRank();
+    SmallVector<Value> running;
+    if (training) {
+      SmallVector<bool> reducedDims(rank, true);
+      reducedDims[1] = false;
+      auto [mean, variance] = meanAndVariance(rewriter, loc, x, reducedDims);
+      double momentum = op.getMomentum().convertToDouble();
+      SmallVector<Value, 2> stats{mean, variance};
+      for (auto [i, stat] : llvm::enumerate(stats)) {
+        Value result = op->getResult(i + 1);
+        if (llvm::isa<NoneType>(result.getType())) {
+          running.push_back(Value());
+          continue;
+        }
+        RankedTensorType runningType =
+            convertedResultType(*getTypeConverter(), op.getOperation(), i + 1);
+        if (!runningType)
+          return failure();
+        Value input = params[2 + i];
+        Type inputElement = getElementTypeOrSelf(input);
+        Type runningElement = runningType.getElementType();
+        running.push_back(buildParallelGeneric(
+            rewriter, loc, runningType, tensorSizes(rewriter, loc, stat),
+            ValueRange{input, stat},
+            SmallVector<AffineMap>(2, rewriter.getMultiDimIdentityMap(1)),
+            [&](OpBuilder &b, Location nloc, ValueRange args) -> Value {
+              Value old = castScalar(b, nloc, args[0], inputElement, accType);
+              Value updated = b.create<arith::AddFOp>(
+                  nloc,
+                  b.create<arith::MulFOp>(
+                      nloc, old, scalarConst(b, nloc, accType, momentum)),
+                  b.create<arith::MulFOp>(
+                      nloc, args[1],
+                      scalarConst(b, nloc, accType, 1.0 - momentum)));
+              return castScalar(b, nloc, updated, accType, runningElement);
+            }));
+      }
+      params[2] = mean;
+      params[3] = variance;
+    }
+
+    // a = scale / sqrt(var + epsilon), b = B - mean * a, over C.
     double epsilon = op.getEpsilon().convertToDouble();
     auto channelType = RankedTensorType::get({channels}, accType);
     SmallVector<OpFoldResult> channelSizes{tensorSizes(rewriter, loc, x)[1]};
@@ -153,7 +231,6 @@ struct BatchNormalizationLowering
           b.create<linalg::YieldOp>(nloc, ValueRange{a, shift});
         });
 
-    int64_t rank = xType.getRank();
     AffineMap perChannel = channelMap(rewriter.getContext(), rank);
     Value y = buildParallelGeneric(
         rewriter, loc, resultType, tensorSizes(rewriter, loc, x),
@@ -167,7 +244,10 @@ struct BatchNormalizationLowering
               args[2]);
           return demoteTo(b, nloc, value, element);
         });
-    rewriter.replaceOp(op, {y, Value(), Value()});
+    if (training)
+      rewriter.replaceOp(op, {y, running[0], running[1]});
+    else
+      rewriter.replaceOp(op, {y, Value(), Value()});
     return success();
   }
 };

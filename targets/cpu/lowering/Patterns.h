@@ -65,6 +65,18 @@ void populateQuantizationPatterns(const mlir::TypeConverter &typeConverter,
 // Slice, Expand, Shape, Constant, Identity (DataMovement*.cpp)
 void populateDataMovementPatterns(const mlir::TypeConverter &typeConverter,
                           mlir::RewritePatternSet &patterns);
+// BitwiseAnd/Or/Xor/Not, Acosh, Asinh, Atanh, Shrink (ElementwiseExtra.cpp)
+void populateElementwiseExtraPatterns(const mlir::TypeConverter &typeConverter,
+                                      mlir::RewritePatternSet &patterns);
+// EyeLike, MelWeightMatrix, Hann/Hamming/BlackmanWindow (Generators.cpp)
+void populateGeneratorPatterns(const mlir::TypeConverter &typeConverter,
+                               mlir::RewritePatternSet &patterns);
+// NonZero, Compress, ReverseSequence, MaxUnpool (Selection.cpp)
+void populateSelectionPatterns(const mlir::TypeConverter &typeConverter,
+                               mlir::RewritePatternSet &patterns);
+// Det (LinearAlgebra.cpp)
+void populateLinearAlgebraPatterns(const mlir::TypeConverter &typeConverter,
+                                   mlir::RewritePatternSet &patterns);
 
 // NegativeLogLikelihoodLoss, SoftmaxCrossEntropyLoss (Loss.cpp)
 void populateLossPatterns(const mlir::TypeConverter &typeConverter,
