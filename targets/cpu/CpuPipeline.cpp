@@ -62,6 +62,8 @@ void buildCpuLoweringPipeline(OpPassManager &pm, int optLevel) {
   bufferization::buildBufferDeallocationPipeline(pm, deallocation);
   pm.addPass(createBufferizationToMemRefPass());
   pm.addPass(createCanonicalizerPass());
+  // Weights as flat 1-D globals, for compile memory (the pass says why).
+  pm.addPass(createFlattenConstantGlobals());
 
   // Loops, then the LLVM dialect.
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
