@@ -337,7 +337,7 @@ private:
   SmallVector<Value> step(OpBuilder &nb, Location nl, const DirectionWeights &dw,
                           ArrayRef<Activation> acts, Value t, Value h, Value c);
   Value gateTile(OpBuilder &nb, Location nl, Value projection, Value rowOffset,
-                 Value rowStride, int64_t gate);
+                 OpFoldResult rowStride, int64_t gate);
   Value clipped(OpBuilder &nb, Location nl, Value v) const;
 
   OpBuilder &b;
@@ -415,7 +415,7 @@ DirectionWeights RecurrentBuilder::prepareDirection(int64_t d) {
 }
 
 Value RecurrentBuilder::gateTile(OpBuilder &nb, Location nl, Value projection,
-                                 Value rowOffset, Value rowStride,
+                                 Value rowOffset, OpFoldResult rowStride,
                                  int64_t gate) {
   OpFoldResult column = mulSize(nb, nl, gate, hidden);
   OpFoldResult one = nb.getIndexAttr(1);
@@ -431,9 +431,10 @@ SmallVector<Value> RecurrentBuilder::step(OpBuilder &nb, Location nl,
                                           Value h, Value c) {
   // Step t's rows of X * W^T: t * batch + [0, batch) in layout 0,
   // t + seq * [0, batch) in layout 1.
-  Value rowOffset = t, rowStride = indexConst(nb, nl, 1);
+  Value rowOffset = t;
+  OpFoldResult rowStride = nb.getIndexAttr(1);
   if (in.batchFirst)
-    rowStride = toValue(nb, nl, seq);
+    rowStride = seq;
   else
     rowOffset = nb.create<arith::MulIOp>(nl, t, toValue(nb, nl, batch));
   Value recurrent = matmulTransposeB(nb, nl, h, dw.recurrence);
@@ -500,12 +501,13 @@ SmallVector<Value> RecurrentBuilder::step(OpBuilder &nb, Location nl,
   }
   int candidateIdx = gruResetHidden ? ops.tile(gruResetHidden) : -1;
   for (int64_t g = 0; g < gates; ++g) {
-    xIdx.push_back(ops.tile(xGate(g)));
-    bool hasRecurrentTile =
-        !(in.kind == CellKind::Gru && !in.linearBeforeReset && g == 2);
-    rIdx.push_back(hasRecurrentTile ? ops.tile(hGate(g)) : -1);
-    wbIdx.push_back(ops.perHidden(bias(dw.wBias, g)));
-    rbIdx.push_back(ops.perHidden(bias(dw.rBias, g)));
+    // GRU without linear_before_reset: r was applied above and the
+    // candidate's recurrent term is gruResetHidden.
+    bool gruSplit = gruResetHidden && g > 0;
+    xIdx.push_back(gruSplit && g == 1 ? -1 : ops.tile(xGate(g)));
+    rIdx.push_back(gruSplit ? -1 : ops.tile(hGate(g)));
+    wbIdx.push_back(gruSplit && g == 1 ? -1 : ops.perHidden(bias(dw.wBias, g)));
+    rbIdx.push_back(gruSplit && g == 1 ? -1 : ops.perHidden(bias(dw.rBias, g)));
   }
   for (int64_t g = 0; g < 3 && !dw.peepholes.empty(); ++g)
     pIdx.push_back(ops.perHidden(dw.peepholes[g]));
@@ -529,7 +531,7 @@ SmallVector<Value> RecurrentBuilder::step(OpBuilder &nb, Location nl,
       SmallVector<utils::IteratorType>(2, utils::IteratorType::parallel),
       [&](OpBuilder &bb, Location bl, ValueRange args) {
         auto gatePre = [&](int64_t g, ArrayRef<Value> extra) {
-          SmallVector<Value> terms{args[xIdx[g]], at(args, rIdx[g]),
+          SmallVector<Value> terms{at(args, xIdx[g]), at(args, rIdx[g]),
                                    at(args, wbIdx[g]), at(args, rbIdx[g])};
           terms.append(extra.begin(), extra.end());
           return addAll(bb, bl, terms);
