@@ -2,7 +2,8 @@
 against ONNX Runtime, beyond the node-test suite: bidirectional passes with
 per-batch sequence_lens, layout 1, symbolic batch and sequence dims,
 linear_before_reset, peepholes, input_forget, clip, non-default activations
-with alpha/beta, f64, and an omitted Y."""
+with alpha/beta, f64 and f16 (against the onnx reference: ONNX Runtime has
+only float kernels), and an omitted Y."""
 import numpy as np
 import pytest
 
@@ -116,6 +117,14 @@ def test_f64(op):
     args = inputs(op, 2, peepholes=True, dtype=np.float64)
     check_node(op, args, {"hidden_size": HIDDEN, "direction": "bidirectional"},
                num_outputs=OUTPUTS[op], rtol=1e-9, reference=True)
+
+
+@pytest.mark.parametrize("op", ["RNN", "GRU", "LSTM"])
+def test_f16(op):
+    """Computed in f32 and rounded once; the reference computes in f16."""
+    args = inputs(op, 1, peepholes=True, dtype=np.float16)
+    check_node(op, args, {"hidden_size": HIDDEN}, num_outputs=OUTPUTS[op],
+               rtol=5e-3, reference=True)
 
 
 @pytest.mark.parametrize("op", ["GRU", "LSTM"])

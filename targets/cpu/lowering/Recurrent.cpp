@@ -15,6 +15,8 @@
 // starts at its own last valid step (ONNX Runtime's semantics; the reference
 // implementation ignores sequence_lens).
 //
+// f16 and bf16 inputs are extended to f32 and the outputs rounded back once.
+//
 //===----------------------------------------------------------------------===//
 
 #include "compiler/dialect/OnnxDialect.h"
@@ -234,6 +236,18 @@ Value slice(OpBuilder &b, Location loc, Value source, int64_t rank,
       strides);
   return b.create<tensor::ExtractSliceOp>(loc, type, source, offsets, sizes,
                                           strides);
+}
+
+/// `value` with its elements converted to float type `to`.
+Value convertElements(OpBuilder &b, Location loc, Value value, Type to) {
+  auto type = llvm::cast<RankedTensorType>(value.getType());
+  Type from = type.getElementType();
+  return buildParallelGeneric(
+      b, loc, type.clone(to), tensorSizes(b, loc, value), ValueRange{value},
+      {b.getMultiDimIdentityMap(type.getRank())},
+      [&](OpBuilder &nb, Location nl, ValueRange args) {
+        return castScalar(nb, nl, args[0], from, to);
+      });
 }
 
 /// `a * b^T` for `a` [M, K] and `b` [N, K].
@@ -672,7 +686,7 @@ std::pair<Value, Value> RecurrentBuilder::runDirection(int64_t d, bool reverse,
   return {loop.getResult(0), c0 ? loop.getResult(1) : Value()};
 }
 
-/// RNN, GRU and LSTM on f32/f64 tensors, every attribute of opset 22.
+/// RNN, GRU and LSTM on float tensors, every attribute of opset 22.
 template <typename OpTy, CellKind kind>
 struct RecurrentLowering : OpConversionPattern<OpTy> {
   using OpConversionPattern<OpTy>::OpConversionPattern;
@@ -702,10 +716,19 @@ struct RecurrentLowering : OpConversionPattern<OpTy> {
       in.clip = clip->convertToDouble();
 
     auto xType = llvm::dyn_cast<RankedTensorType>(in.x.getType());
-    if (!xType || !llvm::isa<Float32Type, Float64Type>(xType.getElementType()))
-      return rewriter.notifyMatchFailure(op, "expects f32 or f64 X");
+    if (!xType || !llvm::isa<Float16Type, BFloat16Type, Float32Type,
+                             Float64Type>(xType.getElementType()))
+      return rewriter.notifyMatchFailure(op, "expects a float X");
     if (failed(verifyShapes(op, in)))
       return failure();
+    // Half floats are computed in f32 and rounded once at the end.
+    Type element = xType.getElementType();
+    Type compute = computeType(element);
+    if (compute != element)
+      for (Value *v : {&in.x, &in.w, &in.r, &in.bias, &in.initialH,
+                       &in.initialC, &in.peepholes})
+        if (!isNoneValue(*v))
+          *v = convertElements(rewriter, loc, *v, compute);
     int64_t directions = in.direction == "bidirectional" ? 2 : 1;
 
     SmallVector<StringRef> defaults;
@@ -727,10 +750,11 @@ struct RecurrentLowering : OpConversionPattern<OpTy> {
         resultTypes.push_back(nullptr);
         continue;
       }
-      resultTypes.push_back(
-          convertedResultType(*this->getTypeConverter(), op, i));
-      if (!resultTypes.back())
+      RankedTensorType type =
+          convertedResultType(*this->getTypeConverter(), op, i);
+      if (!type)
         return failure();
+      resultTypes.push_back(type.clone(compute));
     }
 
     RecurrentBuilder builder(rewriter, loc, in, *activations);
@@ -764,6 +788,10 @@ struct RecurrentLowering : OpConversionPattern<OpTy> {
 
     SmallVector<Value> results{y};
     results.append(finalStates.begin(), finalStates.end());
+    if (compute != element)
+      for (Value &result : results)
+        if (result)
+          result = convertElements(rewriter, loc, result, element);
     rewriter.replaceOp(op, results);
     return success();
   }

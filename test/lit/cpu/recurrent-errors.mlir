@@ -18,11 +18,10 @@ func.func @bad_weights(%x: tensor<5x3x2xf32>, %w: tensor<1x12x2xf32>, %r: tensor
 
 // -----
 
-// Half-precision recurrences are not lowered (ONNX Runtime's CPU kernels
-// have none either): the node is reported.
+// Integer recurrences are not lowered: the node is reported.
 // CHECK: error: loc("rnn"): the cpu target cannot lower this 'RNN' node
-func.func @half(%x: tensor<5x3x2xf16>, %w: tensor<1x4x2xf16>, %r: tensor<1x4x4xf16>) -> tensor<1x3x4xf16> {
+func.func @integer(%x: tensor<5x3x2xi32>, %w: tensor<1x4x2xi32>, %r: tensor<1x4x4xi32>) -> tensor<1x3x4xi32> {
   %none = "onnx.NoValue"() : () -> none
-  %y, %yh = "onnx.RNN"(%x, %w, %r, %none, %none, %none) : (tensor<5x3x2xf16>, tensor<1x4x2xf16>, tensor<1x4x4xf16>, none, none, none) -> (none, tensor<1x3x4xf16>) loc("rnn")
-  return %yh : tensor<1x3x4xf16>
+  %y, %yh = "onnx.RNN"(%x, %w, %r, %none, %none, %none) : (tensor<5x3x2xi32>, tensor<1x4x2xi32>, tensor<1x4x4xi32>, none, none, none) -> (none, tensor<1x3x4xi32>) loc("rnn")
+  return %yh : tensor<1x3x4xi32>
 }

@@ -93,3 +93,22 @@ func.func @rnn_leaky_relu(%x: tensor<5x3x2xf32>, %w: tensor<1x4x2xf32>, %r: tens
   %y, %yh = "onnx.RNN"(%x, %w, %r, %b, %none, %none) <{activations = ["LeakyRelu"], activation_alpha = [0.5 : f32]}> : (tensor<5x3x2xf32>, tensor<1x4x2xf32>, tensor<1x4x4xf32>, tensor<1x8xf32>, none, none) -> (none, tensor<1x3x4xf32>)
   return %yh : tensor<1x3x4xf32>
 }
+
+// -----
+
+// f16 inputs are computed in f32: X, W and R are extended before the loop and
+// Y_h is rounded back after it.
+// CHECK-LABEL: func.func @rnn_f16
+// CHECK: arith.extf %in : f16 to f32
+// CHECK: scf.for {{.*}} -> (tensor<3x4xf32>)
+// CHECK: math.tanh %{{.+}} : f32
+// CHECK: } -> tensor<3x4xf32>
+// CHECK: %[[YH:.+]] = tensor.insert_slice {{.*}} : tensor<3x4xf32> into tensor<1x3x4xf32>
+// CHECK: %[[HALF:.+]] = linalg.generic {{.*}} ins(%[[YH]] : tensor<1x3x4xf32>)
+// CHECK: arith.truncf %in : f32 to f16
+// CHECK: return %[[HALF]] : tensor<1x3x4xf16>
+func.func @rnn_f16(%x: tensor<5x3x2xf16>, %w: tensor<1x4x2xf16>, %r: tensor<1x4x4xf16>) -> tensor<1x3x4xf16> {
+  %none = "onnx.NoValue"() : () -> none
+  %y, %yh = "onnx.RNN"(%x, %w, %r, %none, %none, %none) : (tensor<5x3x2xf16>, tensor<1x4x2xf16>, tensor<1x4x4xf16>, none, none, none) -> (none, tensor<1x3x4xf16>)
+  return %yh : tensor<1x3x4xf16>
+}
