@@ -79,8 +79,7 @@ constexpr ActivationInfo kActivations[] = {
     {"Sigmoid", ActivationKind::Sigmoid, false, false, 0.0, 0.0},
     {"Affine", ActivationKind::Affine, true, true, 1.0, 0.0},
     {"LeakyRelu", ActivationKind::LeakyRelu, true, false, 0.01, 0.0},
-    {"ThresholdedRelu", ActivationKind::ThresholdedRelu, true, false, 1.0,
-     0.0},
+    {"ThresholdedRelu", ActivationKind::ThresholdedRelu, true, false, 1.0, 0.0},
     {"ScaledTanh", ActivationKind::ScaledTanh, true, true, 1.0, 1.0},
     {"HardSigmoid", ActivationKind::HardSigmoid, true, true, 0.2, 0.5},
     {"Elu", ActivationKind::Elu, true, false, 1.0, 0.0},
@@ -102,9 +101,9 @@ SmallVector<double> getFloats(Operation *op, StringRef name) {
 /// `activations` attribute (names are case-insensitive; one direction's list
 /// serves both of a bidirectional op) or the defaults. activation_alpha and
 /// activation_beta are consumed in order by the activations that take them.
-FailureOr<SmallVector<Activation>>
-readActivations(Operation *op, ArrayRef<StringRef> defaults,
-                int64_t directions) {
+FailureOr<SmallVector<Activation>> readActivations(Operation *op,
+                                                   ArrayRef<StringRef> defaults,
+                                                   int64_t directions) {
   int64_t perDirection = defaults.size();
   SmallVector<StringRef> names;
   if (auto array = op->getAttrOfType<ArrayAttr>("activations")) {
@@ -129,8 +128,8 @@ readActivations(Operation *op, ArrayRef<StringRef> defaults,
   size_t nextAlpha = 0, nextBeta = 0;
   SmallVector<Activation> activations;
   for (StringRef name : names) {
-    const ActivationInfo *info = llvm::find_if(
-        kActivations, [&](const ActivationInfo &i) {
+    const ActivationInfo *info =
+        llvm::find_if(kActivations, [&](const ActivationInfo &i) {
           return i.name.equals_insensitive(name);
         });
     if (info == std::end(kActivations))
@@ -187,14 +186,14 @@ Value activate(OpBuilder &b, Location loc, const Activation &activation,
         loc, c(0.0), b.create<arith::MinimumFOp>(loc, c(1.0), linear));
   }
   case ActivationKind::Elu: {
-    Value e = b.create<arith::SubFOp>(loc, b.create<math::ExpOp>(loc, x),
-                                      c(1.0));
+    Value e =
+        b.create<arith::SubFOp>(loc, b.create<math::ExpOp>(loc, x), c(1.0));
     return b.create<arith::SelectOp>(loc, nonNegative(), x,
                                      mul(c(activation.alpha), e));
   }
   case ActivationKind::Softsign:
-    return b.create<arith::DivFOp>(
-        loc, x, add(c(1.0), b.create<math::AbsFOp>(loc, x)));
+    return b.create<arith::DivFOp>(loc, x,
+                                   add(c(1.0), b.create<math::AbsFOp>(loc, x)));
   case ActivationKind::Softplus:
     return b.create<math::Log1pOp>(loc, b.create<math::ExpOp>(loc, x));
   }
@@ -242,20 +241,20 @@ Value slice(OpBuilder &b, Location loc, Value source, int64_t rank,
 Value convertElements(OpBuilder &b, Location loc, Value value, Type to) {
   auto type = llvm::cast<RankedTensorType>(value.getType());
   Type from = type.getElementType();
-  return buildParallelGeneric(
-      b, loc, type.clone(to), tensorSizes(b, loc, value), ValueRange{value},
-      {b.getMultiDimIdentityMap(type.getRank())},
-      [&](OpBuilder &nb, Location nl, ValueRange args) {
-        return castScalar(nb, nl, args[0], from, to);
-      });
+  return buildParallelGeneric(b, loc, type.clone(to),
+                              tensorSizes(b, loc, value), ValueRange{value},
+                              {b.getMultiDimIdentityMap(type.getRank())},
+                              [&](OpBuilder &nb, Location nl, ValueRange args) {
+                                return castScalar(nb, nl, args[0], from, to);
+                              });
 }
 
 /// `a * b^T` for `a` [M, K] and `b` [N, K].
 Value matmulTransposeB(OpBuilder &b, Location loc, Value lhs, Value rhs) {
   Type element = llvm::cast<RankedTensorType>(lhs.getType()).getElementType();
-  Value init = zeroFilled(
-      b, loc, element,
-      {tensorSize(b, loc, lhs, 0), tensorSize(b, loc, rhs, 0)});
+  Value init =
+      zeroFilled(b, loc, element,
+                 {tensorSize(b, loc, lhs, 0), tensorSize(b, loc, rhs, 0)});
   return b.create<linalg::MatmulTransposeBOp>(loc, ValueRange{lhs, rhs}, init)
       .getResult(0);
 }
@@ -307,6 +306,7 @@ struct DirectionWeights {
   SmallVector<Value> wBias, rBias, peepholes;
 };
 
+/// Builds the loops of one recurrent node, direction by direction.
 class RecurrentBuilder {
 public:
   RecurrentBuilder(OpBuilder &b, Location loc, const RecurrentInputs &in,
@@ -318,8 +318,8 @@ public:
     batch = tensorSize(b, loc, in.x, 1 - seqDim);
     hidden = tensorSize(b, loc, in.r, 2);
     gates = gateCount(in.kind);
-    stateType = RankedTensorType::get({staticSize(batch), staticSize(hidden)},
-                                      element);
+    stateType =
+        RankedTensorType::get({staticSize(batch), staticSize(hidden)}, element);
   }
 
   /// Runs direction `d` (reverse when `reverse`) over the sequence; writes
@@ -330,6 +330,21 @@ public:
   /// Inserts the [batch, hidden] `state` of direction `d` into `dest`, a
   /// Y_h/Y_c tensor.
   Value insertState(Value state, Value dest, int64_t d) {
+    auto [offsets, sizes] = stateSlice(d);
+    return b.create<tensor::InsertSliceOp>(
+        loc, state, dest, offsets, sizes,
+        SmallVector<OpFoldResult>(3, b.getIndexAttr(1)));
+  }
+
+  OpFoldResult seq, batch, hidden;
+  Type element;
+
+private:
+  /// The offsets and sizes of direction `d`'s [batch, hidden] slice of an
+  /// initial_h/initial_c/Y_h/Y_c tensor ([directions, batch, hidden], or
+  /// [batch, directions, hidden] in layout 1).
+  std::pair<SmallVector<OpFoldResult>, SmallVector<OpFoldResult>>
+  stateSlice(int64_t d) {
     SmallVector<OpFoldResult> offsets(3, b.getIndexAttr(0));
     SmallVector<OpFoldResult> sizes{b.getIndexAttr(1), batch, hidden};
     offsets[0] = b.getIndexAttr(d);
@@ -337,19 +352,13 @@ public:
       std::swap(offsets[0], offsets[1]);
       std::swap(sizes[0], sizes[1]);
     }
-    return b.create<tensor::InsertSliceOp>(loc, state, dest, offsets, sizes,
-                                           SmallVector<OpFoldResult>(
-                                               3, b.getIndexAttr(1)));
+    return {offsets, sizes};
   }
-
-  OpFoldResult seq, batch, hidden;
-  Type element;
-
-private:
   DirectionWeights prepareDirection(int64_t d);
   Value initialState(Value given, int64_t d);
-  SmallVector<Value> step(OpBuilder &nb, Location nl, const DirectionWeights &dw,
-                          ArrayRef<Activation> acts, Value t, Value h, Value c);
+  SmallVector<Value> step(OpBuilder &nb, Location nl,
+                          const DirectionWeights &dw, ArrayRef<Activation> acts,
+                          Value t, Value h, Value c);
   Value gateTile(OpBuilder &nb, Location nl, Value projection, Value rowOffset,
                  OpFoldResult rowStride, int64_t gate);
   Value clipped(OpBuilder &nb, Location nl, Value v) const;
@@ -374,13 +383,7 @@ Value RecurrentBuilder::clipped(OpBuilder &nb, Location nl, Value v) const {
 Value RecurrentBuilder::initialState(Value given, int64_t d) {
   if (isNoneValue(given))
     return zeroFilled(b, loc, element, {batch, hidden});
-  SmallVector<OpFoldResult> offsets(3, b.getIndexAttr(0));
-  SmallVector<OpFoldResult> sizes{b.getIndexAttr(1), batch, hidden};
-  offsets[0] = b.getIndexAttr(d);
-  if (in.batchFirst) {
-    std::swap(offsets[0], offsets[1]);
-    std::swap(sizes[0], sizes[1]);
-  }
+  auto [offsets, sizes] = stateSlice(d);
   return castIfNeeded(b, loc,
                       slice(b, loc, given, 2, offsets, sizes,
                             SmallVector<OpFoldResult>(3, b.getIndexAttr(1))),
@@ -392,11 +395,11 @@ DirectionWeights RecurrentBuilder::prepareDirection(int64_t d) {
   OpFoldResult zero = b.getIndexAttr(0), one = b.getIndexAttr(1);
   SmallVector<OpFoldResult> unit3(3, one);
   auto rows = [&](Value weights, int64_t firstGate, int64_t count) {
-    return slice(b, loc, weights, 2,
-                 {b.getIndexAttr(d), mulSize(b, loc, firstGate, hidden), zero},
-                 {one, mulSize(b, loc, count, hidden),
-                  tensorSize(b, loc, weights, 2)},
-                 unit3);
+    return slice(
+        b, loc, weights, 2,
+        {b.getIndexAttr(d), mulSize(b, loc, firstGate, hidden), zero},
+        {one, mulSize(b, loc, count, hidden), tensorSize(b, loc, weights, 2)},
+        unit3);
   };
 
   // X * W^T for every step at once: X's rows in memory order.
@@ -458,11 +461,10 @@ SmallVector<Value> RecurrentBuilder::step(OpBuilder &nb, Location nl,
   };
   auto hGate = [&](int64_t g) {
     OpFoldResult column = mulSize(nb, nl, g, hidden);
-    return castIfNeeded(
-        nb, nl,
-        slice(nb, nl, recurrent, 2, {zero, column}, {batch, hidden},
-              {one, one}),
-        stateType);
+    return castIfNeeded(nb, nl,
+                        slice(nb, nl, recurrent, 2, {zero, column},
+                              {batch, hidden}, {one, one}),
+                        stateType);
   };
   auto at = [](ValueRange args, int i) { return i < 0 ? Value() : args[i]; };
   auto addAll = [](OpBuilder &bb, Location bl, ArrayRef<Value> terms) {
@@ -502,9 +504,8 @@ SmallVector<Value> RecurrentBuilder::step(OpBuilder &nb, Location nl,
               SmallVector<utils::IteratorType>(2,
                                                utils::IteratorType::parallel),
               [&](OpBuilder &bb, Location bl, ValueRange args) {
-                Value pre = addAll(bb, bl,
-                                   {args[x], args[r], at(args, wb),
-                                    at(args, rb)});
+                Value pre = addAll(
+                    bb, bl, {args[x], args[r], at(args, wb), at(args, rb)});
                 Value gate = activate(bb, bl, acts[0], clipped(bb, bl, pre));
                 bb.create<linalg::YieldOp>(
                     bl, ValueRange{bb.create<arith::MulFOp>(bl, gate, args[hp])
@@ -528,7 +529,8 @@ SmallVector<Value> RecurrentBuilder::step(OpBuilder &nb, Location nl,
 
   bool writesCell = in.kind == CellKind::Lstm;
   bool masked = lensIdx >= 0;
-  int hIdx = ops.tile(h);
+  // The old hidden state is read by GRU's update and by masked steps.
+  int hIdx = in.kind == CellKind::Gru || masked ? ops.tile(h) : -1;
   int cIdx = writesCell ? ops.tile(c) : -1;
   SmallVector<Value> inits;
   SmallVector<Type> types;
@@ -556,8 +558,8 @@ SmallVector<Value> RecurrentBuilder::step(OpBuilder &nb, Location nl,
         auto mul = [&](Value l, Value r) -> Value {
           return bb.create<arith::MulFOp>(bl, l, r);
         };
-        Value one = scalarConst(bb, bl, element, 1.0);
-        Value hPrev = args[hIdx];
+        Value unit = scalarConst(bb, bl, element, 1.0);
+        Value hPrev = at(args, hIdx);
         Value newH, newC;
         switch (in.kind) {
         case CellKind::Rnn:
@@ -568,17 +570,18 @@ SmallVector<Value> RecurrentBuilder::step(OpBuilder &nb, Location nl,
           Value candidate;
           if (in.linearBeforeReset) {
             Value r = act(0, gatePre(1, {}));
-            Value recurrentH = addAll(bb, bl, {args[rIdx[2]], at(args, rbIdx[2])});
-            candidate = addAll(bb, bl,
-                               {args[xIdx[2]], mul(r, recurrentH),
-                                at(args, wbIdx[2])});
+            Value recurrentH =
+                addAll(bb, bl, {args[rIdx[2]], at(args, rbIdx[2])});
+            candidate =
+                addAll(bb, bl,
+                       {args[xIdx[2]], mul(r, recurrentH), at(args, wbIdx[2])});
           } else {
             candidate = gatePre(2, {args[candidateIdx]});
           }
           Value hTilde = act(1, candidate);
           // (1 - z) * h~ + z * H
           newH = bb.create<arith::AddFOp>(
-              bl, mul(bb.create<arith::SubFOp>(bl, one, z), hTilde),
+              bl, mul(bb.create<arith::SubFOp>(bl, unit, z), hTilde),
               mul(z, hPrev));
           break;
         }
@@ -590,7 +593,7 @@ SmallVector<Value> RecurrentBuilder::step(OpBuilder &nb, Location nl,
           };
           Value i = act(0, gatePre(0, {peephole(0, cPrev)}));
           Value f = in.inputForget
-                        ? bb.create<arith::SubFOp>(bl, one, i).getResult()
+                        ? bb.create<arith::SubFOp>(bl, unit, i).getResult()
                         : act(0, gatePre(2, {peephole(2, cPrev)}));
           Value cTilde = act(1, gatePre(3, {}));
           newC = bb.create<arith::AddFOp>(bl, mul(f, cPrev), mul(i, cTilde));
@@ -623,19 +626,17 @@ SmallVector<Value> RecurrentBuilder::step(OpBuilder &nb, Location nl,
     return nb.create<linalg::CopyOp>(nl, state, carried).getResult(0);
   };
   // (new H, new C or null, this step's Y tile)
-  SmallVector<Value> out{
-      overwrite(generic.getResult(0), h),
-      writesCell ? overwrite(generic.getResult(1), c) : Value()};
+  SmallVector<Value> out{overwrite(generic.getResult(0), h),
+                         writesCell ? overwrite(generic.getResult(1), c)
+                                    : Value()};
   out.push_back(masked ? generic.getResults().back() : generic.getResult(0));
   return out;
 }
 
 std::pair<Value, Value> RecurrentBuilder::runDirection(int64_t d, bool reverse,
                                                        Value &y) {
-  int64_t perDirection = allActivations.size() / (in.direction ==
-                                                          "bidirectional"
-                                                      ? 2
-                                                      : 1);
+  int64_t perDirection =
+      allActivations.size() / (in.direction == "bidirectional" ? 2 : 1);
   ArrayRef<Activation> acts =
       allActivations.slice(d * perDirection, perDirection);
   DirectionWeights dw = prepareDirection(d);
@@ -650,12 +651,13 @@ std::pair<Value, Value> RecurrentBuilder::runDirection(int64_t d, bool reverse,
   if (y)
     iterInits.push_back(y);
   Value seqValue = toValue(b, loc, seq);
-  Value lastStep = b.create<arith::SubIOp>(loc, seqValue, indexConst(b, loc, 1));
+  Value lastStep =
+      b.create<arith::SubIOp>(loc, seqValue, indexConst(b, loc, 1));
   auto loop = b.create<scf::ForOp>(
       loc, indexConst(b, loc, 0), seqValue, indexConst(b, loc, 1), iterInits,
       [&](OpBuilder &nb, Location nl, Value i, ValueRange iter) {
-        Value t = reverse ? nb.create<arith::SubIOp>(nl, lastStep, i).getResult()
-                          : i;
+        Value t =
+            reverse ? nb.create<arith::SubIOp>(nl, lastStep, i).getResult() : i;
         Value h = iter[0];
         Value c = c0 ? iter[1] : Value();
         SmallVector<Value> next = step(nb, nl, dw, acts, t, h, c);
@@ -665,9 +667,8 @@ std::pair<Value, Value> RecurrentBuilder::runDirection(int64_t d, bool reverse,
         if (y) {
           // Y is [seq, directions, batch, hidden] ([batch, seq, directions,
           // hidden] in layout 1).
-          SmallVector<OpFoldResult> offsets{t, nb.getIndexAttr(d),
-                                            nb.getIndexAttr(0),
-                                            nb.getIndexAttr(0)};
+          SmallVector<OpFoldResult> offsets{
+              t, nb.getIndexAttr(d), nb.getIndexAttr(0), nb.getIndexAttr(0)};
           SmallVector<OpFoldResult> sizes{nb.getIndexAttr(1),
                                           nb.getIndexAttr(1), batch, hidden};
           if (in.batchFirst) {
@@ -716,8 +717,9 @@ struct RecurrentLowering : OpConversionPattern<OpTy> {
       in.clip = clip->convertToDouble();
 
     auto xType = llvm::dyn_cast<RankedTensorType>(in.x.getType());
-    if (!xType || !llvm::isa<Float16Type, BFloat16Type, Float32Type,
-                             Float64Type>(xType.getElementType()))
+    if (!xType ||
+        !llvm::isa<Float16Type, BFloat16Type, Float32Type, Float64Type>(
+            xType.getElementType()))
       return rewriter.notifyMatchFailure(op, "expects a float X");
     if (failed(verifyShapes(op, in)))
       return failure();
@@ -772,10 +774,10 @@ struct RecurrentLowering : OpConversionPattern<OpTy> {
       std::swap(stateSizes[0], stateSizes[1]);
     SmallVector<Value> finalStates;
     for (unsigned i = 1; i < resultTypes.size(); ++i)
-      finalStates.push_back(resultTypes[i] ? emptyTensor(rewriter, loc,
-                                                         resultTypes[i],
-                                                         stateSizes)
-                                           : Value());
+      finalStates.push_back(
+          resultTypes[i]
+              ? emptyTensor(rewriter, loc, resultTypes[i], stateSizes)
+              : Value());
 
     for (int64_t d = 0; d < directions; ++d) {
       bool reverse = in.direction == "reverse" || d == 1;
@@ -819,15 +821,15 @@ struct RecurrentLowering : OpConversionPattern<OpTy> {
     };
     if (std::optional<int64_t> attr = op.getHiddenSize())
       if (mismatch(*attr, hidden))
-        return op.emitError() << "hidden_size " << *attr << " but R is "
-                              << in.r.getType();
+        return op.emitError()
+               << "hidden_size " << *attr << " but R is " << in.r.getType();
     if (mismatch(w[0], directions) || mismatch(r[0], directions) ||
         mismatch(w[1], times(gates, hidden)) ||
         mismatch(r[1], times(gates, hidden)) || mismatch(w[2], x[2]))
-      return op.emitError() << "W " << in.w.getType() << " and R "
-                            << in.r.getType() << " do not fit X "
-                            << in.x.getType() << " with " << directions
-                            << " direction(s) and " << gates << " gate(s)";
+      return op.emitError()
+             << "W " << in.w.getType() << " and R " << in.r.getType()
+             << " do not fit X " << in.x.getType() << " with " << directions
+             << " direction(s) and " << gates << " gate(s)";
     auto expect = [&](Value v, ArrayRef<int64_t> shape,
                       StringRef name) -> LogicalResult {
       if (isNoneValue(v))
@@ -851,12 +853,12 @@ struct RecurrentLowering : OpConversionPattern<OpTy> {
         failed(expect(in.peepholes, {directions, times(3, hidden)}, "P")))
       return failure();
     Type element = getElementTypeOrSelf(in.x.getType());
-    for (Value v : {in.w, in.r, in.bias, in.initialH, in.initialC,
-                    in.peepholes})
+    for (Value v :
+         {in.w, in.r, in.bias, in.initialH, in.initialC, in.peepholes})
       if (!isNoneValue(v) && getElementTypeOrSelf(v.getType()) != element)
-        return op.emitError() << "expects every float input to have X's "
-                              << "element type " << element << ", got "
-                              << v.getType();
+        return op.emitError()
+               << "expects every float input to have X's "
+               << "element type " << element << ", got " << v.getType();
     if (!isNoneValue(in.sequenceLens) &&
         !getElementTypeOrSelf(in.sequenceLens.getType()).isInteger(32))
       return op.emitError("sequence_lens must be int32");
