@@ -74,6 +74,9 @@ void populateGeneratorPatterns(const mlir::TypeConverter &typeConverter,
 // NonZero, Compress, ReverseSequence, MaxUnpool (Selection.cpp)
 void populateSelectionPatterns(const mlir::TypeConverter &typeConverter,
                                mlir::RewritePatternSet &patterns);
+// RNN, GRU, LSTM (Recurrent.cpp)
+void populateRecurrentPatterns(const mlir::TypeConverter &typeConverter,
+                               mlir::RewritePatternSet &patterns);
 // Det (LinearAlgebra.cpp)
 void populateLinearAlgebraPatterns(const mlir::TypeConverter &typeConverter,
                                    mlir::RewritePatternSet &patterns);
