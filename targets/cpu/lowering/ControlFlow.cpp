@@ -123,8 +123,7 @@ argumentTypes(const TypeConverter &converter, Block &body) {
 /// Leaves the insertion point after the region.
 ValueRange inlineBody(ConversionPatternRewriter &rewriter, Location loc,
                       Block &body, ArrayRef<RankedTensorType> argTypes,
-                      ArrayRef<RankedTensorType> resultTypes,
-                      ValueRange args) {
+                      ArrayRef<RankedTensorType> resultTypes, ValueRange args) {
   SmallVector<Value> bound;
   for (auto [value, type] : llvm::zip_equal(args, argTypes))
     bound.push_back(castIfNeeded(rewriter, loc, value, type));
@@ -200,8 +199,8 @@ Value appendRow(OpBuilder &b, Location loc, Value buffer, Value row,
                 Value count) {
   auto bufferType = llvm::cast<RankedTensorType>(buffer.getType());
   Value capacity = b.create<tensor::DimOp>(loc, buffer, 0);
-  Value full = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::sge, count,
-                                       capacity);
+  Value full =
+      b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::sge, count, capacity);
   SmallVector<OpFoldResult> rowSizes = tensor::getMixedSizes(b, loc, row);
   auto grow = b.create<scf::IfOp>(
       loc, full,
@@ -222,9 +221,7 @@ Value appendRow(OpBuilder &b, Location loc, Value buffer, Value row,
             ones);
         b.create<scf::YieldOp>(loc, copied);
       },
-      [&](OpBuilder &b, Location loc) {
-        b.create<scf::YieldOp>(loc, buffer);
-      });
+      [&](OpBuilder &b, Location loc) { b.create<scf::YieldOp>(loc, buffer); });
   SmallVector<OpFoldResult> offsets(bufferType.getRank(), b.getIndexAttr(0));
   offsets[0] = count;
   SmallVector<OpFoldResult> sizes = {b.getIndexAttr(1)};
@@ -247,8 +244,10 @@ Value emptyBuffer(OpBuilder &b, Location loc, RankedTensorType type,
 
 /// Loop(M, cond, v_initial...) -> scf.while. The body takes (iteration
 /// number, condition, v...) and yields (condition, v..., scan outputs...).
-/// A missing M means no trip limit; a missing cond means the body's
-/// condition is ignored (the ONNX for-loop form).
+/// A missing M means no trip limit; a missing cond starts the loop as true.
+/// The body's condition always applies afterwards: ONNX's pseudo-code says a
+/// for loop (no cond) ignores it, but ONNX Runtime and the reference
+/// implementation stop when it is false.
 struct LoopLowering : OpConversionPattern<onnx::LoopOp> {
   using OpConversionPattern::OpConversionPattern;
 
@@ -305,8 +304,8 @@ struct LoopLowering : OpConversionPattern<onnx::LoopOp> {
     for (unsigned k = 0; k < numScans; ++k) {
       RankedTensorType row = (*bodyTypes)[1 + numStates + k];
       if (row.getRank() + 1 != resultTypes[numStates + k].getRank())
-        return op.emitError() << "scan output #" << k
-                              << " does not stack its rows";
+        return op.emitError()
+               << "scan output #" << k << " does not stack its rows";
       bufferTypes.push_back(insertDim(row, 0, ShapedType::kDynamic));
     }
 
@@ -314,12 +313,12 @@ struct LoopLowering : OpConversionPattern<onnx::LoopOp> {
     Type i64 = rewriter.getI64Type(), i1 = rewriter.getI1Type();
     Value tripCount =
         hasTripCount ? extractScalar(rewriter, loc, adaptor.getM()) : Value();
-    Value alwaysTrue = rewriter.create<arith::ConstantIntOp>(loc, 1, 1);
     SmallVector<Value> inits = {
         rewriter.create<arith::ConstantIntOp>(loc, 0, 64),
         hasCond ? extractScalar(rewriter, loc, adaptor.getCond())
-                : alwaysTrue};
-    for (auto [value, type] : llvm::zip_equal(adaptor.getVInitial(), stateTypes))
+                : rewriter.create<arith::ConstantIntOp>(loc, 1, 1)};
+    for (auto [value, type] :
+         llvm::zip_equal(adaptor.getVInitial(), stateTypes))
       inits.push_back(castIfNeeded(rewriter, loc, value, type));
     for (RankedTensorType type : bufferTypes)
       inits.push_back(emptyBuffer(rewriter, loc, type, 0, Value()));
@@ -341,9 +340,9 @@ struct LoopLowering : OpConversionPattern<onnx::LoopOp> {
 
     Block *after = rewriter.createBlock(&whileOp.getAfter(), {}, carried, locs);
     Value iteration = after->getArgument(0);
-    SmallVector<Value> bodyArgs = {scalarTensor(rewriter, loc, iteration),
-                                   scalarTensor(rewriter, loc,
-                                                after->getArgument(1))};
+    SmallVector<Value> bodyArgs = {
+        scalarTensor(rewriter, loc, iteration),
+        scalarTensor(rewriter, loc, after->getArgument(1))};
     for (unsigned j = 0; j < numStates; ++j)
       bodyArgs.push_back(after->getArgument(2 + j));
     ValueRange results =
@@ -351,7 +350,7 @@ struct LoopLowering : OpConversionPattern<onnx::LoopOp> {
     SmallVector<Value> next = {
         rewriter.create<arith::AddIOp>(
             loc, iteration, rewriter.create<arith::ConstantIntOp>(loc, 1, 64)),
-        hasCond ? extractScalar(rewriter, loc, results[0]) : alwaysTrue};
+        extractScalar(rewriter, loc, results[0])};
     for (unsigned j = 0; j < numStates; ++j)
       next.push_back(
           castIfNeeded(rewriter, loc, results[1 + j], stateTypes[j]));
@@ -366,9 +365,8 @@ struct LoopLowering : OpConversionPattern<onnx::LoopOp> {
     rewriter.setInsertionPointAfter(whileOp);
     SmallVector<Value> replacements;
     for (unsigned j = 0; j < numStates; ++j)
-      replacements.push_back(castIfNeeded(rewriter, loc,
-                                          whileOp.getResult(2 + j),
-                                          resultTypes[j]));
+      replacements.push_back(castIfNeeded(
+          rewriter, loc, whileOp.getResult(2 + j), resultTypes[j]));
     Value count = rewriter.create<arith::IndexCastOp>(
         loc, rewriter.getIndexType(), whileOp.getResult(0));
     for (unsigned k = 0; k < numScans; ++k) {
@@ -441,11 +439,11 @@ struct ScanLowering : OpConversionPattern<onnx::ScanOp> {
     }
     for (int64_t j = 0; j < numStates; ++j) {
       RankedTensorType type =
-          generalizeTypes({inputs[j].getType(), (*argTypes)[j],
-                           (*bodyTypes)[j], resultTypes[j]});
+          generalizeTypes({inputs[j].getType(), (*argTypes)[j], (*bodyTypes)[j],
+                           resultTypes[j]});
       if (!type)
-        return op.emitError() << "state #" << j
-                              << " changes its rank or element type";
+        return op.emitError()
+               << "state #" << j << " changes its rank or element type";
       stateTypes.push_back(type);
     }
     SmallVector<RankedTensorType> sliceTypes;
@@ -472,23 +470,22 @@ struct ScanLowering : OpConversionPattern<onnx::ScanOp> {
     }
 
     Location loc = op.getLoc();
-    Value tripCount =
-        dimValue(rewriter, loc, inputs[numStates], inputAxes[0]);
+    Value tripCount = dimValue(rewriter, loc, inputs[numStates], inputAxes[0]);
     SmallVector<Value> inits;
     for (int64_t j = 0; j < numStates; ++j)
       inits.push_back(castIfNeeded(rewriter, loc, inputs[j], stateTypes[j]));
     for (int64_t k = 0; k < numScanOutputs; ++k)
-      inits.push_back(emptyBuffer(rewriter, loc, bufferTypes[k], outputAxes[k],
-                                  tripCount));
+      inits.push_back(
+          emptyBuffer(rewriter, loc, bufferTypes[k], outputAxes[k], tripCount));
     Value zero = indexConst(rewriter, loc, 0);
     Value one = indexConst(rewriter, loc, 1);
-    auto forOp =
-        rewriter.create<scf::ForOp>(loc, zero, tripCount, one, inits);
+    auto forOp = rewriter.create<scf::ForOp>(loc, zero, tripCount, one, inits);
     rewriter.setInsertionPointToStart(forOp.getBody());
     Value step = forOp.getInductionVar();
     Value last = rewriter.create<arith::SubIOp>(loc, tripCount, one);
     Value backward = rewriter.create<arith::SubIOp>(loc, last, step);
-    SmallVector<Value> bodyArgs(forOp.getRegionIterArgs().take_front(numStates));
+    SmallVector<Value> bodyArgs(
+        forOp.getRegionIterArgs().take_front(numStates));
     for (int64_t i = 0; i < numScanInputs; ++i) {
       Value input = inputs[numStates + i];
       int64_t rank = sliceTypes[i].getRank() + 1;

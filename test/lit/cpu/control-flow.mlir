@@ -74,13 +74,16 @@ func.func @loop(%m: tensor<i64>, %c: tensor<i1>, %v: tensor<2xf32>) -> (tensor<2
 
 // -----
 
-// Loop without cond: a for loop; the body's condition is ignored.
+// Loop without cond: it starts as true; the body's condition still stops
+// the loop (as in ONNX Runtime). M is a one-element 1-D tensor here.
 // CHECK-LABEL: func.func @loop_for
+// CHECK: %[[M:.+]] = tensor.extract %arg0[%{{.+}}] : tensor<1xi64>
 // CHECK: %[[TRUE:.+]] = arith.constant true
 // CHECK: scf.while (%{{.+}} = %c0_i64, %{{.+}} = %[[TRUE]], %{{.+}} = %arg1)
-// CHECK: scf.execute_region
-// CHECK-NOT: tensor.extract
-// CHECK: scf.yield %{{.+}}, %[[TRUE]], %{{.+}} : i64, i1, tensor<?xf32>
+// CHECK: arith.cmpi slt, %{{.+}}, %[[M]]
+// CHECK: %[[R:.+]]:2 = scf.execute_region
+// CHECK: %[[C:.+]] = tensor.extract %[[R]]#0[] : tensor<i1>
+// CHECK: scf.yield %{{.+}}, %[[C]], %[[R]]#1 : i64, i1, tensor<?xf32>
 func.func @loop_for(%m: tensor<1xi64>, %v: tensor<?xf32>) -> tensor<?xf32> {
   %none = "onnx.NoValue"() : () -> none
   %0 = "onnx.Loop"(%m, %none, %v) ({
