@@ -448,7 +448,10 @@ struct ScanLowering : OpConversionPattern<onnx::ScanOp> {
     }
     SmallVector<RankedTensorType> sliceTypes;
     for (int64_t i = 0; i < numScanInputs; ++i) {
-      auto type = llvm::cast<RankedTensorType>(inputs[numStates + i].getType());
+      auto type =
+          llvm::dyn_cast<RankedTensorType>(inputs[numStates + i].getType());
+      if (!type)
+        return rewriter.notifyMatchFailure(op, "a scan input is not a tensor");
       int64_t rank = type.getRank();
       if (inputAxes[i] < -rank || inputAxes[i] >= rank)
         return op.emitError() << "scan input axis " << inputAxes[i]
