@@ -34,6 +34,7 @@ void populateAllLoweringPatterns(const mlir::TypeConverter &typeConverter,
   populateSelectionPatterns(typeConverter, patterns);
   populateLinearAlgebraPatterns(typeConverter, patterns);
   populateRecurrentPatterns(typeConverter, patterns);
+  populateControlFlowPatterns(typeConverter, patterns);
 }
 
 } // namespace onnxc::cpu

@@ -99,6 +99,9 @@ void populateCenterCropPadPatterns(const mlir::TypeConverter &typeConverter,
 // Col2Im (Col2Im.cpp)
 void populateCol2ImPatterns(const mlir::TypeConverter &typeConverter,
                             mlir::RewritePatternSet &patterns);
+// If, Loop, Scan (ControlFlow.cpp)
+void populateControlFlowPatterns(const mlir::TypeConverter &typeConverter,
+                                 mlir::RewritePatternSet &patterns);
 
 /// Every family above, in one place: the conversion pass and the capability
 /// table (CpuTarget.cpp) both take exactly this set. A new family file adds
