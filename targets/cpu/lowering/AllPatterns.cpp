@@ -33,6 +33,9 @@ void populateAllLoweringPatterns(const mlir::TypeConverter &typeConverter,
   populateGeneratorPatterns(typeConverter, patterns);
   populateSelectionPatterns(typeConverter, patterns);
   populateLinearAlgebraPatterns(typeConverter, patterns);
+  populateCausalConvPatterns(typeConverter, patterns);
+  populateDeformConvPatterns(typeConverter, patterns);
+  populateLinearAttentionPatterns(typeConverter, patterns);
 }
 
 } // namespace onnxc::cpu
