@@ -113,8 +113,8 @@ LogicalResult inferLinearAttention(RuleContext &ctx) {
   Type stateElement = ctx.getInputElementType(0);
   if (ctx.hasInput(3)) {
     if (ctx.getInputRank(3) != 4)
-      return ctx.emitError() << "past_state must be rank 4, got "
-                             << ctx.getInputType(3);
+      return ctx.emitError()
+             << "past_state must be rank 4, got " << ctx.getInputType(3);
     stateElement = ctx.getInputElementType(3);
   }
   ctx.setResult(0, ctx.getInputElementType(0),

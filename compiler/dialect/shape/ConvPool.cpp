@@ -176,8 +176,8 @@ LogicalResult inferCausalConvWithState(RuleContext &ctx) {
   if (ctx.hasInput(3)) {
     ArrayRef<int64_t> past = ctx.getInputShape(3);
     if (past.size() != 3)
-      return ctx.emitError() << "past_state must be rank 3, got "
-                             << ctx.getInputType(3);
+      return ctx.emitError()
+             << "past_state must be rank 3, got " << ctx.getInputType(3);
     if (!ShapedType::isDynamic(past[2]) && !ShapedType::isDynamic(carry) &&
         past[2] != carry)
       return ctx.emitError() << "past_state holds " << past[2]

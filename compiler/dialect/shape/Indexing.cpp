@@ -369,9 +369,9 @@ LogicalResult inferTensorScatter(RuleContext &ctx) {
     if (ShapedType::isDynamic(c) || ShapedType::isDynamic(u))
       continue;
     if (static_cast<int64_t>(d) == *axis ? u > c : u != c)
-      return ctx.emitError() << "update " << ctx.getInputType(1)
-                             << " does not fit past_cache "
-                             << ctx.getInputType(0) << " in dim " << d;
+      return ctx.emitError()
+             << "update " << ctx.getInputType(1) << " does not fit past_cache "
+             << ctx.getInputType(0) << " in dim " << d;
   }
   ctx.setResult(0, ctx.getInputElementType(0), cache);
   return success();

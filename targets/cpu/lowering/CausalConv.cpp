@@ -61,8 +61,7 @@ struct CausalConvWithStateLowering
   LogicalResult
   matchAndRewrite(onnx::CausalConvWithStateOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    RankedTensorType outType =
-        convertedResultType(*getTypeConverter(), op, 0);
+    RankedTensorType outType = convertedResultType(*getTypeConverter(), op, 0);
     RankedTensorType stateType =
         convertedResultType(*getTypeConverter(), op, 1);
     if (!outType || !stateType)
@@ -101,8 +100,8 @@ struct CausalConvWithStateLowering
     // The input behind the carried positions.
     Value padded = input;
     if (hasPast || getConstantIntValue(carry) != std::optional<int64_t>(0)) {
-      SmallVector<OpFoldResult> paddedSizes = {
-          inputSizes[0], inputSizes[1], m.add(inputSizes[2], carry)};
+      SmallVector<OpFoldResult> paddedSizes = {inputSizes[0], inputSizes[1],
+                                               m.add(inputSizes[2], carry)};
       padded = zeros(rewriter, loc, paddedSizes, element);
       SmallVector<OpFoldResult> zeroOffsets(3, rewriter.getIndexAttr(0));
       SmallVector<OpFoldResult> unitStrides(3, rewriter.getIndexAttr(1));
@@ -110,15 +109,12 @@ struct CausalConvWithStateLowering
         SmallVector<OpFoldResult> pastSizes = {inputSizes[0], inputSizes[1],
                                                carry};
         padded = rewriter.create<tensor::InsertSliceOp>(
-            loc, past, padded, zeroOffsets, foldSizes(pastSizes),
-            unitStrides);
+            loc, past, padded, zeroOffsets, foldSizes(pastSizes), unitStrides);
       }
-      SmallVector<OpFoldResult> inputOffsets = {rewriter.getIndexAttr(0),
-                                                rewriter.getIndexAttr(0),
-                                                carry};
+      SmallVector<OpFoldResult> inputOffsets = {
+          rewriter.getIndexAttr(0), rewriter.getIndexAttr(0), carry};
       padded = rewriter.create<tensor::InsertSliceOp>(
-          loc, input, padded, foldSizes(inputOffsets), inputSizes,
-          unitStrides);
+          loc, input, padded, foldSizes(inputOffsets), inputSizes, unitStrides);
     }
 
     // The depthwise convolution into an f32 (or f64) accumulator.
@@ -126,12 +122,12 @@ struct CausalConvWithStateLowering
     Value acc = zeros(rewriter, loc, inputSizes, accType);
     Value filter = rewriter.create<tensor::CollapseShapeOp>(
         loc, weight, SmallVector<ReassociationIndices>{{0, 1}, {2}});
-    acc = rewriter
-              .create<linalg::DepthwiseConv1DNcwCwOp>(
-                  loc, acc.getType(), ValueRange{padded, filter},
-                  ValueRange{acc}, rewriter.getI64TensorAttr({1}),
-                  rewriter.getI64TensorAttr({1}))
-              .getResult(0);
+    acc =
+        rewriter
+            .create<linalg::DepthwiseConv1DNcwCwOp>(
+                loc, acc.getType(), ValueRange{padded, filter}, ValueRange{acc},
+                rewriter.getI64TensorAttr({1}), rewriter.getI64TensorAttr({1}))
+            .getResult(0);
 
     // Bias, rounding and activation in one pass.
     MLIRContext *ctx = rewriter.getContext();
@@ -142,24 +138,26 @@ struct CausalConvWithStateLowering
       maps.push_back(AffineMap::get(3, 0, getAffineDimExpr(1, ctx), ctx));
     }
     auto resultType = RankedTensorType::get(shapeOf(inputSizes), element);
-    Value output = buildParallelGeneric(
-        rewriter, loc, resultType, inputSizes, operands, maps,
-        [&](OpBuilder &b, Location l, ValueRange args) -> Value {
-          Value v = args[0];
-          if (hasBias)
-            v = b.create<arith::AddFOp>(l, v, promoteHalf(b, l, args[1]));
-          if (!silu)
-            return demoteTo(b, l, v, element);
-          v = promoteHalf(b, l, demoteTo(b, l, v, element));
-          Value one = scalarConst(b, l, v.getType(), 1.0);
-          Value sigmoid = b.create<arith::DivFOp>(
-              l, one,
-              b.create<arith::AddFOp>(
-                  l, one,
-                  b.create<math::ExpOp>(l, b.create<arith::NegFOp>(l, v))));
-          return demoteTo(b, l, b.create<arith::MulFOp>(l, v, sigmoid),
-                          element);
-        });
+    Value output = acc;
+    if (hasBias || silu || accType != element)
+      output = buildParallelGeneric(
+          rewriter, loc, resultType, inputSizes, operands, maps,
+          [&](OpBuilder &b, Location l, ValueRange args) -> Value {
+            Value v = args[0];
+            if (hasBias)
+              v = b.create<arith::AddFOp>(l, v, promoteHalf(b, l, args[1]));
+            if (!silu)
+              return demoteTo(b, l, v, element);
+            v = promoteHalf(b, l, demoteTo(b, l, v, element));
+            Value one = scalarConst(b, l, v.getType(), 1.0);
+            Value sigmoid = b.create<arith::DivFOp>(
+                l, one,
+                b.create<arith::AddFOp>(
+                    l, one,
+                    b.create<math::ExpOp>(l, b.create<arith::NegFOp>(l, v))));
+            return demoteTo(b, l, b.create<arith::MulFOp>(l, v, sigmoid),
+                            element);
+          });
 
     SmallVector<OpFoldResult> stateOffsets = {
         rewriter.getIndexAttr(0), rewriter.getIndexAttr(0), inputSizes[2]};

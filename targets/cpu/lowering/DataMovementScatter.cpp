@@ -259,15 +259,15 @@ struct TensorScatterLowering : OpConversionPattern<onnx::TensorScatterOp> {
       return op.emitError() << "unknown mode '" << op.getMode() << "'";
     bool hasIndices = !isNoneValue(writeIndices);
     if (hasIndices) {
-      auto indicesType = llvm::dyn_cast<RankedTensorType>(
-          writeIndices.getType());
+      auto indicesType =
+          llvm::dyn_cast<RankedTensorType>(writeIndices.getType());
       if (!indicesType || indicesType.getRank() != 1 ||
           !indicesType.getElementType().isInteger(64))
         return op.emitError("write_indices must be a 1-D int64 tensor");
     }
 
-    Value init = emptyTensor(rewriter, loc, type, mixedDims(rewriter, loc,
-                                                             cache));
+    Value init =
+        emptyTensor(rewriter, loc, type, mixedDims(rewriter, loc, cache));
     Value cacheLength = dimValue(rewriter, loc, cache, axis);
     Value updateLength = dimValue(rewriter, loc, update, axis);
     MLIRContext *ctx = rewriter.getContext();
@@ -281,10 +281,11 @@ struct TensorScatterLowering : OpConversionPattern<onnx::TensorScatterOp> {
         rewriter, loc, init, inputs, maps,
         [&](OpBuilder &b, Location l, ValueRange ivs,
             ValueRange args) -> Value {
-          Value start = hasIndices ? b.create<arith::IndexCastOp>(
-                                          l, b.getIndexType(), args[1])
-                                         .getResult()
-                                   : indexConst(b, l, 0);
+          Value start =
+              hasIndices
+                  ? b.create<arith::IndexCastOp>(l, b.getIndexType(), args[1])
+                        .getResult()
+                  : indexConst(b, l, 0);
           Value source = b.create<arith::SubIOp>(l, ivs[axis], start);
           if (circular)
             source = floorModIndex(b, l, source, cacheLength);
@@ -318,8 +319,9 @@ struct TensorScatterLowering : OpConversionPattern<onnx::TensorScatterOp> {
 
 void populateDataMovementScatterPatterns(const TypeConverter &converter,
                                          RewritePatternSet &patterns) {
-  patterns.add<ScatterElementsLowering, ScatterNDLowering,
-               TensorScatterLowering>(converter, patterns.getContext());
+  patterns
+      .add<ScatterElementsLowering, ScatterNDLowering, TensorScatterLowering>(
+          converter, patterns.getContext());
 }
 
 } // namespace onnxc::cpu

@@ -112,8 +112,8 @@ Value sampleColumns(OpBuilder &b, Location loc, Value x, Value offset,
               Value base = nb.create<arith::AddIOp>(
                   l, nb.create<arith::MulIOp>(l, outIdx[i], cst(w.stride)),
                   nb.create<arith::MulIOp>(l, ivs[3 + i], cst(w.dilation)));
-              base = nb.create<arith::SubIOp>(l, base,
-                                              toValue(nb, l, w.padBegin));
+              base =
+                  nb.create<arith::SubIOp>(l, base, toValue(nb, l, w.padBegin));
               Value pos = nb.create<arith::SIToFPOp>(
                   l, computeTy,
                   nb.create<arith::IndexCastOp>(l, nb.getI64Type(), base));
@@ -127,8 +127,8 @@ Value sampleColumns(OpBuilder &b, Location loc, Value x, Value offset,
                                            fcst(-kFarAway)),
                   nb.create<arith::CmpFOp>(l, arith::CmpFPredicate::OLT, pos,
                                            fcst(kFarAway)));
-              pos = nb.create<arith::SelectOp>(l, near, pos,
-                                               fcst(-2 * kFarAway));
+              pos =
+                  nb.create<arith::SelectOp>(l, near, pos, fcst(-2 * kFarAway));
               Value lo = nb.create<math::FloorOp>(l, pos);
               fractions.push_back(nb.create<arith::SubFOp>(l, pos, lo));
               floors.push_back(nb.create<arith::IndexCastOp>(
@@ -145,10 +145,10 @@ Value sampleColumns(OpBuilder &b, Location loc, Value x, Value offset,
               SmallVector<Value> coords = {n, channel};
               for (int64_t i = 0; i < r; ++i) {
                 bool upper = (corner >> i) & 1;
-                Value idx = upper ? nb.create<arith::AddIOp>(l, floors[i],
-                                                             cst(1))
-                                        .getResult()
-                                  : floors[i];
+                Value idx = upper
+                                ? nb.create<arith::AddIOp>(l, floors[i], cst(1))
+                                      .getResult()
+                                : floors[i];
                 Value factor =
                     upper ? fractions[i]
                           : nb.create<arith::SubFOp>(l, one, fractions[i])
@@ -239,9 +239,9 @@ struct DeformConvLowering : OpConversionPattern<onnx::DeformConvOp> {
       return op.emitError() << "X has " << channels << " channels and W "
                             << wType << " does not fit group " << group;
     if (channels % offsetGroup != 0)
-      return op.emitError() << channels
-                            << " channels are not divisible by offset_group "
-                            << offsetGroup;
+      return op.emitError()
+             << channels << " channels are not divisible by offset_group "
+             << offsetGroup;
     int64_t taps = 1;
     for (int64_t k : *kernel)
       taps *= k;
@@ -257,10 +257,10 @@ struct DeformConvLowering : OpConversionPattern<onnx::DeformConvOp> {
                             << " channels, expected offset_group * taps = "
                             << offsetGroup * taps;
 
-    FailureOr<SmallVector<WindowDim>> window = resolveWindow(
-        rewriter, op, x, *kernel, op.getStrides(), op.getDilations(),
-        op.getPads(), "NOTSET", /*ceilMode=*/false, /*clampAutoPad=*/true,
-        resultType);
+    FailureOr<SmallVector<WindowDim>> window =
+        resolveWindow(rewriter, op, x, *kernel, op.getStrides(),
+                      op.getDilations(), op.getPads(), "NOTSET",
+                      /*ceilMode=*/false, /*clampAutoPad=*/true, resultType);
     if (failed(window))
       return failure();
 
@@ -291,18 +291,18 @@ struct DeformConvLowering : OpConversionPattern<onnx::DeformConvOp> {
 
     // Y[n, g, m, o...] = sum_{c, k} W[g, m, c, k...] * columns[n, g, c, k...,
     // o...]; loops n g m o... | c k...
-    SmallVector<OpFoldResult> accSizes = {tensorSize(rewriter, loc, x, 0),
-                                          rewriter.getIndexAttr(group),
-                                          rewriter.getIndexAttr(filtersPerGroup)};
+    SmallVector<OpFoldResult> accSizes = {
+        tensorSize(rewriter, loc, x, 0), rewriter.getIndexAttr(group),
+        rewriter.getIndexAttr(filtersPerGroup)};
     for (const WindowDim &wd : *window)
       accSizes.push_back(wd.output);
     accSizes = foldSizes(accSizes);
-    Value acc = emptyTensor(
-        rewriter, loc, RankedTensorType::get(shapeOf(accSizes), computeTy),
-        accSizes);
+    Value acc = emptyTensor(rewriter, loc,
+                            RankedTensorType::get(shapeOf(accSizes), computeTy),
+                            accSizes);
     acc = rewriter
-              .create<linalg::FillOp>(
-                  loc, zeroScalar(rewriter, loc, computeTy), acc)
+              .create<linalg::FillOp>(loc, zeroScalar(rewriter, loc, computeTy),
+                                      acc)
               .getResult(0);
     int64_t loops = 3 + r + 1 + r;
     auto dim = [&](int64_t d) { return getAffineDimExpr(d, ctx); };
@@ -333,8 +333,7 @@ struct DeformConvLowering : OpConversionPattern<onnx::DeformConvOp> {
                                           computeTy);
                     Value p = nb.create<arith::MulFOp>(l, args[0], wv);
                     nb.create<linalg::YieldOp>(
-                        l, nb.create<arith::AddFOp>(l, args[2], p)
-                               .getResult());
+                        l, nb.create<arith::AddFOp>(l, args[2], p).getResult());
                   })
               .getResult(0);
     SmallVector<ReassociationIndices> mergeFilters = {{0}, {1, 2}};

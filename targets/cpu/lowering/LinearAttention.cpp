@@ -42,8 +42,8 @@ SmallVector<int64_t> shapeOf(ArrayRef<OpFoldResult> sizes) {
 /// A tensor of `sizes` filled with zeros of `element`.
 Value zeros(OpBuilder &b, Location loc, ArrayRef<OpFoldResult> sizes,
             Type element) {
-  Value empty =
-      emptyTensor(b, loc, RankedTensorType::get(shapeOf(sizes), element), sizes);
+  Value empty = emptyTensor(
+      b, loc, RankedTensorType::get(shapeOf(sizes), element), sizes);
   return b.create<linalg::FillOp>(loc, zeroScalar(b, loc, element), empty)
       .getResult(0);
 }
@@ -67,15 +67,14 @@ Value buildGeneric(OpBuilder &b, Location loc, Value init, ValueRange inputs,
 Value splitHeads(OpBuilder &b, Location loc, Value x, int64_t heads) {
   auto type = llvm::cast<RankedTensorType>(x.getType());
   int64_t size = type.getDimSize(2) / heads;
-  SmallVector<OpFoldResult> sizes = {tensorSize(b, loc, x, 0),
-                                     tensorSize(b, loc, x, 1),
-                                     b.getIndexAttr(heads), b.getIndexAttr(size)};
-  return reshapeTo(
-      b, loc, x,
-      RankedTensorType::get(
-          {type.getDimSize(0), type.getDimSize(1), heads, size},
-          type.getElementType()),
-      sizes);
+  SmallVector<OpFoldResult> sizes = {
+      tensorSize(b, loc, x, 0), tensorSize(b, loc, x, 1), b.getIndexAttr(heads),
+      b.getIndexAttr(size)};
+  return reshapeTo(b, loc, x,
+                   RankedTensorType::get(
+                       {type.getDimSize(0), type.getDimSize(1), heads, size},
+                       type.getElementType()),
+                   sizes);
 }
 
 /// Token `t` of a [B, T, ...] view: [B, ...].
@@ -167,27 +166,26 @@ struct LinearAttentionLowering : OpConversionPattern<onnx::LinearAttentionOp> {
     bool gating = rule == "gated" || rule == "gated_delta";
     bool delta = rule == "delta" || rule == "gated_delta";
     if (gating != hasDecay)
-      return op.emitError() << "update_rule '" << rule << "' "
-                            << (gating ? "requires" : "forbids")
-                            << " the decay input";
+      return op.emitError()
+             << "update_rule '" << rule << "' "
+             << (gating ? "requires" : "forbids") << " the decay input";
     if (delta != hasBeta)
-      return op.emitError() << "update_rule '" << rule << "' "
-                            << (delta ? "requires" : "forbids")
-                            << " the beta input";
+      return op.emitError()
+             << "update_rule '" << rule << "' "
+             << (delta ? "requires" : "forbids") << " the beta input";
     int64_t decayWidth = 1;
     if (hasDecay) {
       if (hidden(decay) == kvHeads * dk)
         decayWidth = dk;
       else if (hidden(decay) != kvHeads)
-        return op.emitError() << "decay's last dim " << hidden(decay)
-                              << " must be kv_num_heads (" << kvHeads
-                              << ") or kv_num_heads * d_k (" << kvHeads * dk
-                              << ")";
+        return op.emitError()
+               << "decay's last dim " << hidden(decay)
+               << " must be kv_num_heads (" << kvHeads
+               << ") or kv_num_heads * d_k (" << kvHeads * dk << ")";
     }
     if (hasBeta && hidden(beta) != kvHeads && hidden(beta) != 1)
       return op.emitError() << "beta's last dim " << hidden(beta)
-                            << " must be kv_num_heads (" << kvHeads
-                            << ") or 1";
+                            << " must be kv_num_heads (" << kvHeads << ") or 1";
     if (hasPast) {
       auto pastType = llvm::dyn_cast<RankedTensorType>(past.getType());
       int64_t expected[] = {kvHeads, dk, dv};
@@ -219,16 +217,15 @@ struct LinearAttentionLowering : OpConversionPattern<onnx::LinearAttentionOp> {
     SmallVector<OpFoldResult> stateSizes = {batch, idx(kvHeads), idx(dk),
                                             idx(dv)};
     Value state =
-        hasPast ? mapElements(rewriter, loc, past, f32,
-                              [](OpBuilder &b, Location l, ValueRange args) {
-                                return castScalar(b, l, args[0],
-                                                  args[0].getType(),
-                                                  b.getF32Type());
-                              })
-                : zeros(rewriter, loc, stateSizes, f32);
-    state = castIfNeeded(
-        rewriter, loc, state,
-        RankedTensorType::get(shapeOf(stateSizes), f32));
+        hasPast
+            ? mapElements(rewriter, loc, past, f32,
+                          [](OpBuilder &b, Location l, ValueRange args) {
+                            return castScalar(b, l, args[0], args[0].getType(),
+                                              b.getF32Type());
+                          })
+            : zeros(rewriter, loc, stateSizes, f32);
+    state = castIfNeeded(rewriter, loc, state,
+                         RankedTensorType::get(shapeOf(stateSizes), f32));
     SmallVector<OpFoldResult> outSizes = {batch, seqLen, idx(qHeads), idx(dv)};
     Value output = emptyTensor(
         rewriter, loc, RankedTensorType::get(shapeOf(outSizes), f32), outSizes);
@@ -266,8 +263,8 @@ struct LinearAttentionLowering : OpConversionPattern<onnx::LinearAttentionOp> {
             Value gt = tokenSlice(b, l, gv, t); // [B, Hkv, 1 or dk]
             s = buildGeneric(
                 b, l, s, gt,
-                {map({d0, d1, decayWidth == 1 ? b.getAffineConstantExpr(0)
-                                              : d2}),
+                {map({d0, d1,
+                      decayWidth == 1 ? b.getAffineConstantExpr(0) : d2}),
                  id4},
                 parallel4,
                 [&](OpBuilder &nb, Location nl, ValueRange args) -> Value {
@@ -308,8 +305,8 @@ struct LinearAttentionLowering : OpConversionPattern<onnx::LinearAttentionOp> {
               b, l, s, ValueRange{kt, update},
               {map({d0, d1, d2}), map({d0, d1, d3}), id4}, parallel4,
               [&](OpBuilder &nb, Location nl, ValueRange args) -> Value {
-                Value outer = nb.create<arith::MulFOp>(
-                    nl, ext(nb, nl, args[0]), ext(nb, nl, args[1]));
+                Value outer = nb.create<arith::MulFOp>(nl, ext(nb, nl, args[0]),
+                                                       ext(nb, nl, args[1]));
                 return nb.create<arith::AddFOp>(nl, args[2], outer);
               });
           // o_t[b, h, m] = sum_d q[b, h, d] * S[b, h / group, d, m]; the
@@ -318,12 +315,11 @@ struct LinearAttentionLowering : OpConversionPattern<onnx::LinearAttentionOp> {
           SmallVector<OpFoldResult> oSizes = {batch, idx(qHeads), idx(dv)};
           Value ot = buildGeneric(
               b, l, zeros(b, l, oSizes, f32), ValueRange{qt, s},
-              {map({d0, d1, d3}), map({d0, kvHead, d3, d2}),
-               map({d0, d1, d2})},
+              {map({d0, d1, d3}), map({d0, kvHead, d3, d2}), map({d0, d1, d2})},
               {par, par, par, red},
               [&](OpBuilder &nb, Location nl, ValueRange args) -> Value {
-                Value p = nb.create<arith::MulFOp>(nl, ext(nb, nl, args[0]),
-                                                   args[1]);
+                Value p =
+                    nb.create<arith::MulFOp>(nl, ext(nb, nl, args[0]), args[1]);
                 return nb.create<arith::AddFOp>(nl, args[2], p);
               });
           SmallVector<OpFoldResult> offsets = {idx(0), t, idx(0), idx(0)};
@@ -336,13 +332,13 @@ struct LinearAttentionLowering : OpConversionPattern<onnx::LinearAttentionOp> {
         });
 
     // Scale and round the output; pack the heads back; round the state.
-    Value scaled = mapElements(
-        rewriter, loc, loop.getResult(1), element,
-        [&](OpBuilder &b, Location l, ValueRange args) -> Value {
-          Value x = b.create<arith::MulFOp>(
-              l, args[0], scalarConst(b, l, b.getF32Type(), scale));
-          return castScalar(b, l, x, x.getType(), element);
-        });
+    Value scaled =
+        mapElements(rewriter, loc, loop.getResult(1), element,
+                    [&](OpBuilder &b, Location l, ValueRange args) -> Value {
+                      Value x = b.create<arith::MulFOp>(
+                          l, args[0], scalarConst(b, l, b.getF32Type(), scale));
+                      return castScalar(b, l, x, x.getType(), element);
+                    });
     Value packed = rewriter.create<tensor::CollapseShapeOp>(
         loc, scaled, SmallVector<ReassociationIndices>{{0}, {1}, {2, 3}});
     Type stateElement = stateType.getElementType();
