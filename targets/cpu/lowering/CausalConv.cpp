@@ -86,6 +86,29 @@ struct CausalConvWithStateLowering
     if (hasPast && !isTensorOf(past, 3, element))
       return op.emitError("past_state must be a rank-3 tensor of the input's "
                           "type");
+    // Static sizes must agree: channels everywhere, [B, C, K - 1] for the
+    // state.
+    auto inputType = llvm::cast<RankedTensorType>(input.getType());
+    auto agree = [](int64_t a, int64_t b) {
+      return ShapedType::isDynamic(a) || ShapedType::isDynamic(b) || a == b;
+    };
+    int64_t channels = inputType.getDimSize(1);
+    bool fits = agree(weightType.getDimSize(0), channels);
+    if (hasBias)
+      fits &= agree(llvm::cast<RankedTensorType>(bias.getType()).getDimSize(0),
+                    channels);
+    if (hasPast) {
+      auto pastType = llvm::cast<RankedTensorType>(past.getType());
+      int64_t taps = weightType.getDimSize(2);
+      fits &= agree(pastType.getDimSize(0), inputType.getDimSize(0)) &&
+              agree(pastType.getDimSize(1), channels) &&
+              agree(pastType.getDimSize(2),
+                    ShapedType::isDynamic(taps) ? taps : taps - 1);
+    }
+    if (!fits)
+      return op.emitError("the weight, bias and past_state sizes do not fit "
+                          "the input (weight [C, 1, K], bias [C], past_state "
+                          "[B, C, K - 1])");
     StringRef activation = op.getActivation();
     bool silu = activation == "silu" || activation == "swish";
     if (!silu && activation != "none")

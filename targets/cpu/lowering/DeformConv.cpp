@@ -263,6 +263,20 @@ struct DeformConvLowering : OpConversionPattern<onnx::DeformConvOp> {
                       /*ceilMode=*/false, /*clampAutoPad=*/true, resultType);
     if (failed(window))
       return failure();
+    // offset and mask are read at every output position.
+    for (Value v : {offset, mask}) {
+      if (isNoneValue(v))
+        continue;
+      auto type = llvm::cast<RankedTensorType>(v.getType());
+      for (int64_t i = 0; i < r; ++i) {
+        std::optional<int64_t> out = getConstantIntValue((*window)[i].output);
+        if (out && !type.isDynamicDim(2 + i) && type.getDimSize(2 + i) != *out)
+          return op.emitError()
+                 << (v == offset ? "offset" : "mask") << " has "
+                 << type.getDimSize(2 + i) << " positions in spatial dim " << i
+                 << " but the output has " << *out;
+      }
+    }
 
     Location loc = op.getLoc();
     MLIRContext *ctx = rewriter.getContext();

@@ -186,6 +186,21 @@ struct LinearAttentionLowering : OpConversionPattern<onnx::LinearAttentionOp> {
     if (hasBeta && hidden(beta) != kvHeads && hidden(beta) != 1)
       return op.emitError() << "beta's last dim " << hidden(beta)
                             << " must be kv_num_heads (" << kvHeads << ") or 1";
+    // Batch and sequence sizes must agree where they are static (a dynamic
+    // one is assumed equal, as shape inference does).
+    for (Value x : {k, v, decay, beta}) {
+      if (isNoneValue(x))
+        continue;
+      auto xType = llvm::cast<RankedTensorType>(x.getType());
+      auto qType = llvm::cast<RankedTensorType>(q.getType());
+      for (int64_t d = 0; d < 2; ++d)
+        if (!xType.isDynamicDim(d) && !qType.isDynamicDim(d) &&
+            xType.getDimSize(d) != qType.getDimSize(d))
+          return op.emitError()
+                 << "the inputs disagree on the "
+                 << (d == 0 ? "batch" : "sequence") << " size ("
+                 << qType.getDimSize(d) << " vs " << xType.getDimSize(d) << ")";
+    }
     if (hasPast) {
       auto pastType = llvm::dyn_cast<RankedTensorType>(past.getType());
       int64_t expected[] = {kvHeads, dk, dv};

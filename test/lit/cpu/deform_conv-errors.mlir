@@ -26,3 +26,12 @@ func.func @bad_offset_group(%x: tensor<1x3x3x3xf32>, %w: tensor<1x3x2x2xf32>, %o
   %y = "onnx.DeformConv"(%x, %w, %off, %n, %n) <{offset_group = 2 : i64}> : (tensor<1x3x3x3xf32>, tensor<1x3x2x2xf32>, tensor<1x16x2x2xf32>, none, none) -> tensor<1x1x2x2xf32> loc("dc_groups")
   return %y : tensor<1x1x2x2xf32>
 }
+
+// -----
+
+// CHECK: error: loc("dc_grid"): offset has 3 positions in spatial dim 1 but the output has 2
+func.func @bad_offset_grid(%x: tensor<1x1x3x3xf32>, %w: tensor<1x1x2x2xf32>, %off: tensor<1x8x2x3xf32>) -> tensor<1x1x2x2xf32> {
+  %n = "onnx.NoValue"() : () -> none
+  %y = "onnx.DeformConv"(%x, %w, %off, %n, %n) : (tensor<1x1x3x3xf32>, tensor<1x1x2x2xf32>, tensor<1x8x2x3xf32>, none, none) -> tensor<1x1x2x2xf32> loc("dc_grid")
+  return %y : tensor<1x1x2x2xf32>
+}

@@ -26,3 +26,12 @@ func.func @bad_beta(%q: tensor<1x2x8xf32>, %k: tensor<1x2x8xf32>, %v: tensor<1x2
   %o, %s = "onnx.LinearAttention"(%q, %k, %v, %none, %none, %b) <{q_num_heads = 2 : i64, kv_num_heads = 2 : i64, update_rule = "delta"}> : (tensor<1x2x8xf32>, tensor<1x2x8xf32>, tensor<1x2x8xf32>, none, none, tensor<1x2x3xf32>) -> (tensor<1x2x8xf32>, tensor<1x2x4x4xf32>) loc("la_beta")
   return %o : tensor<1x2x8xf32>
 }
+
+// -----
+
+// CHECK: error: loc("la_seq"): the inputs disagree on the sequence size (2 vs 3)
+func.func @bad_seq(%q: tensor<1x2x8xf32>, %k: tensor<1x2x8xf32>, %v: tensor<1x3x8xf32>) -> tensor<1x2x8xf32> {
+  %none = "onnx.NoValue"() : () -> none
+  %o, %s = "onnx.LinearAttention"(%q, %k, %v, %none, %none, %none) <{q_num_heads = 2 : i64, kv_num_heads = 2 : i64, update_rule = "linear"}> : (tensor<1x2x8xf32>, tensor<1x2x8xf32>, tensor<1x3x8xf32>, none, none, none) -> (tensor<1x2x8xf32>, tensor<1x2x4x4xf32>) loc("la_seq")
+  return %o : tensor<1x2x8xf32>
+}
