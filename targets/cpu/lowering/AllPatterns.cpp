@@ -35,6 +35,9 @@ void populateAllLoweringPatterns(const mlir::TypeConverter &typeConverter,
   populateLinearAlgebraPatterns(typeConverter, patterns);
   populateRecurrentPatterns(typeConverter, patterns);
   populateControlFlowPatterns(typeConverter, patterns);
+  populateCausalConvPatterns(typeConverter, patterns);
+  populateDeformConvPatterns(typeConverter, patterns);
+  populateLinearAttentionPatterns(typeConverter, patterns);
 }
 
 } // namespace onnxc::cpu

@@ -102,6 +102,15 @@ void populateCol2ImPatterns(const mlir::TypeConverter &typeConverter,
 // If, Loop, Scan (ControlFlow.cpp)
 void populateControlFlowPatterns(const mlir::TypeConverter &typeConverter,
                                  mlir::RewritePatternSet &patterns);
+// CausalConvWithState (CausalConv.cpp)
+void populateCausalConvPatterns(const mlir::TypeConverter &typeConverter,
+                                mlir::RewritePatternSet &patterns);
+// DeformConv (DeformConv.cpp)
+void populateDeformConvPatterns(const mlir::TypeConverter &typeConverter,
+                                mlir::RewritePatternSet &patterns);
+// LinearAttention (LinearAttention.cpp)
+void populateLinearAttentionPatterns(const mlir::TypeConverter &typeConverter,
+                                     mlir::RewritePatternSet &patterns);
 
 /// Every family above, in one place: the conversion pass and the capability
 /// table (CpuTarget.cpp) both take exactly this set. A new family file adds
