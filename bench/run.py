@@ -149,9 +149,9 @@ class Worker:
             self.kill()
             self.stderr.seek(0)
             tail = self.stderr.read()[-2000:].strip()
-            raise WorkerFailed(f"{self.engine} worker {reason} after "
-                               f"{self.timeout if not ready else 0:.0f} s"
-                               + (f": {tail}" if tail else ""))
+            raise WorkerFailed(f"{self.engine} worker {reason}"
+                               + (f" after {self.timeout:g} s" if not ready
+                                  else "") + (f": {tail}" if tail else ""))
         return json.loads(line)
 
     def run(self, count):
@@ -543,7 +543,8 @@ def render(results):
             c = e.get("compile", {})
             if "error" in e:
                 failures.append(f"- {e['model']}, batch {e['batch']}, "
-                                f"{threads} threads: {e['error']}")
+                                f"{threads} thread{'s' if threads > 1 else ''}: "
+                                f"{e['error']}")
             if "ratio" not in e:
                 out.append(f"| {e['model']} | {e['batch']} | " + " | ".join(
                     ["failed"] + ["-"] * 12) + " |")
@@ -694,6 +695,10 @@ def main(argv):
         aborted = None
         for batch in batches:
             key = batch if args.shapes == "static" else "dynamic"
+            if aborted:
+                entries += [{"model": name, "batch": batch, "threads": t,
+                             "error": aborted} for t in threads]
+                continue
             if key not in compiled:
                 so_path = os.path.join(artifacts, f"{name}.b{key}.so")
                 compiled[key] = (so_path, compile_artifact(
@@ -716,7 +721,8 @@ def main(argv):
                     entry = {**base, **measure(name, onnx_path, so_path,
                                                feeds_path, t, args, log)}
                     if entry.get("mismatch"):
-                        aborted = entry["error"]
+                        aborted = (f"not run: outputs disagree at batch {batch}, "
+                                   f"{t} thread{'s' if t > 1 else ''}")
                         log(f"  {entry['error']}; skipping the rest of {name}")
                     elif "error" in entry:
                         log(f"  threads {t}: {entry['error']}")
