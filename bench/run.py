@@ -471,8 +471,8 @@ def mib(n):
 def ms(s):
     if s is None:
         return "-"
-    return f"{s * 1e3:.3f}" if s < 0.01 else f"{s * 1e3:.1f}" if s < 10 \
-        else f"{s * 1e3:.0f}"
+    # Three significant digits, and no exponent for the slow ones.
+    return f"{s * 1e3:.0f}" if s >= 0.1 else f"{s * 1e3:.3g}"
 
 
 def render(results):
