@@ -29,24 +29,6 @@ using namespace mlir;
 namespace onnxc::cpu {
 namespace {
 
-/// A static dim or kDynamic for each size.
-SmallVector<int64_t> shapeOf(ArrayRef<OpFoldResult> sizes) {
-  SmallVector<int64_t> shape;
-  for (OpFoldResult size : sizes)
-    shape.push_back(getConstantIntValue(size).value_or(ShapedType::kDynamic));
-  return shape;
-}
-
-/// A tensor of `sizes` filled with zeros of `element`.
-Value zeros(OpBuilder &b, Location loc, ArrayRef<OpFoldResult> sizes,
-            Type element) {
-  SmallVector<OpFoldResult> folded = foldSizes(sizes);
-  Value empty = emptyTensor(
-      b, loc, RankedTensorType::get(shapeOf(folded), element), folded);
-  return b.create<linalg::FillOp>(loc, zeroScalar(b, loc, element), empty)
-      .getResult(0);
-}
-
 /// Whether `value` is a rank-`rank` float tensor of element type `element`.
 bool isTensorOf(Value value, int64_t rank, Type element) {
   auto type = llvm::dyn_cast<RankedTensorType>(value.getType());
@@ -125,7 +107,7 @@ struct CausalConvWithStateLowering
     if (hasPast || getConstantIntValue(carry) != std::optional<int64_t>(0)) {
       SmallVector<OpFoldResult> paddedSizes = {inputSizes[0], inputSizes[1],
                                                m.add(inputSizes[2], carry)};
-      padded = zeros(rewriter, loc, paddedSizes, element);
+      padded = zeroTensor(rewriter, loc, foldSizes(paddedSizes), element);
       SmallVector<OpFoldResult> zeroOffsets(3, rewriter.getIndexAttr(0));
       SmallVector<OpFoldResult> unitStrides(3, rewriter.getIndexAttr(1));
       if (hasPast) {
@@ -142,7 +124,7 @@ struct CausalConvWithStateLowering
 
     // The depthwise convolution into an f32 (or f64) accumulator.
     Type accType = computeType(element);
-    Value acc = zeros(rewriter, loc, inputSizes, accType);
+    Value acc = zeroTensor(rewriter, loc, foldSizes(inputSizes), accType);
     Value filter = rewriter.create<tensor::CollapseShapeOp>(
         loc, weight, SmallVector<ReassociationIndices>{{0, 1}, {2}});
     acc =
@@ -160,7 +142,7 @@ struct CausalConvWithStateLowering
       operands.push_back(bias);
       maps.push_back(AffineMap::get(3, 0, getAffineDimExpr(1, ctx), ctx));
     }
-    auto resultType = RankedTensorType::get(shapeOf(inputSizes), element);
+    auto resultType = RankedTensorType::get(staticShapeOf(inputSizes), element);
     Value output = acc;
     if (hasBias || silu || accType != element)
       output = buildParallelGeneric(

@@ -32,13 +32,6 @@ using namespace mlir;
 namespace onnxc::cpu {
 namespace {
 
-SmallVector<int64_t> shapeOf(ArrayRef<OpFoldResult> sizes) {
-  SmallVector<int64_t> shape;
-  for (OpFoldResult size : sizes)
-    shape.push_back(getConstantIntValue(size).value_or(ShapedType::kDynamic));
-  return shape;
-}
-
 /// Sampling positions beyond this magnitude are outside any tensor; clamping
 /// them first keeps the float -> integer conversion defined.
 constexpr double kFarAway = 1 << 30;
@@ -64,7 +57,7 @@ Value sampleColumns(OpBuilder &b, Location loc, Value x, Value offset,
   sizes = foldSizes(sizes);
   int64_t loops = sizes.size();
   Value init = emptyTensor(
-      b, loc, RankedTensorType::get(shapeOf(sizes), computeTy), sizes);
+      b, loc, RankedTensorType::get(staticShapeOf(sizes), computeTy), sizes);
   SmallVector<Value> inputSizes;
   for (int64_t i = 0; i < r; ++i)
     inputSizes.push_back(dimValue(b, loc, x, 2 + i));
@@ -312,7 +305,7 @@ struct DeformConvLowering : OpConversionPattern<onnx::DeformConvOp> {
       accSizes.push_back(wd.output);
     accSizes = foldSizes(accSizes);
     Value acc = emptyTensor(rewriter, loc,
-                            RankedTensorType::get(shapeOf(accSizes), computeTy),
+                            RankedTensorType::get(staticShapeOf(accSizes), computeTy),
                             accSizes);
     acc = rewriter
               .create<linalg::FillOp>(loc, zeroScalar(rewriter, loc, computeTy),
@@ -367,7 +360,7 @@ struct DeformConvLowering : OpConversionPattern<onnx::DeformConvOp> {
       maps.push_back(AffineMap::get(rank, 0, dim(1), ctx));
     }
     Value result = buildParallelGeneric(
-        rewriter, loc, RankedTensorType::get(shapeOf(outSizes), element),
+        rewriter, loc, RankedTensorType::get(staticShapeOf(outSizes), element),
         outSizes, operands, maps,
         [&](OpBuilder &b, Location l, ValueRange args) -> Value {
           Value v = args[0];

@@ -6,6 +6,8 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Matchers.h"
 
@@ -114,6 +116,21 @@ Value emptyTensor(OpBuilder &b, Location loc, RankedTensorType type,
       dynamicSizes.push_back(toValue(b, loc, sizes[d]));
   return b.create<tensor::EmptyOp>(loc, type.getShape(), type.getElementType(),
                                    dynamicSizes);
+}
+
+SmallVector<int64_t> staticShapeOf(ArrayRef<OpFoldResult> sizes) {
+  SmallVector<int64_t> shape;
+  for (OpFoldResult size : sizes)
+    shape.push_back(getConstantIntValue(size).value_or(ShapedType::kDynamic));
+  return shape;
+}
+
+Value zeroTensor(OpBuilder &b, Location loc, ArrayRef<OpFoldResult> sizes,
+                 Type element) {
+  Value empty = emptyTensor(
+      b, loc, RankedTensorType::get(staticShapeOf(sizes), element), sizes);
+  return b.create<linalg::FillOp>(loc, zeroScalar(b, loc, element), empty)
+      .getResult(0);
 }
 
 Value zeroScalar(OpBuilder &b, Location loc, Type type) {

@@ -67,6 +67,16 @@ mlir::Value emptyTensor(mlir::OpBuilder &b, mlir::Location loc,
                         mlir::RankedTensorType type,
                         llvm::ArrayRef<mlir::OpFoldResult> sizes);
 
+/// The static shape `sizes` describe: each constant size, kDynamic for the
+/// others.
+llvm::SmallVector<int64_t> staticShapeOf(llvm::ArrayRef<mlir::OpFoldResult> sizes);
+
+/// A tensor of `sizes` and `element` type filled with zeros (tensor.empty +
+/// linalg.fill).
+mlir::Value zeroTensor(mlir::OpBuilder &b, mlir::Location loc,
+                       llvm::ArrayRef<mlir::OpFoldResult> sizes,
+                       mlir::Type element);
+
 /// A zero (or, for floats, +0.0) of `type`.
 mlir::Value zeroScalar(mlir::OpBuilder &b, mlir::Location loc, mlir::Type type);
 

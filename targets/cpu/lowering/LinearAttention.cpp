@@ -32,22 +32,6 @@ using namespace mlir;
 namespace onnxc::cpu {
 namespace {
 
-SmallVector<int64_t> shapeOf(ArrayRef<OpFoldResult> sizes) {
-  SmallVector<int64_t> shape;
-  for (OpFoldResult size : sizes)
-    shape.push_back(getConstantIntValue(size).value_or(ShapedType::kDynamic));
-  return shape;
-}
-
-/// A tensor of `sizes` filled with zeros of `element`.
-Value zeros(OpBuilder &b, Location loc, ArrayRef<OpFoldResult> sizes,
-            Type element) {
-  Value empty = emptyTensor(
-      b, loc, RankedTensorType::get(shapeOf(sizes), element), sizes);
-  return b.create<linalg::FillOp>(loc, zeroScalar(b, loc, element), empty)
-      .getResult(0);
-}
-
 /// One linalg.generic into `init` with `iterators`; the body gets the inputs'
 /// elements and the output's and returns the value to yield.
 Value buildGeneric(OpBuilder &b, Location loc, Value init, ValueRange inputs,
@@ -238,12 +222,12 @@ struct LinearAttentionLowering : OpConversionPattern<onnx::LinearAttentionOp> {
                             return castScalar(b, l, args[0], args[0].getType(),
                                               b.getF32Type());
                           })
-            : zeros(rewriter, loc, stateSizes, f32);
+            : zeroTensor(rewriter, loc, stateSizes, f32);
     state = castIfNeeded(rewriter, loc, state,
-                         RankedTensorType::get(shapeOf(stateSizes), f32));
+                         RankedTensorType::get(staticShapeOf(stateSizes), f32));
     SmallVector<OpFoldResult> outSizes = {batch, seqLen, idx(qHeads), idx(dv)};
     Value output = emptyTensor(
-        rewriter, loc, RankedTensorType::get(shapeOf(outSizes), f32), outSizes);
+        rewriter, loc, RankedTensorType::get(staticShapeOf(outSizes), f32), outSizes);
 
     AffineExpr d0, d1, d2, d3;
     bindDims(ctx, d0, d1, d2, d3);
@@ -293,7 +277,7 @@ struct LinearAttentionLowering : OpConversionPattern<onnx::LinearAttentionOp> {
             SmallVector<OpFoldResult> sizes = {batch, idx(kvHeads), idx(dv)};
             // retrieved[b, h, m] = sum_d S[b, h, d, m] * k[b, h, d]
             Value retrieved = buildGeneric(
-                b, l, zeros(b, l, sizes, f32), ValueRange{s, kt},
+                b, l, zeroTensor(b, l, sizes, f32), ValueRange{s, kt},
                 {map({d0, d1, d3, d2}), map({d0, d1, d3}), map({d0, d1, d2})},
                 {par, par, par, red},
                 [&](OpBuilder &nb, Location nl, ValueRange args) -> Value {
@@ -305,7 +289,7 @@ struct LinearAttentionLowering : OpConversionPattern<onnx::LinearAttentionOp> {
             AffineExpr betaHead =
                 hidden(beta) == 1 ? b.getAffineConstantExpr(0) : d1;
             update = buildParallelGeneric(
-                b, l, RankedTensorType::get(shapeOf(sizes), f32), sizes,
+                b, l, RankedTensorType::get(staticShapeOf(sizes), f32), sizes,
                 ValueRange{vt, retrieved, bt},
                 {map3({d0, d1, d2}), map3({d0, d1, d2}), map3({d0, betaHead})},
                 [&](OpBuilder &nb, Location nl, ValueRange args) -> Value {
@@ -329,7 +313,7 @@ struct LinearAttentionLowering : OpConversionPattern<onnx::LinearAttentionOp> {
           AffineExpr kvHead = groupSize == 1 ? d1 : d1.floorDiv(groupSize);
           SmallVector<OpFoldResult> oSizes = {batch, idx(qHeads), idx(dv)};
           Value ot = buildGeneric(
-              b, l, zeros(b, l, oSizes, f32), ValueRange{qt, s},
+              b, l, zeroTensor(b, l, oSizes, f32), ValueRange{qt, s},
               {map({d0, d1, d3}), map({d0, kvHead, d3, d2}), map({d0, d1, d2})},
               {par, par, par, red},
               [&](OpBuilder &nb, Location nl, ValueRange args) -> Value {
