@@ -33,6 +33,8 @@ void populateAllLoweringPatterns(const mlir::TypeConverter &typeConverter,
   populateGeneratorPatterns(typeConverter, patterns);
   populateSelectionPatterns(typeConverter, patterns);
   populateLinearAlgebraPatterns(typeConverter, patterns);
+  populateSignalPatterns(typeConverter, patterns);
+  populateClassicMlPatterns(typeConverter, patterns);
 }
 
 } // namespace onnxc::cpu
