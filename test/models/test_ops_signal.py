@@ -52,6 +52,12 @@ def test_dft_default_axis():
                expected=[np.stack([y.real, y.imag], -1).astype(np.float32)])
 
 
+def test_dft_f16():
+    # ONNX Runtime's DFT takes f32/f64 only: compare with the reference.
+    check_node("DFT", [f(2, 9, 1, dtype=np.float16), None, i64(1)],
+               dict(onesided=1), constants={1, 2}, reference=True)
+
+
 def hann(n):
     return (0.5 - 0.5 * np.cos(2 * np.pi * np.arange(n) / n)).astype(np.float32)
 
@@ -68,6 +74,13 @@ STFT = [
                          ids=[c[0] for c in STFT])
 def test_stft(inputs, attrs):
     check_node("STFT", inputs, attrs, constants={1, 3}, rtol=1e-4)
+
+
+def test_stft_frame_shorter_than_window():
+    # Frames of the window's length, transformed with (truncated to) the
+    # shorter frame_length; the last frames run past the signal (zeros).
+    check_node("STFT", [f(1, 30, 1), i64(4), hann(12), i64(8)], {},
+               constants={1, 3}, reference=True, rtol=1e-4)
 
 
 def ml_model(node, inputs, output, output_type):

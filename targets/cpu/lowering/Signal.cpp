@@ -222,6 +222,7 @@ struct DFTLowering : OpConversionPattern<onnx::DFTOp> {
     // the signal dims; an invalid one must only stay in bounds).
     OpBuilder &b = rewriter;
     Value axis;
+    bool runtimeAxisValue = false;
     if (isNoneValue(adaptor.getAxis())) {
       axis = indexConst(b, loc, rank - 2);
     } else if (std::optional<SmallVector<int64_t>> values =
@@ -234,6 +235,7 @@ struct DFTLowering : OpConversionPattern<onnx::DFTOp> {
     } else {
       axis = minIndex(b, loc, runtimeAxis(b, loc, adaptor.getAxis(), 0, rank),
                       indexConst(b, loc, rank - 2));
+      runtimeAxisValue = true;
     }
     SmallVector<Value> isAxis, dims;
     Value length = indexConst(b, loc, 0); // The input length along the axis.
@@ -306,7 +308,12 @@ struct DFTLowering : OpConversionPattern<onnx::DFTOp> {
           SampleRef ref;
           ref.frequency = indexConst(nb, l, 0);
           for (int64_t d = 0; d < rank - 1; ++d) {
-            ref.indices.push_back(selectIndex(nb, l, isAxis[d], k, ivs[d]));
+            // Static result dims may disagree with a run-time axis (a bad
+            // model): the other dims then must not read past the input.
+            Value iv = ivs[d];
+            if (runtimeAxisValue)
+              iv = clampIntoBounds(nb, l, iv, dims[d]);
+            ref.indices.push_back(selectIndex(nb, l, isAxis[d], k, iv));
             ref.frequency =
                 selectIndex(nb, l, isAxis[d], ivs[d], ref.frequency);
           }
