@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from onnx import TensorProto, helper
 
-from onnxc_runner import check_against_ort
+from onnxc_runner import check_against_ort, run_ort
 from node_cases import check_node
 
 RNG = np.random.default_rng(31)
@@ -126,7 +126,7 @@ def test_array_feature_extractor(x, indices):
     check_against_ort(model, {"x": x, "i": indices})
 
 
-def tree_node(aggregate, dtype, missing_tracks=True):
+def tree_node(aggregate, dtype, missing_tracks=True, post_transform=0):
     """Three trees over 3 features, one target each (so every target is hit
     and min/max never see an untouched target). Tree 0: node 0 (x0 <= 0.1)
     -> leaf 0 | node 1 (x1 member {0, 1, 2}) -> leaf 1 | leaf 2. Tree 1:
@@ -137,7 +137,7 @@ def tree_node(aggregate, dtype, missing_tracks=True):
     t = lambda name, values, e=elem: helper.make_tensor(name, e, [len(values)], values)
     return helper.make_node(
         "TreeEnsemble", ["x"], ["y"], domain="ai.onnx.ml",
-        aggregate_function=aggregate, n_targets=3, post_transform=0,
+        aggregate_function=aggregate, n_targets=3, post_transform=post_transform,
         tree_roots=[0, 2, 5],
         nodes_featureids=[0, 1, 2, 0, 1, 2, 0],
         nodes_modes=t("modes", [0, 6, 3, 5, 2, 1, 4], TensorProto.UINT8),
@@ -160,3 +160,22 @@ def test_tree_ensemble(aggregate, dtype):
     model = ml_model(tree_node(aggregate, dtype),
                      [helper.make_tensor_value_info("x", elem, ["n", 3])], "y", elem)
     check_against_ort(model, {"x": x})
+
+
+@pytest.mark.parametrize("post_transform", [1, 2], ids=["softmax", "logistic"])
+def test_tree_ensemble_post_transform(post_transform):
+    # ONNX numbers SOFTMAX 1 and LOGISTIC 2; ONNX Runtime 1.32 swaps the two,
+    # so the expected values are the untransformed ONNX Runtime scores
+    # transformed here.
+    x = RNG.choice([-1.0, 0.0, 0.05, 0.5, 1.0, 1.5, 2.0, np.nan], (16, 3)).astype(np.float32)
+    inputs = [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["n", 3])]
+    raw = run_ort(ml_model(tree_node(1, np.float32), inputs, "y", TensorProto.FLOAT),
+                  {"x": x})[0].astype(np.float64)
+    if post_transform == 1:
+        e = np.exp(raw - raw.max(axis=1, keepdims=True))
+        want = e / e.sum(axis=1, keepdims=True)
+    else:
+        want = 1 / (1 + np.exp(-raw))
+    model = ml_model(tree_node(1, np.float32, post_transform=post_transform),
+                     inputs, "y", TensorProto.FLOAT)
+    check_against_ort(model, {"x": x}, expected=[want.astype(np.float32)])

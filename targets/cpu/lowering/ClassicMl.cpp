@@ -5,7 +5,8 @@
 // linalg.generic walks every (sample, tree) pair from its root to a leaf (a
 // bounded loop: the longest root-to-leaf path is known at compile time, which
 // also rejects cyclic trees), a second one aggregates the leaves' weights
-// into their targets, tree by tree in order, in the features' type.
+// into their targets, tree by tree in order, in the features' type, and a
+// third one applies post_transform when there is one.
 //
 //===----------------------------------------------------------------------===//
 
@@ -17,6 +18,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Transforms/DialectConversion.h"
@@ -135,6 +137,7 @@ enum NodeMode : int64_t {
   kMember = 6
 };
 enum Aggregate : int64_t { kAverage = 0, kSum = 1, kMin = 2, kMax = 3 };
+enum PostTransform : int64_t { kNone = 0, kSoftmax = 1, kLogistic = 2 };
 
 /// Columns of the per-node integer table.
 enum NodeColumn : int64_t {
@@ -349,9 +352,62 @@ Value floatTable(OpBuilder &b, Location loc, ArrayRef<double> values,
                                      DenseElementsAttr::get(type, converted));
 }
 
+/// The scores `scores` [N, targets] after post_transform: LOGISTIC is
+/// 1 / (1 + exp(-s)) per score, SOFTMAX a softmax over each row's targets
+/// (few: each element reads its row).
+Value buildPostTransform(OpBuilder &b, Location loc, Value scores,
+                         ArrayRef<OpFoldResult> sizes, int64_t transform,
+                         int64_t numTargets) {
+  auto type = llvm::cast<RankedTensorType>(scores.getType());
+  Type element = type.getElementType();
+  return buildIndexedGeneric(
+      b, loc, emptyTensor(b, loc, type, sizes), scores,
+      {b.getMultiDimIdentityMap(2)},
+      [&](OpBuilder &nb, Location l, ValueRange ivs, ValueRange args) -> Value {
+        Value one = scalarConst(nb, l, element, 1.0);
+        if (transform == kLogistic)
+          return nb.create<arith::DivFOp>(
+              l, one,
+              nb.create<arith::AddFOp>(
+                  l, one,
+                  nb.create<math::ExpOp>(
+                      l, nb.create<arith::NegFOp>(l, args[0]))));
+        auto overRow =
+            [&](Value init,
+                llvm::function_ref<Value(OpBuilder &, Location, Value, Value)>
+                    step) {
+              return nb
+                  .create<scf::ForOp>(
+                      l, indexConst(nb, l, 0), indexConst(nb, l, numTargets),
+                      indexConst(nb, l, 1), ValueRange{init},
+                      [&](OpBuilder &fb, Location fl, Value j, ValueRange acc) {
+                        Value v = fb.create<tensor::ExtractOp>(
+                            fl, scores, ValueRange{ivs[0], j});
+                        fb.create<scf::YieldOp>(fl, step(fb, fl, v, acc[0]));
+                      })
+                  .getResult(0);
+            };
+        Value rowMax = overRow(
+            args[0], [](OpBuilder &fb, Location fl, Value v, Value acc) {
+              return fb.create<arith::MaximumFOp>(fl, v, acc).getResult();
+            });
+        Value sum =
+            overRow(scalarConst(nb, l, element, 0.0),
+                    [&](OpBuilder &fb, Location fl, Value v, Value acc) {
+                      Value e = fb.create<math::ExpOp>(
+                          fl, fb.create<arith::SubFOp>(fl, v, rowMax));
+                      return fb.create<arith::AddFOp>(fl, acc, e).getResult();
+                    });
+        Value e = nb.create<math::ExpOp>(
+            l, nb.create<arith::SubFOp>(l, args[0], rowMax));
+        return nb.create<arith::DivFOp>(l, e, sum);
+      });
+}
+
 /// TreeEnsemble(X [N, F]) -> [N, n_targets]: every tree routes each sample
 /// to one leaf; the leaf adds (sum, average) or compares (min, max) its
-/// weight into its target. Only post_transform NONE is lowered.
+/// weight into its target, then post_transform applies (NONE, SOFTMAX,
+/// LOGISTIC; not SOFTMAX_ZERO or PROBIT).
 struct TreeEnsembleLowering : ConversionPattern {
   TreeEnsembleLowering(const TypeConverter &converter, MLIRContext *ctx)
       : ConversionPattern(converter, "onnx.ml.TreeEnsemble", 1, ctx) {}
@@ -369,10 +425,13 @@ struct TreeEnsembleLowering : ConversionPattern {
         !llvm::isa<FloatType>(featuresType.getElementType()) ||
         resultType.getElementType() != featuresType.getElementType())
       return rewriter.notifyMatchFailure(op, "expected float features [N, F]");
-    if (auto post = op->getAttrOfType<IntegerAttr>("post_transform");
-        post && post.getInt() != 0)
-      return rewriter.notifyMatchFailure(op, "only post_transform NONE is "
-                                             "supported");
+    int64_t postTransform = 0;
+    if (auto post = op->getAttrOfType<IntegerAttr>("post_transform"))
+      postTransform = post.getInt();
+    if (postTransform != kNone && postTransform != kSoftmax &&
+        postTransform != kLogistic)
+      return rewriter.notifyMatchFailure(
+          op, "only post_transform NONE, SOFTMAX and LOGISTIC are supported");
     FailureOr<Ensemble> ensemble = readEnsemble(op, featuresType.getDimSize(1));
     if (failed(ensemble))
       return failure();
@@ -566,6 +625,9 @@ struct TreeEnsembleLowering : ConversionPattern {
                                             l, matches, updated, acc)});
         });
     Value result = combine.getResult(0);
+    if (postTransform != kNone)
+      result = buildPostTransform(b, loc, result, sizes, postTransform,
+                                  e.numTargets);
     if (accElement != element)
       result = buildParallelGeneric(
           b, loc, resultType, sizes, result, {b.getMultiDimIdentityMap(2)},

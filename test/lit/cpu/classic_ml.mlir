@@ -6,6 +6,7 @@
 // LLVM: llvm.func @binarizer
 // LLVM: llvm.func @array_feature_extractor
 // LLVM: llvm.func @tree_ensemble
+// LLVM: llvm.func @tree_ensemble_softmax
 
 // CHECK-LABEL: func.func @binarizer
 // CHECK: linalg.generic
@@ -46,5 +47,21 @@ func.func @array_feature_extractor(%x: tensor<?x4xf32>, %i: tensor<1x2xi64>) -> 
 // CHECK: arith.addf {{.*}} : f32
 func.func @tree_ensemble(%x: tensor<?x2xf32>) -> tensor<?x2xf32> {
   %0 = "onnx.ml.TreeEnsemble"(%x) <{leaf_targetids = [0, 1, 0], leaf_weights = dense<[1.0, 2.0, 3.0]> : tensor<3xf32>, membership_values = dense<[1.0, 3.0, 0x7FC00000]> : tensor<3xf32>, n_targets = 2 : i64, nodes_falseleafs = [0, 1], nodes_falsenodeids = [1, 2], nodes_featureids = [1, 0], nodes_modes = dense<[0, 6]> : tensor<2xui8>, nodes_splits = dense<[0.5, 0.0]> : tensor<2xf32>, nodes_trueleafs = [1, 1], nodes_truenodeids = [0, 1], tree_roots = [0]}> : (tensor<?x2xf32>) -> tensor<?x2xf32>
+  return %0 : tensor<?x2xf32>
+}
+
+// post_transform SOFTMAX (1): each score reads its row for the max and the
+// sum of exponentials.
+// CHECK-LABEL: func.func @tree_ensemble_softmax
+// CHECK: %[[SCORES:.*]] = linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "reduction"]
+// CHECK: linalg.generic {{.*}} ins(%[[SCORES]] : tensor<?x2xf32>)
+// CHECK: %[[MAX:.*]] = scf.for
+// CHECK: arith.maximumf
+// CHECK: %[[SUM:.*]] = scf.for
+// CHECK: math.exp
+// CHECK: %[[E:.*]] = math.exp
+// CHECK: arith.divf %[[E]], %[[SUM]] : f32
+func.func @tree_ensemble_softmax(%x: tensor<?x2xf32>) -> tensor<?x2xf32> {
+  %0 = "onnx.ml.TreeEnsemble"(%x) <{leaf_targetids = [0, 1], leaf_weights = dense<[1.0, 2.0]> : tensor<2xf32>, n_targets = 2 : i64, nodes_falseleafs = [1], nodes_falsenodeids = [1], nodes_featureids = [1], nodes_modes = dense<0> : tensor<1xui8>, nodes_splits = dense<0.5> : tensor<1xf32>, nodes_trueleafs = [1], nodes_truenodeids = [0], post_transform = 1 : i64, tree_roots = [0]}> : (tensor<?x2xf32>) -> tensor<?x2xf32>
   return %0 : tensor<?x2xf32>
 }
