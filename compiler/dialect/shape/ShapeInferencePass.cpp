@@ -265,6 +265,8 @@ static const RuleTable &getRuleTable() {
     addAttentionRules(rules);
     addLossRules(rules);
     addCol2ImRules(rules);
+    addSignalRules(rules);
+    addClassicMlRules(rules);
     return rules;
   }();
   return table;

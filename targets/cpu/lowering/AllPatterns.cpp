@@ -38,6 +38,8 @@ void populateAllLoweringPatterns(const mlir::TypeConverter &typeConverter,
   populateCausalConvPatterns(typeConverter, patterns);
   populateDeformConvPatterns(typeConverter, patterns);
   populateLinearAttentionPatterns(typeConverter, patterns);
+  populateSignalPatterns(typeConverter, patterns);
+  populateClassicMlPatterns(typeConverter, patterns);
 }
 
 } // namespace onnxc::cpu

@@ -111,6 +111,12 @@ void populateDeformConvPatterns(const mlir::TypeConverter &typeConverter,
 // LinearAttention (LinearAttention.cpp)
 void populateLinearAttentionPatterns(const mlir::TypeConverter &typeConverter,
                                      mlir::RewritePatternSet &patterns);
+// DFT, STFT (Signal.cpp)
+void populateSignalPatterns(const mlir::TypeConverter &typeConverter,
+                            mlir::RewritePatternSet &patterns);
+// ai.onnx.ml Binarizer, ArrayFeatureExtractor, TreeEnsemble (ClassicMl.cpp)
+void populateClassicMlPatterns(const mlir::TypeConverter &typeConverter,
+                               mlir::RewritePatternSet &patterns);
 
 /// Every family above, in one place: the conversion pass and the capability
 /// table (CpuTarget.cpp) both take exactly this set. A new family file adds

@@ -1,0 +1,73 @@
+//===- ClassicMl.cpp - Shape rules of ai.onnx.ml ops ----------------------===//
+//
+// Binarizer keeps its input's shape; ArrayFeatureExtractor replaces the last
+// dim of its data by the number of indices; TreeEnsemble maps [N, F] features
+// to [N, n_targets] of the features' type.
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/dialect/shape/ShapeRules.h"
+
+#include "mlir/IR/BuiltinAttributes.h"
+
+using namespace mlir;
+
+namespace onnxc::shape {
+namespace {
+
+LogicalResult inferBinarizer(RuleContext &ctx) {
+  ctx.setResult(0, ctx.getInputElementType(0), ctx.getInputShape(0));
+  return success();
+}
+
+/// ArrayFeatureExtractor(data [..., F], indices): [..., numel(indices)]; 1-D
+/// data gives [1, numel(indices)] (as ONNX Runtime does).
+LogicalResult inferArrayFeatureExtractor(RuleContext &ctx) {
+  ArrayRef<int64_t> data = ctx.getInputShape(0);
+  if (data.empty())
+    return ctx.emitError() << "expects data of rank >= 1, got "
+                           << ctx.getInputType(0);
+  RankedTensorType indices = ctx.getInputType(1);
+  if (!llvm::isa<IntegerType>(indices.getElementType()))
+    return ctx.emitError() << "expects integer indices, got " << indices;
+  int64_t count = indices.hasStaticShape() ? indices.getNumElements()
+                                           : ShapedType::kDynamic;
+  SmallVector<int64_t> shape;
+  if (data.size() == 1)
+    shape.push_back(1);
+  else
+    shape.append(data.begin(), data.end() - 1);
+  shape.push_back(count);
+  ctx.setResult(0, ctx.getInputElementType(0), shape);
+  return success();
+}
+
+/// TreeEnsemble(X [N, F]): [N, n_targets] (n_targets defaults to one more
+/// than the largest leaf target id).
+LogicalResult inferTreeEnsemble(RuleContext &ctx) {
+  if (ctx.getInputRank(0) != 2)
+    return ctx.emitError() << "expects 2-D features [N, F], got "
+                           << ctx.getInputType(0);
+  int64_t targets = ctx.getIntAttr("n_targets", -1);
+  if (targets < 0) {
+    std::optional<SmallVector<int64_t>> ids = ctx.getIntsAttr("leaf_targetids");
+    if (!ids)
+      return ctx.emitError() << "needs a 'leaf_targetids' attribute";
+    targets = 0;
+    for (int64_t id : *ids)
+      targets = std::max(targets, id + 1);
+  }
+  ctx.setResult(0, ctx.getInputElementType(0),
+                {ctx.getInputShape(0)[0], targets});
+  return success();
+}
+
+} // namespace
+
+void addClassicMlRules(RuleTable &rules) {
+  rules.add("ml.Binarizer", inferBinarizer);
+  rules.add("ml.ArrayFeatureExtractor", inferArrayFeatureExtractor);
+  rules.add("ml.TreeEnsemble", inferTreeEnsemble);
+}
+
+} // namespace onnxc::shape
