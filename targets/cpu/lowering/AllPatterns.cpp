@@ -33,6 +33,8 @@ void populateAllLoweringPatterns(const mlir::TypeConverter &typeConverter,
   populateGeneratorPatterns(typeConverter, patterns);
   populateSelectionPatterns(typeConverter, patterns);
   populateLinearAlgebraPatterns(typeConverter, patterns);
+  populateDetectionPatterns(typeConverter, patterns);
+  populateUniquePatterns(typeConverter, patterns);
 }
 
 } // namespace onnxc::cpu
