@@ -262,6 +262,7 @@ static const RuleTable &getRuleTable() {
     addAttentionRules(rules);
     addLossRules(rules);
     addCol2ImRules(rules);
+    addTfIdfVectorizerRules(rules);
     return rules;
   }();
   return table;

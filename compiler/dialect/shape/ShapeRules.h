@@ -198,6 +198,7 @@ void addRandomRules(RuleTable &rules);
 void addAttentionRules(RuleTable &rules);
 void addLossRules(RuleTable &rules);
 void addCol2ImRules(RuleTable &rules);
+void addTfIdfVectorizerRules(RuleTable &rules);
 
 /// Multidirectional (numpy) broadcasting of two shapes with the dynamic-dim
 /// policy of Elementwise.cpp. Returns false when two static dims conflict.

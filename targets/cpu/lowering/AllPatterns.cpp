@@ -35,6 +35,7 @@ void populateAllLoweringPatterns(const mlir::TypeConverter &typeConverter,
   populateLinearAlgebraPatterns(typeConverter, patterns);
   populateDetectionPatterns(typeConverter, patterns);
   populateUniquePatterns(typeConverter, patterns);
+  populateTfIdfVectorizerPatterns(typeConverter, patterns);
 }
 
 } // namespace onnxc::cpu
