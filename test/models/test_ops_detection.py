@@ -121,3 +121,33 @@ TFIDF = [
 @pytest.mark.parametrize("x,attrs", [c[1:] for c in TFIDF], ids=[c[0] for c in TFIDF])
 def test_tfidf_vectorizer(x, attrs, dtype):
     check_op("TfIdfVectorizer", [x.astype(dtype)], attrs, output_types=[np.float32])
+
+
+def rois_for(n, height, width):
+    start = RNG.uniform(-2, [width - 1, height - 1], (n, 2))
+    size = RNG.uniform(0.5, [width, height], (n, 2))
+    return np.concatenate([start, start + size], axis=1).astype(np.float32)
+
+
+ROI_ALIGN = [
+    ("avg_adaptive_grid", 2, {"output_height": 3, "output_width": 4}, None),
+    ("avg_output_half_pixel", 2, {"output_height": 2, "output_width": 2, "sampling_ratio": 2,
+                                  "coordinate_transformation_mode": "output_half_pixel"}, None),
+    ("max_scaled", 1, {"mode": "max", "output_height": 3, "output_width": 3, "sampling_ratio": 3,
+                       "spatial_scale": 0.5}, None),
+    ("max_adaptive_symbolic", 2, {"mode": "max", "output_height": 2, "output_width": 3}, {0: [2, 3], 1: [0]}),
+]
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64], ids=["f32", "f64"])
+@pytest.mark.parametrize("batches,attrs,dynamic", [c[1:] for c in ROI_ALIGN],
+                         ids=[c[0] for c in ROI_ALIGN])
+def test_roi_align(batches, attrs, dynamic, dtype):
+    x = RNG.standard_normal((batches, 3, 9, 11)).astype(dtype)
+    scale = attrs.get("spatial_scale", 1.0)
+    rois = (rois_for(5, 9, 11) / scale).astype(dtype)
+    batch_indices = RNG.integers(0, batches, 5).astype(np.int64)
+    inputs = [x, rois, batch_indices]
+    # ONNX Runtime has no RoiAlign-22 kernel: compare with the reference.
+    check_op("RoiAlign", inputs, attrs, dynamic=dynamic,
+             expected=reference("RoiAlign", inputs, attrs, [dtype]))

@@ -16,3 +16,11 @@ func.func @bad_axis(%x: tensor<3x4xf32>) -> (tensor<3x?xf32>, tensor<?xi64>, ten
   %0:4 = "onnx.Unique"(%x) <{axis = 2 : i64}> : (tensor<3x4xf32>) -> (tensor<3x?xf32>, tensor<?xi64>, tensor<4xi64>, tensor<?xi64>) loc("unique")
   return %0#0, %0#1, %0#2, %0#3 : tensor<3x?xf32>, tensor<?xi64>, tensor<4xi64>, tensor<?xi64>
 }
+
+// -----
+
+// CHECK: error: loc("roi"): mode must be avg or max, got 'sum'
+func.func @bad_roi_mode(%x: tensor<1x2x6x6xf32>, %rois: tensor<3x4xf32>, %b: tensor<3xi64>) -> tensor<3x2x1x1xf32> {
+  %0 = "onnx.RoiAlign"(%x, %rois, %b) <{mode = "sum"}> : (tensor<1x2x6x6xf32>, tensor<3x4xf32>, tensor<3xi64>) -> tensor<3x2x1x1xf32> loc("roi")
+  return %0 : tensor<3x2x1x1xf32>
+}

@@ -9,6 +9,8 @@
 // LLVM: llvm.func @_mlir_ciface_onnxc_rt_nms(
 // LLVM: llvm.func @nms
 // LLVM: llvm.func @nms_defaults
+// LLVM: llvm.func @roi_align_max
+// LLVM: llvm.func @roi_align_avg
 
 // Room for B * C * min(N, max(max_per_class, 0)) rows; the call returns how
 // many it wrote and the result is that prefix.
@@ -40,4 +42,43 @@ func.func @nms_defaults(%boxes: tensor<?x?x4xf32>, %scores: tensor<?x?x?xf32>) -
   %none = "onnx.NoValue"() : () -> none
   %0 = "onnx.NonMaxSuppression"(%boxes, %scores, %none, %none, %none) : (tensor<?x?x4xf32>, tensor<?x?x?xf32>, none, none, none) -> tensor<?x3xi64>
   return %0 : tensor<?x3xi64>
+}
+
+// RoiAlign: one parallel generic over [R, C, PH, PW]; the sampling grid of
+// each bin (here the bin size rounded up) bounds two nested scf.for loops
+// that read the four bilinear taps of each sample from X. f16 computes in
+// f32; max mode keeps the largest weighted tap.
+// CHECK-LABEL: func.func @roi_align_max
+// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "parallel", "parallel"]} outs(%{{.+}} : tensor<?x3x2x2xf16>)
+// CHECK: %[[B:.+]] = tensor.extract %arg2[%{{.+}}] : tensor<?xi64>
+// CHECK: arith.minsi
+// CHECK: arith.maxsi
+// CHECK: tensor.extract %arg1{{.*}} : tensor<?x4xf16>
+// CHECK: arith.extf {{.*}} : f16 to f32
+// CHECK: math.ceil
+// CHECK: math.ceil
+// CHECK: scf.for {{.*}} -> (f32)
+// CHECK: scf.for {{.*}} -> (f32)
+// CHECK-COUNT-4: tensor.extract %arg0
+// CHECK: arith.maximumf
+// CHECK: arith.maximumf
+// CHECK: arith.maximumf
+// CHECK: %[[NEXT:.+]] = arith.maximumf %{{.+}}, %{{.+}} : f32
+// CHECK: scf.yield %[[NEXT]] : f32
+// CHECK: arith.truncf {{.*}} : f32 to f16
+func.func @roi_align_max(%x: tensor<2x3x8x8xf16>, %rois: tensor<?x4xf16>, %b: tensor<?xi64>) -> tensor<?x3x2x2xf16> {
+  %0 = "onnx.RoiAlign"(%x, %rois, %b) <{coordinate_transformation_mode = "output_half_pixel", mode = "max", output_height = 2 : i64, output_width = 2 : i64, sampling_ratio = 0 : i64, spatial_scale = 0.5 : f32}> : (tensor<2x3x8x8xf16>, tensor<?x4xf16>, tensor<?xi64>) -> tensor<?x3x2x2xf16>
+  return %0 : tensor<?x3x2x2xf16>
+}
+
+// avg with a fixed grid: the sum of the samples over grid_h * grid_w.
+// CHECK-LABEL: func.func @roi_align_avg
+// CHECK-NOT: math.ceil
+// CHECK: %[[SUM:.+]] = scf.for {{.*}} -> (f32)
+// CHECK: arith.addf
+// CHECK: %[[AVG:.+]] = arith.divf %[[SUM]], %{{.+}} : f32
+// CHECK: linalg.yield %[[AVG]] : f32
+func.func @roi_align_avg(%x: tensor<1x2x6x6xf32>, %rois: tensor<3x4xf32>, %b: tensor<3xi64>) -> tensor<3x2x4x4xf32> {
+  %0 = "onnx.RoiAlign"(%x, %rois, %b) <{output_height = 4 : i64, output_width = 4 : i64, sampling_ratio = 2 : i64}> : (tensor<1x2x6x6xf32>, tensor<3x4xf32>, tensor<3xi64>) -> tensor<3x2x4x4xf32>
+  return %0 : tensor<3x2x4x4xf32>
 }
