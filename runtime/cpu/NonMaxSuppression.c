@@ -96,8 +96,10 @@ int64_t _mlir_ciface_onnxc_rt_nms(onnxc_memref3 *boxes, onnxc_memref3 *scores,
   int64_t batches = boxes->sizes[0], num_boxes = boxes->sizes[1];
   int64_t classes = scores->sizes[1];
   int64_t capacity = selected->sizes[0];
-  if (max_per_class <= 0 || num_boxes == 0 || scores->sizes[0] != batches ||
-      scores->sizes[2] != num_boxes)
+  /* Shapes that disagree (the lowering checks static ones) keep nothing
+   * rather than read out of bounds. */
+  if (max_per_class <= 0 || num_boxes == 0 || boxes->sizes[2] != 4 ||
+      scores->sizes[0] != batches || scores->sizes[2] != num_boxes)
     return 0;
 
   candidate *order = malloc((size_t)num_boxes * sizeof(candidate));

@@ -70,6 +70,15 @@ struct NonMaxSuppressionLowering : ConversionPattern {
         !type.getElementType().isInteger(64))
       return rewriter.notifyMatchFailure(op, "expected f32 [B,N,4] boxes and "
                                              "[B,C,N] scores");
+    auto mismatch = [](int64_t a, int64_t b) {
+      return !ShapedType::isDynamic(a) && !ShapedType::isDynamic(b) && a != b;
+    };
+    if (mismatch(boxesType.getDimSize(2), 4) ||
+        mismatch(boxesType.getDimSize(0), scoresType.getDimSize(0)) ||
+        mismatch(boxesType.getDimSize(1), scoresType.getDimSize(2)))
+      return op->emitError()
+             << "boxes " << boxesType << " and scores " << scoresType
+             << " must be [B, N, 4] and [B, C, N]";
     std::optional<RuntimeHelper> helper = runtimeHelperFor(op);
     auto callee = helper ? SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(
                                op, StringAttr::get(getContext(), helper->name))

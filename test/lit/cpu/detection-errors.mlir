@@ -10,6 +10,15 @@ func.func @bad_center(%boxes: tensor<1x5x4xf32>, %scores: tensor<1x1x5xf32>) -> 
 
 // -----
 
+// CHECK: error: loc("nms_shapes"): boxes 'tensor<1x5x4xf32>' and scores 'tensor<1x1x6xf32>' must be [B, N, 4] and [B, C, N]
+func.func @bad_shapes(%boxes: tensor<1x5x4xf32>, %scores: tensor<1x1x6xf32>) -> tensor<?x3xi64> {
+  %none = "onnx.NoValue"() : () -> none
+  %0 = "onnx.NonMaxSuppression"(%boxes, %scores, %none, %none, %none) : (tensor<1x5x4xf32>, tensor<1x1x6xf32>, none, none, none) -> tensor<?x3xi64> loc("nms_shapes")
+  return %0 : tensor<?x3xi64>
+}
+
+// -----
+
 // CHECK: error: loc("unique"): axis 2 is out of range for a rank-2 input
 // UNDECLARED: error: loc("nms"): the runtime helper for this node is not declared
 func.func @bad_axis(%x: tensor<3x4xf32>) -> (tensor<3x?xf32>, tensor<?xi64>, tensor<4xi64>, tensor<?xi64>) {
