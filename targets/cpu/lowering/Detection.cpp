@@ -33,8 +33,8 @@ using namespace mlir;
 namespace onnxc::cpu {
 namespace {
 
-/// The first element of optional scalar input `value` (0-D or 1-D) as
-/// `type`, or null when the input is omitted or statically empty.
+/// The first element of optional scalar input `value` (0-D or 1-D), or null
+/// when the input is omitted or statically empty (ONNX: use the default).
 Value optionalScalar(OpBuilder &b, Location loc, Value value) {
   if (isNoneValue(value))
     return {};
@@ -70,6 +70,17 @@ struct NonMaxSuppressionLowering : ConversionPattern {
         !type.getElementType().isInteger(64))
       return rewriter.notifyMatchFailure(op, "expected f32 [B,N,4] boxes and "
                                              "[B,C,N] scores");
+    // The optional scalars: an i64 count and f32 thresholds.
+    auto scalarOf = [&](unsigned i, Type element) {
+      auto t = llvm::dyn_cast<RankedTensorType>(operands[i].getType());
+      return isNoneValue(operands[i]) ||
+             (t && t.getRank() <= 1 && t.getElementType() == element);
+    };
+    if (!scalarOf(2, rewriter.getI64Type()) ||
+        !scalarOf(3, rewriter.getF32Type()) ||
+        !scalarOf(4, rewriter.getF32Type()))
+      return rewriter.notifyMatchFailure(op, "expected an i64 count and f32 "
+                                             "thresholds of one element");
     auto mismatch = [](int64_t a, int64_t b) {
       return !ShapedType::isDynamic(a) && !ShapedType::isDynamic(b) && a != b;
     };
@@ -96,15 +107,10 @@ struct NonMaxSuppressionLowering : ConversionPattern {
     Location loc = op->getLoc();
     Type i32 = rewriter.getI32Type(), i64 = rewriter.getI64Type();
     Value maxPerClass = optionalScalar(rewriter, loc, operands[2]);
-    if (maxPerClass && maxPerClass.getType() != i64)
-      return rewriter.notifyMatchFailure(op, "expected an i64 max count");
     if (!maxPerClass)
       maxPerClass = rewriter.create<arith::ConstantIntOp>(loc, 0, i64);
     Value iou = optionalScalar(rewriter, loc, operands[3]);
     Value scoreThreshold = optionalScalar(rewriter, loc, operands[4]);
-    if ((iou && !iou.getType().isF32()) ||
-        (scoreThreshold && !scoreThreshold.getType().isF32()))
-      return rewriter.notifyMatchFailure(op, "expected f32 thresholds");
     Value zero = scalarConst(rewriter, loc, rewriter.getF32Type(), 0.0);
     Value hasScoreThreshold =
         rewriter.create<arith::ConstantIntOp>(loc, scoreThreshold ? 1 : 0, i32);
