@@ -140,3 +140,18 @@ def test_roi_align(batches, attrs, dynamic, dtype):
     batch_indices = RNG.integers(0, batches, 5).astype(np.int64)
     inputs = [x, rois, batch_indices]
     check_node("RoiAlign", inputs, attrs, dynamic=dynamic, rtol=1e-4)
+
+
+def test_roi_align_f16():
+    # ONNX Runtime has no float16 RoiAlign: compare with the reference.
+    x = RNG.standard_normal((1, 2, 7, 6)).astype(np.float16)
+    rois = rois_for(4, 7, 6).astype(np.float16)
+    batch_indices = np.zeros(4, np.int64)
+    check_node("RoiAlign", [x, rois, batch_indices],
+               {"output_height": 2, "output_width": 3, "sampling_ratio": 2},
+               reference=True)
+
+
+def test_unique_scalar():
+    check_node("Unique", [np.array(4.5, np.float32)], {},
+               out_dtypes=[np.float32, np.int64, np.int64, np.int64], reference=True)
