@@ -36,6 +36,11 @@ void populateAllLoweringPatterns(const mlir::TypeConverter &typeConverter,
   populateDetectionPatterns(typeConverter, patterns);
   populateUniquePatterns(typeConverter, patterns);
   populateTfIdfVectorizerPatterns(typeConverter, patterns);
+  populateRecurrentPatterns(typeConverter, patterns);
+  populateControlFlowPatterns(typeConverter, patterns);
+  populateCausalConvPatterns(typeConverter, patterns);
+  populateDeformConvPatterns(typeConverter, patterns);
+  populateLinearAttentionPatterns(typeConverter, patterns);
 }
 
 } // namespace onnxc::cpu

@@ -83,6 +83,9 @@ void populateUniquePatterns(const mlir::TypeConverter &typeConverter,
 // TfIdfVectorizer (TfIdfVectorizer.cpp)
 void populateTfIdfVectorizerPatterns(const mlir::TypeConverter &typeConverter,
                                      mlir::RewritePatternSet &patterns);
+// RNN, GRU, LSTM (Recurrent.cpp)
+void populateRecurrentPatterns(const mlir::TypeConverter &typeConverter,
+                               mlir::RewritePatternSet &patterns);
 // Det (LinearAlgebra.cpp)
 void populateLinearAlgebraPatterns(const mlir::TypeConverter &typeConverter,
                                    mlir::RewritePatternSet &patterns);
@@ -105,6 +108,18 @@ void populateCenterCropPadPatterns(const mlir::TypeConverter &typeConverter,
 // Col2Im (Col2Im.cpp)
 void populateCol2ImPatterns(const mlir::TypeConverter &typeConverter,
                             mlir::RewritePatternSet &patterns);
+// If, Loop, Scan (ControlFlow.cpp)
+void populateControlFlowPatterns(const mlir::TypeConverter &typeConverter,
+                                 mlir::RewritePatternSet &patterns);
+// CausalConvWithState (CausalConv.cpp)
+void populateCausalConvPatterns(const mlir::TypeConverter &typeConverter,
+                                mlir::RewritePatternSet &patterns);
+// DeformConv (DeformConv.cpp)
+void populateDeformConvPatterns(const mlir::TypeConverter &typeConverter,
+                                mlir::RewritePatternSet &patterns);
+// LinearAttention (LinearAttention.cpp)
+void populateLinearAttentionPatterns(const mlir::TypeConverter &typeConverter,
+                                     mlir::RewritePatternSet &patterns);
 
 /// Every family above, in one place: the conversion pass and the capability
 /// table (CpuTarget.cpp) both take exactly this set. A new family file adds
