@@ -186,6 +186,7 @@ bool compileModel(const CompilerOptions &options) {
 
   // Lowering to the LLVM dialect.
   PassManager lowerPm(&ctx);
+  lowerPm.addPass(cpu::createDeclareRuntimeHelpersPass());
   lowerPm.addNestedPass<func::FuncOp>(cpu::createConvertOnnxToLinalgPass());
   cpu::buildCpuLoweringPipeline(lowerPm, options.optLevel);
   if (failed(lowerPm.run(*module)))

@@ -19,6 +19,44 @@ int onnxc_cpu_run(const onnxc_model *model, const onnxc_tensor *inputs,
                   int32_t num_outputs, onnxc_error *err);
 void onnxc_cpu_release_tensor(onnxc_tensor *tensor);
 
+/* Helpers that lowered code calls for ops whose result sizes are only known
+ * at run time. They take MLIR's C interface: each memref argument is a
+ * pointer to its descriptor {allocated, aligned, offset, sizes[r],
+ * strides[r]} of a dense row-major buffer; the caller allocates the outputs
+ * at their largest size and slices them to the returned count. See the C
+ * files for the exact contracts. */
+typedef struct onnxc_memref1 {
+  void *allocated, *aligned;
+  int64_t offset, size, stride;
+} onnxc_memref1;
+typedef struct onnxc_memref2 {
+  void *allocated, *aligned;
+  int64_t offset, sizes[2], strides[2];
+} onnxc_memref2;
+typedef struct onnxc_memref3 {
+  void *allocated, *aligned;
+  int64_t offset, sizes[3], strides[3];
+} onnxc_memref3;
+
+/* NonMaxSuppression.c: boxes [B, N, 4] f32, scores [B, C, N] f32; writes
+ * (batch, class, box) rows into selected [capacity, 3] i64 and returns how
+ * many. */
+int64_t _mlir_ciface_onnxc_rt_nms(onnxc_memref3 *boxes, onnxc_memref3 *scores,
+                                  int64_t max_per_class, float iou_threshold,
+                                  float score_threshold,
+                                  int32_t has_score_threshold,
+                                  int64_t center_point_box,
+                                  onnxc_memref2 *selected);
+
+/* Unique.c: one entry point per element type (f16, bf16, f32, f64, i8..i64,
+ * u8..u64, bool), e.g. the f32 one below. x is [outer, len, inner]; returns
+ * the number U of distinct slices x[:, k, :]; y gets [outer, U, inner],
+ * indices and counts U entries, inverse len entries. */
+int64_t _mlir_ciface_onnxc_rt_unique_f32(
+    onnxc_memref1 *x, int64_t outer, int64_t len, int64_t inner,
+    int32_t sorted, onnxc_memref1 *y, onnxc_memref1 *indices,
+    onnxc_memref1 *inverse, onnxc_memref1 *counts);
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif

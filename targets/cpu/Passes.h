@@ -16,6 +16,10 @@ namespace onnxc::cpu {
 /// onnx -> linalg/tensor/arith/math on tensors (see Passes.td).
 std::unique_ptr<mlir::Pass> createConvertOnnxToLinalgPass();
 
+/// Declares the runtime functions lowerings call (see Passes.td and
+/// lowering/RuntimeHelpers.h); runs before convert-onnx-to-linalg.
+std::unique_ptr<mlir::Pass> createDeclareRuntimeHelpersPass();
+
 /// tensor.expand_shape with dynamic dims -> tensor.reshape (see
 /// transforms/DynamicExpandShapeToReshape.cpp); defined by the generated
 /// pass base.

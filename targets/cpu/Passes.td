@@ -21,6 +21,19 @@ def ConvertOnnxToLinalg : Pass<"convert-onnx-to-linalg", "mlir::func::FuncOp"> {
   ];
 }
 
+def DeclareRuntimeHelpers
+    : Pass<"onnxc-declare-runtime-helpers", "mlir::ModuleOp"> {
+  let summary = "Declare the runtime functions that lowered onnx ops call";
+  let description = [{
+    Adds a private `func.func` declaration (with `llvm.emit_c_interface`) for
+    every runtime helper (runtime/cpu/) that convert-onnx-to-linalg will call
+    for the module's onnx ops (NonMaxSuppression, Unique). Runs before it: a
+    pass on one function may not add symbols to the module.
+  }];
+  let constructor = "onnxc::cpu::createDeclareRuntimeHelpersPass()";
+  let dependentDialects = ["mlir::func::FuncDialect"];
+}
+
 def DynamicExpandShapeToReshape
     : Pass<"onnxc-dynamic-expand-shape-to-reshape", "mlir::func::FuncOp"> {
   let summary = "Rewrite tensor.expand_shape with dynamic dims to tensor.reshape";

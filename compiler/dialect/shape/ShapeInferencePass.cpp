@@ -267,6 +267,7 @@ static const RuleTable &getRuleTable() {
     addCol2ImRules(rules);
     addSignalRules(rules);
     addClassicMlRules(rules);
+    addTfIdfVectorizerRules(rules);
     return rules;
   }();
   return table;

@@ -200,6 +200,7 @@ void addLossRules(RuleTable &rules);
 void addCol2ImRules(RuleTable &rules);
 void addSignalRules(RuleTable &rules);
 void addClassicMlRules(RuleTable &rules);
+void addTfIdfVectorizerRules(RuleTable &rules);
 
 /// Multidirectional (numpy) broadcasting of two shapes with the dynamic-dim
 /// policy of Elementwise.cpp. Returns false when two static dims conflict.

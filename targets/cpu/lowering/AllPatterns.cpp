@@ -33,6 +33,9 @@ void populateAllLoweringPatterns(const mlir::TypeConverter &typeConverter,
   populateGeneratorPatterns(typeConverter, patterns);
   populateSelectionPatterns(typeConverter, patterns);
   populateLinearAlgebraPatterns(typeConverter, patterns);
+  populateDetectionPatterns(typeConverter, patterns);
+  populateUniquePatterns(typeConverter, patterns);
+  populateTfIdfVectorizerPatterns(typeConverter, patterns);
   populateRecurrentPatterns(typeConverter, patterns);
   populateControlFlowPatterns(typeConverter, patterns);
   populateCausalConvPatterns(typeConverter, patterns);

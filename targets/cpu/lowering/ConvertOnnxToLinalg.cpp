@@ -25,6 +25,7 @@
 #include "mlir/Dialect/Func/Transforms/FuncConversions.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Pass/Pass.h"
@@ -108,6 +109,10 @@ struct ConvertOnnxToLinalgPass
                            bufferization::BufferizationDialect>();
     target.addIllegalDialect<onnx::ONNXDialect>();
     target.addLegalOp<onnx::NoValueOp, UnrealizedConversionCastOp>();
+    // Calls into the runtime (lowering/RuntimeHelpers.h) and the buffers
+    // they fill.
+    target.addLegalDialect<memref::MemRefDialect>();
+    target.addLegalOp<func::CallOp>();
     target.addDynamicallyLegalOp<func::FuncOp>([&](func::FuncOp op) {
       return typeConverter.isSignatureLegal(op.getFunctionType());
     });

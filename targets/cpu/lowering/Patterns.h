@@ -74,6 +74,15 @@ void populateGeneratorPatterns(const mlir::TypeConverter &typeConverter,
 // NonZero, Compress, ReverseSequence, MaxUnpool (Selection.cpp)
 void populateSelectionPatterns(const mlir::TypeConverter &typeConverter,
                                mlir::RewritePatternSet &patterns);
+// NonMaxSuppression, RoiAlign (Detection.cpp)
+void populateDetectionPatterns(const mlir::TypeConverter &typeConverter,
+                               mlir::RewritePatternSet &patterns);
+// Unique (Unique.cpp)
+void populateUniquePatterns(const mlir::TypeConverter &typeConverter,
+                            mlir::RewritePatternSet &patterns);
+// TfIdfVectorizer (TfIdfVectorizer.cpp)
+void populateTfIdfVectorizerPatterns(const mlir::TypeConverter &typeConverter,
+                                     mlir::RewritePatternSet &patterns);
 // RNN, GRU, LSTM (Recurrent.cpp)
 void populateRecurrentPatterns(const mlir::TypeConverter &typeConverter,
                                mlir::RewritePatternSet &patterns);

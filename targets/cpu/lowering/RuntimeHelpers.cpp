@@ -1,0 +1,121 @@
+//===- RuntimeHelpers.cpp - Declare the runtime functions lowerings call --===//
+//
+// The signatures here must match the C definitions in runtime/cpu/ (see
+// runtime/cpu/CpuRuntime.h). Memref arguments are dense row-major buffers
+// passed through MLIR's C interface (`llvm.emit_c_interface`): the callee
+// gets a pointer to each descriptor.
+//
+//===----------------------------------------------------------------------===//
+
+#include "targets/cpu/lowering/RuntimeHelpers.h"
+#include "targets/cpu/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/Pass/Pass.h"
+
+namespace onnxc::cpu {
+#define GEN_PASS_DEF_DECLARERUNTIMEHELPERS
+#include "targets/cpu/Passes.h.inc"
+} // namespace onnxc::cpu
+
+using namespace mlir;
+
+namespace onnxc::cpu {
+namespace {
+
+/// The suffix of the Unique entry point for ONNX element type `type`.
+std::optional<StringRef> uniqueSuffix(Type type) {
+  if (type.isF16())
+    return StringRef("f16");
+  if (type.isBF16())
+    return StringRef("bf16");
+  if (type.isF32())
+    return StringRef("f32");
+  if (type.isF64())
+    return StringRef("f64");
+  auto integer = llvm::dyn_cast<IntegerType>(type);
+  if (!integer)
+    return std::nullopt;
+  bool isUnsigned = integer.isUnsigned();
+  switch (integer.getWidth()) {
+  case 1:
+    return StringRef("bool");
+  case 8:
+    return StringRef(isUnsigned ? "u8" : "i8");
+  case 16:
+    return StringRef(isUnsigned ? "u16" : "i16");
+  case 32:
+    return StringRef(isUnsigned ? "u32" : "i32");
+  case 64:
+    return StringRef(isUnsigned ? "u64" : "i64");
+  default:
+    return std::nullopt;
+  }
+}
+
+struct DeclareRuntimeHelpersPass
+    : impl::DeclareRuntimeHelpersBase<DeclareRuntimeHelpersPass> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    SymbolTable symbols(module);
+    OpBuilder builder = OpBuilder::atBlockBegin(module.getBody());
+    module.walk([&](Operation *op) {
+      std::optional<RuntimeHelper> helper = runtimeHelperFor(op);
+      if (!helper || symbols.lookup(helper->name))
+        return;
+      auto decl = builder.create<func::FuncOp>(module.getLoc(), helper->name,
+                                               helper->type);
+      decl.setPrivate();
+      // Call through `_mlir_ciface_<name>(descriptor pointers...)`.
+      decl->setAttr("llvm.emit_c_interface", builder.getUnitAttr());
+      symbols.insert(decl);
+    });
+  }
+};
+
+} // namespace
+
+std::optional<RuntimeHelper> runtimeHelperFor(Operation *op) {
+  MLIRContext *ctx = op->getContext();
+  Builder b(ctx);
+  Type i32 = b.getI32Type(), i64 = b.getI64Type(), f32 = b.getF32Type();
+  StringRef name = op->getName().getStringRef();
+  if (name == "onnx.NonMaxSuppression") {
+    auto dense3 = MemRefType::get(
+        {ShapedType::kDynamic, ShapedType::kDynamic, ShapedType::kDynamic},
+        f32);
+    auto rows = MemRefType::get({ShapedType::kDynamic, 3}, i64);
+    return RuntimeHelper{
+        "onnxc_rt_nms",
+        b.getFunctionType({dense3, dense3, i64, f32, f32, i32, i64, rows},
+                          {i64})};
+  }
+  if (name == "onnx.Unique" && op->getNumOperands() == 1) {
+    auto inputType =
+        llvm::dyn_cast<RankedTensorType>(op->getOperand(0).getType());
+    if (!inputType)
+      return std::nullopt;
+    Type element = inputType.getElementType();
+    std::optional<StringRef> suffix = uniqueSuffix(element);
+    if (!suffix)
+      return std::nullopt;
+    Type signless = element;
+    if (auto integer = llvm::dyn_cast<IntegerType>(element))
+      signless = IntegerType::get(ctx, integer.getWidth());
+    auto values = MemRefType::get({ShapedType::kDynamic}, signless);
+    auto indices = MemRefType::get({ShapedType::kDynamic}, i64);
+    return RuntimeHelper{("onnxc_rt_unique_" + *suffix).str(),
+                         b.getFunctionType({values, i64, i64, i64, i32, values,
+                                            indices, indices, indices},
+                                           {i64})};
+  }
+  return std::nullopt;
+}
+
+std::unique_ptr<Pass> createDeclareRuntimeHelpersPass() {
+  return std::make_unique<DeclareRuntimeHelpersPass>();
+}
+
+} // namespace onnxc::cpu
