@@ -196,6 +196,15 @@ LogicalResult ModelImporter::readOpsets(ModuleOp module) {
       return emitError(fileLoc)
              << "opset_import of domain '" << displayDomain(domain)
              << "' has version " << opset.version();
+    // A newer opset may have changed the semantics of ops whose names we
+    // know; compiling it with the older definitions would be a silent
+    // wrong answer.
+    std::optional<int> newest = newestOpset(domain);
+    if (newest && opset.version() > *newest)
+      return emitError(fileLoc)
+             << "the model imports opset " << opset.version() << " of domain '"
+             << displayDomain(domain) << "'; onnxc knows opsets up to "
+             << *newest;
     if (!opsets.emplace(domain, opset.version()).second)
       return emitError(fileLoc) << "opset_import lists domain '"
                                 << displayDomain(domain) << "' twice";

@@ -19,6 +19,9 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Pass/Pass.h"
+#include "llvm/Support/MathExtras.h"
+
+#include <limits>
 
 namespace onnxc {
 #define GEN_PASS_DEF_ONNXSHAPEINFERENCE
@@ -316,6 +319,17 @@ LogicalResult refineResult(OpResult result, RankedTensorType inferred) {
              << result.getResultNumber() << " contradicts its type " << current;
     inferred = merged;
   }
+  // A static shape whose element count overflows would wrap every size
+  // computation downstream (allocation, strides): refuse it here, where the
+  // node is known.
+  int64_t elements = 1;
+  for (int64_t dim : inferred.getShape())
+    if (!ShapedType::isDynamic(dim) &&
+        (llvm::MulOverflow(elements, dim, elements) ||
+         elements > (std::numeric_limits<int64_t>::max() >> 4)))
+      return result.getOwner()->emitError()
+             << "result #" << result.getResultNumber() << " would be "
+             << inferred << ": more elements than fit in 64 bits";
   result.setType(inferred);
   return success();
 }

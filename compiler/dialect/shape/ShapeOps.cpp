@@ -14,6 +14,9 @@
 
 #include "mlir/IR/Builders.h"
 #include "llvm/ADT/SmallBitVector.h"
+#include "llvm/Support/MathExtras.h"
+
+#include <limits>
 
 using namespace mlir;
 
@@ -35,14 +38,17 @@ std::optional<KnownInts> getShapeElements(RuleContext &ctx, unsigned i) {
   return KnownInts(*length, IntElem::unknown());
 }
 
+/// The element count of `dims`: kDynamic if one is dynamic, INT64_MAX if the
+/// count overflows (a shape no tensor can have).
 int64_t product(ArrayRef<int64_t> dims) {
   int64_t result = 1;
+  bool overflow = false;
   for (int64_t dim : dims) {
     if (ShapedType::isDynamic(dim))
       return kDynamic;
-    result *= dim;
+    overflow |= llvm::MulOverflow(result, dim, result);
   }
-  return result;
+  return overflow ? std::numeric_limits<int64_t>::max() : result;
 }
 
 /// Passes the known elements of operand 0 on to result 0 unchanged (for ops
@@ -160,6 +166,9 @@ LogicalResult inferReshape(RuleContext &ctx) {
     SmallVector<int64_t> dims;
     for (const IntElem &e : outDims)
       dims.push_back(*e.value);
+    if (product(dims) == std::numeric_limits<int64_t>::max())
+      return ctx.emitError() << "the target shape " << formatShape(dims)
+                             << " has more elements than fit in 64 bits";
     if (product(dims) != dataCount)
       return ctx.emitError()
              << "cannot reshape " << ctx.getInputType(0) << " (" << dataCount
