@@ -138,3 +138,54 @@ def test_identity_of_input_stays_an_output():
             assert [o["name"] for o in artifact.outputs] == ["same", "r", "r2"]
             got = artifact.run({"x": x})
         assert_close(f"identity_io -O{level}", got, run_ort(model, {"x": x}))
+
+
+def test_control_flow_round_trip():
+    """If and Loop bodies are exported as graph attributes (inputs, outputs
+    and outer-scope values by name) and run in ONNX Runtime unchanged."""
+    from onnx import TensorProto as T, helper, numpy_helper
+    then_g = helper.make_graph(
+        [helper.make_node("Identity", ["x"], ["t_out"])], "then", [],
+        [helper.make_tensor_value_info("t_out", T.FLOAT, [2, 3])])
+    else_g = helper.make_graph(
+        [helper.make_node("Neg", ["x"], ["negx"]),
+         helper.make_node("Identity", ["negx"], ["e_out"])], "else", [],
+        [helper.make_tensor_value_info("e_out", T.FLOAT, [2, 3])])
+    body = helper.make_graph(
+        [helper.make_node("Identity", ["cond_in"], ["cond_out"]),
+         helper.make_node("Add", ["acc_in", "x"], ["acc_out"]),
+         helper.make_node("Identity", ["acc_out"], ["scan_out"])], "body",
+        [helper.make_tensor_value_info("i", T.INT64, []),
+         helper.make_tensor_value_info("cond_in", T.BOOL, []),
+         helper.make_tensor_value_info("acc_in", T.FLOAT, [2, 3])],
+        [helper.make_tensor_value_info("cond_out", T.BOOL, []),
+         helper.make_tensor_value_info("acc_out", T.FLOAT, [2, 3]),
+         helper.make_tensor_value_info("scan_out", T.FLOAT, [2, 3])])
+    graph = helper.make_graph(
+        [helper.make_node("If", ["c"], ["y"], then_branch=then_g, else_branch=else_g),
+         helper.make_node("Loop", ["n", "", "zero"], ["acc", "scans"], body=body)],
+        "control_flow",
+        [helper.make_tensor_value_info("c", T.BOOL, []),
+         helper.make_tensor_value_info("x", T.FLOAT, [2, 3])],
+        [helper.make_tensor_value_info("y", T.FLOAT, [2, 3]),
+         helper.make_tensor_value_info("acc", T.FLOAT, [2, 3]),
+         helper.make_tensor_value_info("scans", T.FLOAT, [3, 2, 3])],
+        [numpy_helper.from_array(np.array(3, np.int64), "n"),
+         numpy_helper.from_array(np.zeros((2, 3), np.float32), "zero")])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    model.ir_version = 8
+    with tempfile.TemporaryDirectory() as tmp:
+        src = os.path.join(tmp, "model.onnx")
+        dst = os.path.join(tmp, "optimized.onnx")
+        onnx.save(model, src)
+        proc = subprocess.run([onnxc_binary(), "optimize", src, "-o", dst],
+                              capture_output=True, text=True)
+        assert proc.returncode == 0, proc.stderr
+        optimized = onnx.load(dst)
+        onnx.checker.check_model(optimized)
+    for cond in (False, True):
+        feeds = {"c": np.array(cond),
+                 "x": RNG.standard_normal((2, 3)).astype(np.float32)}
+        assert_close("control_flow optimized",
+                     [np.asarray(v) for v in run_ort(optimized, feeds)],
+                     run_ort(model, feeds), rtol=0)
