@@ -109,8 +109,8 @@ public:
 
 private:
   LogicalResult exportMainGraph(func::FuncOp func, ::onnx::GraphProto &graph);
-  LogicalResult exportBody(Block &block, ::onnx::GraphProto &graph,
-                           bool isMain, ArrayRef<std::string> outputNames);
+  LogicalResult exportBody(Block &block, ::onnx::GraphProto &graph, bool isMain,
+                           ArrayRef<std::string> outputNames);
   LogicalResult exportNode(Operation *op, ::onnx::GraphProto &graph);
   LogicalResult exportInitializer(onnx::ConstantOp op,
                                   ::onnx::GraphProto &graph);
@@ -171,7 +171,8 @@ LogicalResult ModelExporter::run(::onnx::ModelProto &model) {
 
   // Opsets: the model's own, raised to what the ops used need.
   std::map<std::string, int64_t> opsets;
-  if (auto imports = module->getAttrOfType<DictionaryAttr>("onnxc.opset_imports"))
+  if (auto imports =
+          module->getAttrOfType<DictionaryAttr>("onnxc.opset_imports"))
     for (NamedAttribute entry : imports)
       if (auto version = llvm::dyn_cast<IntegerAttr>(entry.getValue()))
         opsets[entry.getName() == "ai.onnx" ? "" : entry.getName().str()] =
@@ -264,10 +265,10 @@ LogicalResult ModelExporter::exportTensor(Location loc, ElementsAttr attr,
   return success();
 }
 
-LogicalResult
-ModelExporter::exportAttribute(Operation *op, StringRef name, Attribute attr,
-                               std::optional<OnnxAttrKind> kind,
-                               ::onnx::AttributeProto &proto) {
+LogicalResult ModelExporter::exportAttribute(Operation *op, StringRef name,
+                                             Attribute attr,
+                                             std::optional<OnnxAttrKind> kind,
+                                             ::onnx::AttributeProto &proto) {
   proto.set_name(name.str());
   auto fail = [&]() {
     return op->emitError() << "attribute '" << name << "' (" << attr
@@ -320,12 +321,13 @@ ModelExporter::exportAttribute(Operation *op, StringRef name, Attribute attr,
     if (kind)
       elementKind = *kind;
     else if (!array.empty())
-      elementKind = llvm::TypeSwitch<Attribute, OnnxAttrKind>(array[0])
-                        .Case<FloatAttr>([](auto) { return OnnxAttrKind::Floats; })
-                        .Case<StringAttr>([](auto) { return OnnxAttrKind::Strings; })
-                        .Case<ElementsAttr>([](auto) { return OnnxAttrKind::Tensors; })
-                        .Case<TypeAttr>([](auto) { return OnnxAttrKind::TypeProtos; })
-                        .Default([](auto) { return OnnxAttrKind::Ints; });
+      elementKind =
+          llvm::TypeSwitch<Attribute, OnnxAttrKind>(array[0])
+              .Case<FloatAttr>([](auto) { return OnnxAttrKind::Floats; })
+              .Case<StringAttr>([](auto) { return OnnxAttrKind::Strings; })
+              .Case<ElementsAttr>([](auto) { return OnnxAttrKind::Tensors; })
+              .Case<TypeAttr>([](auto) { return OnnxAttrKind::TypeProtos; })
+              .Default([](auto) { return OnnxAttrKind::Ints; });
     setKind(elementKind);
     for (Attribute element : array) {
       switch (elementKind) {
@@ -393,8 +395,8 @@ LogicalResult ModelExporter::exportNode(Operation *op,
   if (dialect == "onnx") {
     schema = lookupOpSchema(op->getName().getStringRef());
     if (!schema)
-      return op->emitError() << "'" << op->getName()
-                             << "' has no ONNX operator to export to";
+      return op->emitError()
+             << "'" << op->getName() << "' has no ONNX operator to export to";
     node.set_op_type(schema->opType);
     node.set_domain(schema->domain);
     int64_t &version = neededOpsets[schema->domain];
@@ -455,12 +457,12 @@ LogicalResult ModelExporter::exportNode(Operation *op,
       return failure();
   }
   if (op->getNumRegions() != graphAttrs.size())
-    return op->emitError() << "cannot export the regions of '"
-                           << op->getName() << "'";
+    return op->emitError() << "cannot export the regions of '" << op->getName()
+                           << "'";
   for (auto [region, attr] : llvm::zip(op->getRegions(), graphAttrs)) {
     if (!region.hasOneBlock())
-      return op->emitError() << "graph attribute '" << attr->name
-                             << "' must have one block";
+      return op->emitError()
+             << "graph attribute '" << attr->name << "' must have one block";
     ::onnx::AttributeProto *proto = node.add_attribute();
     proto->set_name(attr->name);
     proto->set_type(::onnx::AttributeProto::GRAPH);
@@ -473,8 +475,8 @@ LogicalResult ModelExporter::exportNode(Operation *op,
       names[arg] = argName;
       ::onnx::ValueInfoProto *info = body->add_input();
       info->set_name(argName);
-      if (failed(setType(op->getLoc(), arg.getType(), {},
-                         *info->mutable_type())))
+      if (failed(
+              setType(op->getLoc(), arg.getType(), {}, *info->mutable_type())))
         return failure();
     }
     SmallVector<std::string> outputNames;
@@ -489,8 +491,8 @@ LogicalResult ModelExporter::exportNode(Operation *op,
   return success();
 }
 
-LogicalResult ModelExporter::exportBody(Block &block,
-                                        ::onnx::GraphProto &graph, bool isMain,
+LogicalResult ModelExporter::exportBody(Block &block, ::onnx::GraphProto &graph,
+                                        bool isMain,
                                         ArrayRef<std::string> outputNames) {
   Operation *terminator = block.getTerminator();
   // Outputs that are fresh results of this graph's nodes take the output's

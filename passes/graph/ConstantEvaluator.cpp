@@ -320,11 +320,11 @@ constexpr EvalStatus kTooLarge = EvalStatus::TooLarge;
 /// Applies `fn` to broadcast element tuples of all inputs. `isFloat` picks
 /// the double or the integer version of the op; the result gets
 /// `outElementType`.
-EvalStatus elementwise(
-    Eval &e, Type outElementType,
-    llvm::function_ref<std::optional<double>(ArrayRef<double>)> floatFn,
-    llvm::function_ref<std::optional<int64_t>(ArrayRef<int64_t>)> intFn,
-    bool computeInFloat) {
+EvalStatus
+elementwise(Eval &e, Type outElementType,
+            llvm::function_ref<std::optional<double>(ArrayRef<double>)> floatFn,
+            llvm::function_ref<std::optional<int64_t>(ArrayRef<int64_t>)> intFn,
+            bool computeInFloat) {
   SmallVector<Shape> shapes;
   for (unsigned i = 0; i < e.inputs.size(); ++i) {
     if (!e.has(i))
@@ -388,13 +388,19 @@ EvalStatus arithmetic(Eval &e, StringRef name) {
   IntFn g;
   if (name == "Add") {
     f = [](ArrayRef<double> a) { return a[0] + a[1]; };
-    g = [](ArrayRef<int64_t> a) { return int64_t(uint64_t(a[0]) + uint64_t(a[1])); };
+    g = [](ArrayRef<int64_t> a) {
+      return int64_t(uint64_t(a[0]) + uint64_t(a[1]));
+    };
   } else if (name == "Sub") {
     f = [](ArrayRef<double> a) { return a[0] - a[1]; };
-    g = [](ArrayRef<int64_t> a) { return int64_t(uint64_t(a[0]) - uint64_t(a[1])); };
+    g = [](ArrayRef<int64_t> a) {
+      return int64_t(uint64_t(a[0]) - uint64_t(a[1]));
+    };
   } else if (name == "Mul") {
     f = [](ArrayRef<double> a) { return a[0] * a[1]; };
-    g = [](ArrayRef<int64_t> a) { return int64_t(uint64_t(a[0]) * uint64_t(a[1])); };
+    g = [](ArrayRef<int64_t> a) {
+      return int64_t(uint64_t(a[0]) * uint64_t(a[1]));
+    };
   } else if (name == "Div") {
     f = [](ArrayRef<double> a) { return a[0] / a[1]; };
     // Integer division truncates (as C and ONNX Runtime do); by zero it is
@@ -432,7 +438,8 @@ EvalStatus arithmetic(Eval &e, StringRef name) {
   } else if (name == "Abs") {
     f = [](ArrayRef<double> a) { return std::fabs(a[0]); };
     g = [isUnsigned](ArrayRef<int64_t> a) {
-      return isUnsigned ? a[0] : (a[0] < 0 ? int64_t(0 - uint64_t(a[0])) : a[0]);
+      return isUnsigned ? a[0]
+                        : (a[0] < 0 ? int64_t(0 - uint64_t(a[0])) : a[0]);
     };
   } else if (name == "Sqrt" || name == "Reciprocal" || name == "Floor" ||
              name == "Ceil") {
@@ -947,8 +954,8 @@ EvalStatus evalExpand(Eval &e) {
     return kUnsupported;
   if (!e.fits(*shape))
     return kTooLarge;
-  return e.done(gatherElements(e.in(0), *shape,
-                               broadcastIndex(e.in(0).shape, *shape)));
+  return e.done(
+      gatherElements(e.in(0), *shape, broadcastIndex(e.in(0).shape, *shape)));
 }
 
 EvalStatus evalIdentity(Eval &e) {
@@ -962,9 +969,9 @@ using Evaluator = EvalStatus (*)(Eval &);
 const llvm::StringMap<Evaluator> &getEvaluators() {
   static const llvm::StringMap<Evaluator> table = [] {
     llvm::StringMap<Evaluator> t;
-    for (StringRef name : {"Add", "Sub", "Mul", "Div", "Min", "Max", "Neg",
-                           "Abs", "Sqrt", "Reciprocal", "Floor", "Ceil",
-                           "Sign"})
+    for (StringRef name :
+         {"Add", "Sub", "Mul", "Div", "Min", "Max", "Neg", "Abs", "Sqrt",
+          "Reciprocal", "Floor", "Ceil", "Sign"})
       t[(llvm::Twine("onnx.") + name).str()] = [](Eval &e) {
         return arithmetic(e, e.op->getName().stripDialect());
       };

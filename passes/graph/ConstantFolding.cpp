@@ -56,8 +56,7 @@ bool agreesWithType(DenseElementsAttr attr, Value result) {
   return true;
 }
 
-struct ConstantFoldingPass
-    : impl::ConstantFoldingBase<ConstantFoldingPass> {
+struct ConstantFoldingPass : impl::ConstantFoldingBase<ConstantFoldingPass> {
   using ConstantFoldingBase::ConstantFoldingBase;
 
   void runOnOperation() override {
@@ -91,8 +90,9 @@ struct ConstantFoldingPass
       return false;
     // A graph output stays the result of its node: main_graph's interface
     // (and the buffers the cpu target hands to the caller) stay as they are.
-    if (llvm::any_of(op->getUsers(),
-                     [](Operation *user) { return llvm::isa<func::ReturnOp>(user); }))
+    if (llvm::any_of(op->getUsers(), [](Operation *user) {
+          return llvm::isa<func::ReturnOp>(user);
+        }))
       return false;
     bool readsTypeOnly = llvm::isa<onnx::ShapeOp, onnx::SizeOp>(op);
     SmallVector<std::optional<HostTensor>> inputs;
@@ -110,8 +110,7 @@ struct ConstantFoldingPass
       inputs.push_back(std::move(tensor));
     }
     SmallVector<HostTensor> results;
-    EvalStatus status =
-        constfold::evaluate(op, inputs, maxElements, results);
+    EvalStatus status = constfold::evaluate(op, inputs, maxElements, results);
     if (status == EvalStatus::TooLarge)
       ++numTooLarge;
     if (status != EvalStatus::Folded || results.size() != op->getNumResults())

@@ -45,13 +45,14 @@ int64_t eraseDeadOps(func::FuncOp func) {
 void syncFunctionResultTypes(func::FuncOp func) {
   if (func.isExternal())
     return;
-  auto ret = llvm::dyn_cast<func::ReturnOp>(func.getBody().back().getTerminator());
+  auto ret =
+      llvm::dyn_cast<func::ReturnOp>(func.getBody().back().getTerminator());
   if (!ret)
     return;
   SmallVector<Type> types(ret.getOperandTypes());
   if (func.getFunctionType().getResults() != ArrayRef<Type>(types))
-    func.setType(FunctionType::get(func.getContext(), func.getArgumentTypes(),
-                                   types));
+    func.setType(
+        FunctionType::get(func.getContext(), func.getArgumentTypes(), types));
 }
 
 bool replacementChangesInterface(Value from, Value to) {

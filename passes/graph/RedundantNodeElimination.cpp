@@ -99,8 +99,7 @@ struct EraseInferenceDropout : OpRewritePattern<onnx::DropoutOp> {
 };
 
 /// Cast(x) / CastLike(x, y) -> x when x already has the target type.
-template <typename CastOp>
-struct EraseSameTypeCast : OpRewritePattern<CastOp> {
+template <typename CastOp> struct EraseSameTypeCast : OpRewritePattern<CastOp> {
   EraseSameTypeCast(MLIRContext *ctx, Counter &counter)
       : OpRewritePattern<CastOp>(ctx), counter(counter) {}
   LogicalResult matchAndRewrite(CastOp op,
@@ -287,14 +286,14 @@ struct CollapseReshapes : OpRewritePattern<onnx::ReshapeOp> {
       return failure();
     Value shape = op->getOperand(1);
     std::optional<SmallVector<int64_t>> target = getConstantInts(shape);
-    bool copiesDims = !target || (op.getAllowzero() == 0 &&
-                                  llvm::is_contained(*target, 0));
+    bool copiesDims =
+        !target || (op.getAllowzero() == 0 && llvm::is_contained(*target, 0));
     if (copiesDims) {
       auto type = llvm::dyn_cast<RankedTensorType>(op->getResult(0).getType());
       if (!type || !type.hasStaticShape())
         return rewriter.notifyMatchFailure(op, "target depends on the inner");
-      auto shapeType = RankedTensorType::get({type.getRank()},
-                                             rewriter.getIntegerType(64));
+      auto shapeType =
+          RankedTensorType::get({type.getRank()}, rewriter.getIntegerType(64));
       auto value = DenseElementsAttr::get(shapeType, type.getShape());
       rewriter.setInsertionPoint(op);
       shape = rewriter
