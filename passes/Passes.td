@@ -50,10 +50,10 @@ def RedundantNodeElimination
   let description = [{
     Removes Identity, inference-mode Dropout, Cast to the same type and
     Slice/Expand/Reshape/Transpose that leave their input as it is, and
-    collapses Transpose∘Transpose, Squeeze/Unsqueeze pairs on the same axes
-    and Reshape∘Reshape. A value that main_graph returns is never replaced
-    by a graph input, a constant or another returned value, so the graph's
-    interface stays as it is.
+    collapses Transpose∘Transpose, Squeeze/Unsqueeze pairs on the same axes,
+    Unsqueeze∘Unsqueeze and Reshape∘Reshape. A value that main_graph returns
+    is never replaced by a graph input, a constant or another returned value,
+    so the graph's interface stays as it is.
   }];
   let constructor = "onnxc::createRedundantNodeEliminationPass()";
 }

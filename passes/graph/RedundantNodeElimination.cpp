@@ -272,6 +272,63 @@ struct EraseSqueezeUnsqueezePair : RewritePattern {
   Counter &counter;
 };
 
+/// Unsqueeze(Unsqueeze(x, a), b) -> Unsqueeze(x, c), c the positions of
+/// both inserted sets of dims in the final result: b as it is, and each
+/// axis of a at the place its dim of the intermediate ends up (the dims of
+/// the final result not in b, in order). Only when the inner Unsqueeze has no
+/// other user.
+struct CollapseUnsqueezes : OpRewritePattern<onnx::UnsqueezeOp> {
+  CollapseUnsqueezes(MLIRContext *ctx, Counter &counter)
+      : OpRewritePattern(ctx), counter(counter) {}
+  LogicalResult matchAndRewrite(onnx::UnsqueezeOp op,
+                                PatternRewriter &rewriter) const override {
+    auto inner = op->getOperand(0).getDefiningOp<onnx::UnsqueezeOp>();
+    if (!inner || !inner->hasOneUse())
+      return failure();
+    auto type = llvm::dyn_cast<RankedTensorType>(op->getResult(0).getType());
+    std::optional<SmallVector<int64_t>> outer = getUnsqueezeAxes(op);
+    std::optional<SmallVector<int64_t>> first = getUnsqueezeAxes(inner);
+    if (!type || !outer || !first)
+      return failure();
+    int64_t rank = type.getRank();
+    SmallVector<bool> fromOuter(rank, false);
+    for (int64_t a : *outer) {
+      if (a < 0 || a >= rank)
+        return failure();
+      fromOuter[a] = true;
+    }
+    SmallVector<int64_t> combined;
+    int64_t intermediateDim = 0;
+    for (int64_t d = 0; d < rank; ++d) {
+      if (fromOuter[d]) {
+        combined.push_back(d);
+        continue;
+      }
+      if (llvm::is_contained(*first, intermediateDim))
+        combined.push_back(d);
+      ++intermediateDim;
+    }
+    auto axesType = RankedTensorType::get({int64_t(combined.size())},
+                                          rewriter.getIntegerType(64));
+    rewriter.setInsertionPoint(op);
+    Value axes =
+        rewriter
+            .create<onnx::ConstantOp>(
+                op->getLoc(), TypeRange{axesType}, ValueRange{},
+                ArrayRef<NamedAttribute>{rewriter.getNamedAttr(
+                    "value", DenseElementsAttr::get(
+                                 axesType, ArrayRef<int64_t>(combined)))})
+            ->getResult(0);
+    rewriter.modifyOpInPlace(op, [&] {
+      op->setOperand(0, inner->getOperand(0));
+      op->setOperand(1, axes);
+    });
+    ++counter;
+    return success();
+  }
+  Counter &counter;
+};
+
 /// Reshape(Reshape(x, s1), s2) -> Reshape(x, s2) when s2 does not copy dims
 /// from the intermediate (no 0 entries, or allowzero), and the inner Reshape
 /// has no other user. When s2 copies dims but the outer result's shape is
@@ -330,7 +387,9 @@ struct RedundantNodeEliminationPass
                  EraseNoOpDataMovement<onnx::ExpandOp>,
                  EraseNoOpDataMovement<onnx::ReshapeOp>>(ctx, numNoOpShape);
     patterns.add<SimplifyTranspose>(ctx, numNoOpShape, numPairs);
-    patterns.add<EraseSqueezeUnsqueezePair, CollapseReshapes>(ctx, numPairs);
+    patterns
+        .add<EraseSqueezeUnsqueezePair, CollapseUnsqueezes, CollapseReshapes>(
+            ctx, numPairs);
     GreedyRewriteConfig config;
     // If/Loop/Scan bodies are graphs with fixed signatures: no block or
     // argument simplification.

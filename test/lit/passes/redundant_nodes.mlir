@@ -182,3 +182,29 @@ func.func @reshape_pairs(%x: tensor<2x3x4xf32>) -> (tensor<4x6xf32>, tensor<6x4x
   %r6 = "onnx.Reshape"(%r5, %flat) : (tensor<6x4xf32>, tensor<1xi64>) -> tensor<24xf32>
   return %r2, %r4, %r6, %r5 : tensor<4x6xf32>, tensor<6x4xf32>, tensor<24xf32>, tensor<6x4xf32>
 }
+
+// -----
+
+// Unsqueeze chains (as exporters write for attention masks) become one
+// Unsqueeze with every inserted axis; a shared inner one stays.
+// CHECK-LABEL: func.func @unsqueeze_chains
+// CHECK-DAG: %[[A:.*]] = "onnx.Constant"() <{value = dense<[1, 2, 3]> : tensor<3xi64>}>
+// CHECK-DAG: %[[B:.*]] = "onnx.Constant"() <{value = dense<[0, 2]> : tensor<2xi64>}>
+// CHECK-DAG: "onnx.Unsqueeze"(%arg0, %[[A]]) : (tensor<?xi64>, tensor<3xi64>) -> tensor<?x1x1x1xi64>
+// CHECK-DAG: "onnx.Unsqueeze"(%arg1, %[[B]]) : (tensor<3xf32>, tensor<2xi64>) -> tensor<1x3x1xf32>
+// CHECK: %[[S:.*]] = "onnx.Unsqueeze"(%arg1, %{{.*}}) : (tensor<3xf32>, tensor<1xi64>) -> tensor<3x1xf32>
+// CHECK: "onnx.Unsqueeze"(%[[S]], %{{.*}}) : (tensor<3x1xf32>, tensor<1xi64>) -> tensor<1x3x1xf32>
+func.func @unsqueeze_chains(%m: tensor<?xi64>, %x: tensor<3xf32>) -> (tensor<?x1x1x1xi64>, tensor<1x3x1xf32>, tensor<3x1xf32>, tensor<1x3x1xf32>) {
+  %a0 = "onnx.Constant"() <{value = dense<0> : tensor<1xi64>}> : () -> tensor<1xi64>
+  %a1 = "onnx.Constant"() <{value = dense<1> : tensor<1xi64>}> : () -> tensor<1xi64>
+  %a2 = "onnx.Constant"() <{value = dense<2> : tensor<1xi64>}> : () -> tensor<1xi64>
+  %a3 = "onnx.Constant"() <{value = dense<3> : tensor<1xi64>}> : () -> tensor<1xi64>
+  %u1 = "onnx.Unsqueeze"(%m, %a1) : (tensor<?xi64>, tensor<1xi64>) -> tensor<?x1xi64>
+  %u2 = "onnx.Unsqueeze"(%u1, %a2) : (tensor<?x1xi64>, tensor<1xi64>) -> tensor<?x1x1xi64>
+  %u3 = "onnx.Unsqueeze"(%u2, %a3) : (tensor<?x1x1xi64>, tensor<1xi64>) -> tensor<?x1x1x1xi64>
+  %v1 = "onnx.Unsqueeze"(%x, %a0) : (tensor<3xf32>, tensor<1xi64>) -> tensor<1x3xf32>
+  %v2 = "onnx.Unsqueeze"(%v1, %a2) : (tensor<1x3xf32>, tensor<1xi64>) -> tensor<1x3x1xf32>
+  %w1 = "onnx.Unsqueeze"(%x, %a1) : (tensor<3xf32>, tensor<1xi64>) -> tensor<3x1xf32>
+  %w2 = "onnx.Unsqueeze"(%w1, %a0) : (tensor<3x1xf32>, tensor<1xi64>) -> tensor<1x3x1xf32>
+  return %u3, %v2, %w1, %w2 : tensor<?x1x1x1xi64>, tensor<1x3x1xf32>, tensor<3x1xf32>, tensor<1x3x1xf32>
+}
