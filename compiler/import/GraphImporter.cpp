@@ -612,7 +612,8 @@ LogicalResult ModelImporter::importNode(const ::onnx::NodeProto &node,
           failed(importSubgraph(*region.second, (*op)->getRegion(i), loc,
                                 region.first)))
         return failure();
-    results.assign((*op)->result_begin(), (*op)->result_end());
+    Operation *built = finishNormalizedNode(emitter, pending, *op);
+    results.assign(built->result_begin(), built->result_end());
   }
 
   for (auto [i, name] : llvm::enumerate(node.output())) {

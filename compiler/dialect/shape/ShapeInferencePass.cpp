@@ -400,7 +400,8 @@ struct ShapeInferencePass : impl::OnnxShapeInferenceBase<ShapeInferencePass> {
 namespace shape {
 LogicalResult inferBlock(Block &block, InferenceState &state,
                          Type unknownType) {
-  for (Operation &op : block) {
+  // A control-flow op may replace itself (an If with a known condition).
+  for (Operation &op : llvm::make_early_inc_range(block)) {
     if (op.getNumRegions() != 0) {
       if (failed(inferControlFlowOp(&op, state, unknownType)))
         return failure();

@@ -246,11 +246,16 @@ LogicalResult inferSqueeze(RuleContext &ctx) {
 
 LogicalResult inferUnsqueeze(RuleContext &ctx) {
   ArrayRef<int64_t> shape = ctx.getInputShape(0);
-  if (ctx.getInputRank(1) != 1)
+  // A 0-D axes names one axis: ONNX Runtime and the reference accept it, and
+  // expanded functions (AffineGrid) use it.
+  int64_t axesRank = ctx.getInputRank(1);
+  if (axesRank > 1)
     return ctx.emitError() << "axes must be 1-D, got " << ctx.getInputType(1);
   std::optional<SmallVector<int64_t>> axes = ctx.getKnownInts(1);
   if (!axes) {
-    if (std::optional<int64_t> count = ctx.getStaticLength(1))
+    std::optional<int64_t> count =
+        axesRank == 0 ? std::optional<int64_t>(1) : ctx.getStaticLength(1);
+    if (count)
       ctx.setResult(0, ctx.getInputElementType(0),
                     SmallVector<int64_t>(shape.size() + *count, kDynamic));
     return success();
