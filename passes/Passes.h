@@ -3,6 +3,7 @@
 #ifndef ONNXC_PASSES_PASSES_H
 #define ONNXC_PASSES_PASSES_H
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -18,6 +19,20 @@ std::unique_ptr<mlir::Pass> createPartitionPass();
 /// onnxc-partition with the given targets, in priority order.
 std::unique_ptr<mlir::Pass>
 createPartitionPass(const std::vector<std::string> &targets);
+
+/// The default bound of onnxc-constant-folding: no folded constant gets more
+/// than 4M elements (the evaluator holds 8 bytes per element while it works,
+/// so at most 32 MiB per folded value).
+constexpr int64_t kDefaultMaxFoldedElements = int64_t(1) << 22;
+
+/// onnxc-constant-folding with the default bound.
+std::unique_ptr<mlir::Pass> createConstantFoldingPass();
+/// onnxc-constant-folding creating constants of at most `maxElements`.
+std::unique_ptr<mlir::Pass> createConstantFoldingPass(int64_t maxElements);
+/// onnxc-eliminate-redundant-nodes.
+std::unique_ptr<mlir::Pass> createRedundantNodeEliminationPass();
+/// onnxc-cse.
+std::unique_ptr<mlir::Pass> createCommonSubexpressionEliminationPass();
 
 /// Registers the graph passes for onnxc-opt.
 void registerGraphPasses();

@@ -20,4 +20,55 @@ def Partition : Pass<"onnxc-partition", "mlir::func::FuncOp"> {
   let constructor = "onnxc::createPartitionPass()";
 }
 
+//===----------------------------------------------------------------------===//
+// Graph optimizations (run by buildGraphOptimizationPipeline, -O1 and up)
+//===----------------------------------------------------------------------===//
+
+def ConstantFolding : Pass<"onnxc-constant-folding", "mlir::func::FuncOp"> {
+  let summary = "Evaluate onnx ops whose inputs are all constants";
+  let description = [{
+    Replaces an onnx op whose operands are all `onnx.Constant`s (or omitted
+    optional inputs) by the constants it computes, and `Shape`/`Size` of a
+    statically shaped tensor by their value. Covers the shape computations
+    exporters emit (Shape, Gather, Unsqueeze, Squeeze, Concat, Reshape,
+    Slice, Cast, ConstantOfShape, Range, Expand, Equal, Where, Transpose...)
+    and elementwise arithmetic on integers and floats. A result with more
+    than `max-elements` elements is not folded, so that a small graph cannot
+    make compile time memory explode. Ops left without users are erased.
+  }];
+  let options = [
+    Option<"maxElements", "max-elements", "int64_t",
+           /*default=*/"onnxc::kDefaultMaxFoldedElements",
+           "the largest result (in elements) a fold may create">
+  ];
+  let constructor = "onnxc::createConstantFoldingPass()";
+}
+
+def RedundantNodeElimination
+    : Pass<"onnxc-eliminate-redundant-nodes", "mlir::func::FuncOp"> {
+  let summary = "Remove onnx ops that do not change their input";
+  let description = [{
+    Removes Identity, inference-mode Dropout, Cast to the same type and
+    Slice/Expand/Reshape/Transpose that leave their input as it is, and
+    collapses Transpose∘Transpose, Squeeze/Unsqueeze pairs on the same axes,
+    Unsqueeze∘Unsqueeze and Reshape∘Reshape. A value that main_graph returns
+    is never replaced by a graph input, a constant or another returned value,
+    so the graph's interface stays as it is.
+  }];
+  let constructor = "onnxc::createRedundantNodeEliminationPass()";
+}
+
+def CommonSubexpressionElimination
+    : Pass<"onnxc-cse", "mlir::func::FuncOp"> {
+  let summary = "Merge identical side-effect-free onnx ops";
+  let description = [{
+    Replaces an onnx op by an earlier one with the same name, attributes,
+    operands and result types that dominates it (the same block or an
+    enclosing one). Random ops (RandomNormal, Bernoulli, ...) and Dropout in
+    training mode are never merged: two of them give different values.
+    Identical constants are merged as well.
+  }];
+  let constructor = "onnxc::createCommonSubexpressionEliminationPass()";
+}
+
 #endif

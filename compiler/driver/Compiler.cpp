@@ -3,8 +3,10 @@
 // The whole path from a .onnx file to an artifact, top to bottom:
 //
 //   import           compiler/import     ModelProto -> onnx dialect
+//   (onnxc optimize stops after the graph optimizer: compiler/export writes
+//    the optimized graph back as an ONNX model)
 //   shape inference  compiler/dialect    ranked types for every value
-//   graph passes     passes/             (by -O level; none yet)
+//   graph optimizer  passes/             by -O level (OptimizationPipeline)
 //   partition        passes/Partition    each op -> the first target that
 //                                        supports it (cpu last)
 //   lowering         targets/cpu         onnx -> linalg -> loops -> LLVM dialect
@@ -21,8 +23,12 @@
 #include "compiler/emit/Linker.h"
 #include "compiler/emit/ModelEntry.h"
 #include "compiler/emit/ObjectFile.h"
+#include "compiler/export/OnnxExporter.h"
 #include "compiler/import/Importer.h"
+#include "passes/OptimizationPipeline.h"
 #include "passes/Passes.h"
+#include "passes/RewriteCounts.h"
+#include "passes/graph/GraphUtils.h"
 #include "targets/cpu/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -133,7 +139,80 @@ std::string defaultOutputPath(const CompilerOptions &options) {
   return path.str().str();
 }
 
+/// Everything from the model file to the optimized graph: import, shape
+/// inference, the graph optimizer of `options.optLevel`.
+OwningOpRef<ModuleOp> importAndOptimize(MLIRContext &ctx,
+                                        const CompilerOptions &options) {
+  ImportOptions importOptions;
+  importOptions.inputShapes = options.inputShapes;
+  OwningOpRef<ModuleOp> module =
+      importOnnxModel(ctx, options.modelPath, importOptions);
+  if (!module)
+    return nullptr;
+  PassManager shapePm(&ctx);
+  shapePm.addNestedPass<func::FuncOp>(createShapeInferencePass());
+  if (failed(shapePm.run(*module)))
+    return nullptr;
+
+  auto countModuleNodes = [&] {
+    int64_t count = 0;
+    for (auto func : module->getOps<func::FuncOp>())
+      count += countNodes(func);
+    return count;
+  };
+  int64_t nodesBefore = countModuleNodes();
+  PassManager optPm(&ctx);
+  buildGraphOptimizationPipeline(optPm, options.optLevel);
+  if (options.printPassStats)
+    startCollectingRewriteCounts();
+  LogicalResult optimized = optPm.run(*module);
+  std::vector<RewriteCount> counts = takeRewriteCounts();
+  if (failed(optimized))
+    return nullptr;
+  if (options.printPassStats) {
+    // One line per pass: its counters, summed over the pass's runs.
+    for (size_t i = 0; i < counts.size(); ++i) {
+      if (i == 0 || counts[i].pass != counts[i - 1].pass)
+        llvm::errs() << (i ? "\n" : "") << "onnxc: pass " << counts[i].pass
+                     << ":";
+      llvm::errs() << " " << counts[i].count << " " << counts[i].counter;
+    }
+    if (!counts.empty())
+      llvm::errs() << "\n";
+    llvm::errs() << "onnxc: graph optimizer -O" << options.optLevel << ": "
+                 << nodesBefore << " nodes before, " << countModuleNodes()
+                 << " after\n";
+  }
+  return module;
+}
+
 } // namespace
+
+bool optimizeModel(const CompilerOptions &options) {
+  DialectRegistry registry;
+  registerAllDialects(registry);
+  registry.insert<onnx::ONNXDialect>();
+  MLIRContext ctx(registry);
+  ctx.loadAllAvailableDialects();
+  ctx.printOpOnDiagnostic(false);
+  CliDiagnostics diagnostics(ctx);
+
+  if (options.outputPath.empty() || options.outputPath == "-") {
+    printError("onnxc optimize needs an output file (-o OPTIMIZED.onnx)");
+    return false;
+  }
+  bool same = options.outputPath == options.modelPath;
+  if (!same && llvm::sys::fs::exists(options.outputPath))
+    llvm::sys::fs::equivalent(options.outputPath, options.modelPath, same);
+  if (same) {
+    printError(options.outputPath + ": the output would overwrite the model");
+    return false;
+  }
+  OwningOpRef<ModuleOp> module = importAndOptimize(ctx, options);
+  if (!module)
+    return false;
+  return succeeded(exportOnnxModel(*module, options.outputPath));
+}
 
 bool compileModel(const CompilerOptions &options) {
   DialectRegistry registry;
@@ -155,21 +234,24 @@ bool compileModel(const CompilerOptions &options) {
   }
 
   // Import.
-  ImportOptions importOptions;
-  importOptions.inputShapes = options.inputShapes;
-  OwningOpRef<ModuleOp> module =
-      importOnnxModel(ctx, options.modelPath, importOptions);
-  if (!module)
-    return false;
-  if (options.emit == EmitKind::Onnx)
+  if (options.emit == EmitKind::Onnx) {
+    ImportOptions importOptions;
+    importOptions.inputShapes = options.inputShapes;
+    OwningOpRef<ModuleOp> module =
+        importOnnxModel(ctx, options.modelPath, importOptions);
+    if (!module)
+      return false;
     return writeOutput(outputPath, [&](llvm::raw_ostream &os) {
       module->print(os);
       os << "\n";
     });
+  }
 
-  // Shape inference, graph passes, partitioning.
+  // Import, shape inference, the graph optimizer; then partitioning.
+  OwningOpRef<ModuleOp> module = importAndOptimize(ctx, options);
+  if (!module)
+    return false;
   PassManager graphPm(&ctx);
-  graphPm.addNestedPass<func::FuncOp>(createShapeInferencePass());
   graphPm.addNestedPass<func::FuncOp>(createPartitionPass(options.targets));
   if (failed(graphPm.run(*module)))
     return false;

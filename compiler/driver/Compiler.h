@@ -21,7 +21,8 @@ enum class EmitKind {
 struct CompilerOptions {
   std::string modelPath;
   std::string outputPath; // "-" writes text kinds to stdout
-  int optLevel = 2;
+  int optLevel = 2; // the graph optimizer's and LLVM's level, 0..3
+  bool printPassStats = false; // what each graph pass rewrote, node counts
   EmitKind emit = EmitKind::Lib;
   std::map<std::string, std::vector<int64_t>> inputShapes;
   std::vector<std::string> targets = {"cpu"};
@@ -33,6 +34,11 @@ struct CompilerOptions {
 /// Compiles a model as `options` says. On failure prints one line
 /// `onnxc: error: ...` per error to stderr and returns false.
 bool compileModel(const CompilerOptions &options);
+
+/// Imports `options.modelPath`, infers shapes, optimizes the graph at
+/// `options.optLevel` and writes it as an ONNX model to `options.outputPath`
+/// (never over the model itself). Same error reporting as compileModel.
+bool optimizeModel(const CompilerOptions &options);
 
 } // namespace onnxc
 

@@ -7,6 +7,7 @@
 
 #include "compiler/dialect/OnnxDialect.h"
 #include "compiler/dialect/ShapeInference.h"
+#include "passes/OptimizationPipeline.h"
 #include "passes/Passes.h"
 #include "targets/cpu/Passes.h"
 
@@ -19,6 +20,7 @@ int main(int argc, char **argv) {
   mlir::registerAllPasses();
   onnxc::registerShapeInferencePasses();
   onnxc::registerGraphPasses();
+  onnxc::registerGraphOptimizationPipeline();
   onnxc::cpu::registerCpuPasses();
 
   mlir::DialectRegistry registry;

@@ -18,11 +18,20 @@ namespace onnxc::cli {
 struct CompileOptions {
   std::string model;
   std::string output;       // -o; derived from the model name when empty
-  int optLevel = 2;         // -O0..-O3
+  int optLevel = 2;         // -O0..-O3 (kDefaultOptLevel)
+  bool printPassStats = false;
   std::string emit = "lib"; // onnx | mlir | llvm | obj | lib
   std::vector<std::string> shapes; // NAME=1x3x224x224
   std::string mtriple;
   std::string mcpu;
+};
+
+struct OptimizeOptions {
+  std::string model;
+  std::string output; // -o, required; never the model itself
+  int optLevel = 2;
+  bool printPassStats = false;
+  std::vector<std::string> shapes;
 };
 
 struct RunOptions {
@@ -36,6 +45,7 @@ struct InfoOptions {
 };
 
 int runCompile(const CompileOptions &opts);
+int runOptimize(const OptimizeOptions &opts);
 int runRun(const RunOptions &opts);
 int runInfo(const InfoOptions &opts);
 

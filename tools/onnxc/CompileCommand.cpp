@@ -1,4 +1,4 @@
-//===- CompileCommand.cpp - `onnxc compile` -------------------------------===//
+//===- CompileCommand.cpp - `onnxc compile` and `onnxc optimize` ----------===//
 
 #include "compiler/driver/Compiler.h"
 #include "tools/onnxc/Commands.h"
@@ -39,6 +39,7 @@ int runCompile(const CompileOptions &opts) {
   options.modelPath = opts.model;
   options.outputPath = opts.output;
   options.optLevel = opts.optLevel;
+  options.printPassStats = opts.printPassStats;
   options.triple = opts.mtriple;
   options.cpu = opts.mcpu;
   options.emit = llvm::StringSwitch<EmitKind>(opts.emit)
@@ -51,6 +52,18 @@ int runCompile(const CompileOptions &opts) {
     if (!parseShape(spec, options.inputShapes))
       return 2;
   return compileModel(options) ? 0 : 1;
+}
+
+int runOptimize(const OptimizeOptions &opts) {
+  CompilerOptions options;
+  options.modelPath = opts.model;
+  options.outputPath = opts.output;
+  options.optLevel = opts.optLevel;
+  options.printPassStats = opts.printPassStats;
+  for (const std::string &spec : opts.shapes)
+    if (!parseShape(spec, options.inputShapes))
+      return 2;
+  return optimizeModel(options) ? 0 : 1;
 }
 
 } // namespace onnxc::cli

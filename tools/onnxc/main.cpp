@@ -1,6 +1,7 @@
 //===- main.cpp - The onnxc command line ----------------------------------===//
 //
 //   onnxc compile MODEL.onnx -o OUT.so [-O0..-O3] [--emit ...] [--shape ...]
+//   onnxc optimize MODEL.onnx -o OPTIMIZED.onnx [-O0..-O3] [--shape ...]
 //   onnxc run ARTIFACT.so --input NAME=FILE ... [--output-dir DIR]
 //   onnxc info MODEL.onnx|ARTIFACT.so
 //
@@ -23,8 +24,14 @@ int main(int argc, char **argv) {
       app.add_subcommand("compile", "compile an ONNX model to a native artifact");
   compileCmd->add_option("model", compile.model, "the .onnx model")->required();
   compileCmd->add_option("-o,--output", compile.output, "the artifact to write");
-  compileCmd->add_option("-O", compile.optLevel, "optimization level 0..3")
+  compileCmd
+      ->add_option("-O", compile.optLevel,
+                   "optimization level: 0 none, 1 basic graph rewrites, 2 "
+                   "extended (fusions; the default), 3 layout")
       ->check(CLI::Range(0, 3));
+  compileCmd->add_flag("--print-pass-stats", compile.printPassStats,
+                       "print what each graph pass rewrote and the node "
+                       "count before and after the graph optimizer");
   compileCmd
       ->add_option("--emit", compile.emit,
                    "what to write: onnx (imported graph), mlir (optimized "
@@ -35,6 +42,23 @@ int main(int argc, char **argv) {
                          "fix an input's shape: NAME=1x3x224x224");
   compileCmd->add_option("--mtriple", compile.mtriple, "target triple");
   compileCmd->add_option("--mcpu", compile.mcpu, "target CPU");
+
+  OptimizeOptions optimize;
+  CLI::App *optimizeCmd = app.add_subcommand(
+      "optimize", "write the optimized graph as an ONNX model");
+  optimizeCmd->add_option("model", optimize.model, "the .onnx model")
+      ->required();
+  optimizeCmd->add_option("-o,--output", optimize.output,
+                          "the optimized .onnx model to write")
+      ->required();
+  optimizeCmd
+      ->add_option("-O", optimize.optLevel,
+                   "optimization level 0..3 (default 2), as for compile")
+      ->check(CLI::Range(0, 3));
+  optimizeCmd->add_flag("--print-pass-stats", optimize.printPassStats,
+                        "print what each graph pass rewrote");
+  optimizeCmd->add_option("--shape", optimize.shapes,
+                          "fix an input's shape: NAME=1x3x224x224");
 
   RunOptions run;
   CLI::App *runCmd = app.add_subcommand("run", "run a compiled artifact");
@@ -55,6 +79,8 @@ int main(int argc, char **argv) {
   }
   if (*compileCmd)
     return runCompile(compile);
+  if (*optimizeCmd)
+    return runOptimize(optimize);
   if (*runCmd)
     return runRun(run);
   return runInfo(info);

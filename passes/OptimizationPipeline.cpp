@@ -1,0 +1,86 @@
+//===- OptimizationPipeline.cpp - The graph optimizer by -O level ---------===//
+//
+// What each optimization level runs on the shape-inferred onnx graph, in
+// order. The levels follow ONNX Runtime's:
+//
+//   -O0  none      the graph as imported
+//   -O1  basic     constant folding, redundant-node elimination, CSE, and
+//                  the fusions that only rewrite onnx ops into onnx ops
+//   -O2  extended  + the fusions into the `onnxc` dialect's fused ops
+//                  (the default: kDefaultOptLevel)
+//   -O3  layout    + layout transformations (none yet: as -O2)
+//
+// Shape inference runs again at the end: folding and fusion can make types
+// more precise (a Reshape whose target became a constant), and later stages
+// rely on every value having its most precise type.
+//
+//===----------------------------------------------------------------------===//
+
+#include "passes/OptimizationPipeline.h"
+
+// MLIR first: ShapeInference.h forward-declares LogicalResult.
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Pass/Pass.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+
+#include "compiler/dialect/ShapeInference.h"
+#include "passes/Passes.h"
+
+using namespace mlir;
+
+namespace onnxc {
+
+/// The cleanups every level from -O1 runs, and runs again after fusions
+/// (a fusion can leave a Reshape pair or a duplicate constant behind).
+static void addCleanups(OpPassManager &funcPm) {
+  funcPm.addPass(createConstantFoldingPass());
+  funcPm.addPass(createRedundantNodeEliminationPass());
+  funcPm.addPass(createCommonSubexpressionEliminationPass());
+}
+
+void buildGraphOptimizationPipeline(OpPassManager &pm, int level) {
+  if (level <= 0)
+    return;
+  OpPassManager &funcPm = pm.nest<func::FuncOp>();
+
+  // -O1, basic.
+  addCleanups(funcPm);
+  // Shape inference again: constants folded out of Shape/Gather chains can
+  // make more types static, which the redundant-node rules key on.
+  funcPm.addPass(createShapeInferencePass());
+  funcPm.addPass(createRedundantNodeEliminationPass());
+  // ---- Level-1 fusions go here (onnx -> onnx rewrites: Conv+BatchNorm,
+  // ---- Conv+Add/Mul, MatMul+Add -> Gemm, Relu+Clip, ...; passes/fusion/).
+
+  if (level >= 2) {
+    // -O2, extended.
+    // ---- Level-2 fusions go here (onnx -> onnxc fused ops: LayerNorm, GELU,
+    // ---- attention, Conv/Gemm/MatMul + activation, ...; passes/fusion/).
+  }
+
+  if (level >= 3) {
+    // -O3, layout: NCHWc for CPU convolution chains (not written yet).
+  }
+
+  addCleanups(funcPm);
+  funcPm.addPass(createShapeInferencePass());
+}
+
+namespace {
+struct OptimizationPipelineOptions
+    : PassPipelineOptions<OptimizationPipelineOptions> {
+  Option<int> level{*this, "level", llvm::cl::desc("optimization level 0..3"),
+                    llvm::cl::init(kDefaultOptLevel)};
+};
+} // namespace
+
+void registerGraphOptimizationPipeline() {
+  PassPipelineRegistration<OptimizationPipelineOptions>(
+      "onnxc-optimize", "The graph optimizer of onnxc -O<level>",
+      [](OpPassManager &pm, const OptimizationPipelineOptions &options) {
+        buildGraphOptimizationPipeline(pm, options.level);
+      });
+}
+
+} // namespace onnxc
