@@ -7,7 +7,9 @@
 
 #include "compiler/dialect/OnnxDialect.h"
 #include "compiler/dialect/ShapeInference.h"
+#include "compiler/dialect/onnxc/OnnxcDialect.h"
 #include "passes/Passes.h"
+#include "passes/fusion/FusionPasses.h"
 #include "targets/cpu/Passes.h"
 
 #include "mlir/InitAllDialects.h"
@@ -19,12 +21,13 @@ int main(int argc, char **argv) {
   mlir::registerAllPasses();
   onnxc::registerShapeInferencePasses();
   onnxc::registerGraphPasses();
+  onnxc::registerFusionPasses();
   onnxc::cpu::registerCpuPasses();
 
   mlir::DialectRegistry registry;
   mlir::registerAllDialects(registry);
   mlir::registerAllExtensions(registry);
-  registry.insert<onnxc::onnx::ONNXDialect>();
+  registry.insert<onnxc::onnx::ONNXDialect, onnxc::fused::OnnxcDialect>();
   return mlir::asMainReturnCode(
       mlir::MlirOptMain(argc, argv, "onnxc pass driver\n", registry));
 }

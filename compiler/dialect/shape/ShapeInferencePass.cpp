@@ -262,6 +262,7 @@ static const RuleTable &getRuleTable() {
     addAttentionRules(rules);
     addLossRules(rules);
     addCol2ImRules(rules);
+    addFusedRules(rules);
     return rules;
   }();
   return table;
@@ -282,7 +283,10 @@ static RankedTensorType mergeTypes(RankedTensorType a, RankedTensorType b) {
 }
 
 LogicalResult inferOp(Operation *op, InferenceState &state) {
-  if (!llvm::isa_and_nonnull<onnx::ONNXDialect>(op->getDialect()) ||
+  // onnx ops, and the graph optimizer's fused ops (dialect `onnxc`, rules in
+  // Fused.cpp), which may come back from an exported optimized model.
+  if ((!llvm::isa_and_nonnull<onnx::ONNXDialect>(op->getDialect()) &&
+       op->getName().getDialectNamespace() != "onnxc") ||
       llvm::isa<onnx::NoValueOp, onnx::YieldOp>(op))
     return success();
   for (Type t : op->getOperandTypes())

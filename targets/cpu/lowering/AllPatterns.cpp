@@ -33,6 +33,7 @@ void populateAllLoweringPatterns(const mlir::TypeConverter &typeConverter,
   populateGeneratorPatterns(typeConverter, patterns);
   populateSelectionPatterns(typeConverter, patterns);
   populateLinearAlgebraPatterns(typeConverter, patterns);
+  populateFusedPatterns(typeConverter, patterns);
 }
 
 } // namespace onnxc::cpu

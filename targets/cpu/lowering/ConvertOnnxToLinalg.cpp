@@ -107,6 +107,8 @@ struct ConvertOnnxToLinalgPass
                            scf::SCFDialect,
                            bufferization::BufferizationDialect>();
     target.addIllegalDialect<onnx::ONNXDialect>();
+    // The graph optimizer's fused ops (compiler/dialect/onnxc) too.
+    target.addIllegalDialect("onnxc");
     target.addLegalOp<onnx::NoValueOp, UnrealizedConversionCastOp>();
     target.addDynamicallyLegalOp<func::FuncOp>([&](func::FuncOp op) {
       return typeConverter.isSignatureLegal(op.getFunctionType());

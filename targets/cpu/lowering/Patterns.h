@@ -96,6 +96,9 @@ void populateCenterCropPadPatterns(const mlir::TypeConverter &typeConverter,
 // Col2Im (Col2Im.cpp)
 void populateCol2ImPatterns(const mlir::TypeConverter &typeConverter,
                             mlir::RewritePatternSet &patterns);
+// onnxc.FusedConv, FusedMatMul, FusedGemm (Fused.cpp)
+void populateFusedPatterns(const mlir::TypeConverter &typeConverter,
+                           mlir::RewritePatternSet &patterns);
 
 /// Every family above, in one place: the conversion pass and the capability
 /// table (CpuTarget.cpp) both take exactly this set. A new family file adds
