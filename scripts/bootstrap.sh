@@ -10,6 +10,7 @@ debian_packages=(
   llvm-19-dev libmlir-19-dev mlir-19-tools llvm-19-tools lld-19 liblld-19-dev
   libonnx-dev libprotobuf-dev protobuf-compiler libfmt-dev libcli11-dev
   libgtest-dev zlib1g-dev libzstd-dev
+  clang-19 libclang-rt-19-dev
 )
 
 missing=()

@@ -198,6 +198,15 @@ LogicalResult ModelImporter::readOpsets(ModuleOp module) {
       return emitError(fileLoc)
              << "opset_import of domain '" << displayDomain(domain)
              << "' has version " << opset.version();
+    // A newer opset may have changed the semantics of ops whose names we
+    // know; compiling it with the older definitions would be a silent
+    // wrong answer.
+    std::optional<int> newest = newestOpset(domain);
+    if (newest && opset.version() > *newest)
+      return emitError(fileLoc)
+             << "the model imports opset " << opset.version() << " of domain '"
+             << displayDomain(domain) << "'; onnxc knows opsets up to "
+             << *newest;
     if (!opsets.emplace(domain, opset.version()).second)
       return emitError(fileLoc) << "opset_import lists domain '"
                                 << displayDomain(domain) << "' twice";
@@ -607,7 +616,8 @@ LogicalResult ModelImporter::importNode(const ::onnx::NodeProto &node,
           failed(importSubgraph(*region.second, (*op)->getRegion(i), loc,
                                 region.first)))
         return failure();
-    results.assign((*op)->result_begin(), (*op)->result_end());
+    Operation *built = finishNormalizedNode(emitter, pending, *op);
+    results.assign(built->result_begin(), built->result_end());
   }
 
   for (auto [i, name] : llvm::enumerate(node.output())) {

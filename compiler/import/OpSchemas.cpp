@@ -6,6 +6,7 @@
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/Twine.h"
 
+#include <algorithm>
 #include <string>
 
 namespace onnxc {
@@ -85,6 +86,16 @@ std::optional<std::string> dialectOpName(llvm::StringRef domain,
   if (domain == "ai.onnx.ml")
     return (llvm::Twine("onnx.ml.") + opType).str();
   return std::nullopt;
+}
+
+std::optional<int> newestOpset(llvm::StringRef domain) {
+  if (domain == "ai.onnx")
+    domain = "";
+  std::optional<int> newest;
+  for (const OnnxOpSchema &schema : kOnnxOpSchemas)
+    if (domain == schema.domain)
+      newest = std::max(newest.value_or(0), schema.newestVersion());
+  return newest;
 }
 
 } // namespace onnxc

@@ -86,6 +86,11 @@ const OnnxOpSchema *lookupOpSchema(llvm::StringRef mlirName);
 std::optional<std::string> dialectOpName(llvm::StringRef domain,
                                          llvm::StringRef opType);
 
+/// The newest opset of `domain` ("" or "ai.onnx", "ai.onnx.ml") that the
+/// schemas define (the largest since_version of its ops); nothing for a
+/// domain the dialect does not have.
+std::optional<int> newestOpset(llvm::StringRef domain);
+
 } // namespace onnxc
 
 #endif // ONNXC_COMPILER_IMPORT_OPSCHEMAS_H

@@ -13,6 +13,7 @@
 
 #include "compiler/import/OpsetNormalize.h"
 
+#include "compiler/dialect/OnnxDialect.h"
 #include "compiler/import/OpEmitter.h"
 #include "compiler/import/OpSchemas.h"
 #include "compiler/import/TensorConverter.h"
@@ -740,8 +741,30 @@ LogicalResult normalizeRecurrent(PendingNode &node) {
   return success();
 }
 
+/// Scan-8 scanned a batch: every input has a leading batch dim, the body sees
+/// one batch element, and sequence_lens (the first input) could shorten each
+/// element's sequences. Without sequence_lens it is a Scan over the batch
+/// whose body is a newest-form Scan over one element: the node is built as
+/// that inner Scan (`directions` became scan_input_directions), and
+/// finishNormalizedNode wraps the outer one around it once its body is
+/// imported.
+LogicalResult normalizeScan(PendingNode &node) {
+  if (node.version >= 9)
+    return success();
+  if (!node.inputs.empty() && node.inputs.front())
+    return emitError(node.loc) << "Scan-8 with sequence_lens is not supported";
+  if (llvm::is_contained(node.outputPresent, false))
+    return emitError(node.loc) << "Scan-8 with omitted outputs is not "
+                                  "supported";
+  if (!node.inputs.empty())
+    node.inputs.erase(node.inputs.begin());
+  if (Attribute directions = node.attributes.erase("directions"))
+    node.attributes.set("scan_input_directions", directions);
+  return success();
+}
+
 /// Versions whose meaning differs from the newest and that are not rewritten:
-/// Scan-8 (batched, with sequence_lens), Tile-1 (tiles + axis), and
+/// Tile-1 (tiles + axis), and
 /// GroupNormalization-18 (scale and bias per group, not per channel).
 LogicalResult refuseOldVersion(PendingNode &node, int firstSupported) {
   if (node.version < firstSupported)
@@ -805,7 +828,7 @@ LogicalResult normalizeDefaultDomain(OpEmitter &emitter, PendingNode &node,
   if (op == "GRU" || op == "LSTM" || op == "RNN")
     return normalizeRecurrent(node);
   if (op == "Scan")
-    return refuseOldVersion(node, 9);
+    return normalizeScan(node);
   if (op == "Tile")
     return refuseOldVersion(node, 6);
   if (op == "GroupNormalization")
@@ -831,6 +854,36 @@ LogicalResult normalizeNode(OpEmitter &emitter, PendingNode &node,
   if (StringRef(node.schema->domain).empty())
     return normalizeDefaultDomain(emitter, node, replacement);
   return normalizeMlDomain(node);
+}
+
+Operation *finishNormalizedNode(OpEmitter &emitter, const PendingNode &node,
+                                Operation *op) {
+  if (opTypeOf(node) != "Scan" || node.version >= 9)
+    return op;
+  // Scan-8: an outer Scan over the batch (every input scanned along dim 0,
+  // every output stacked along dim 0) whose body runs `op` on one element.
+  OpBuilder &builder = emitter.getBuilder();
+  OpBuilder::InsertionGuard guard(builder);
+  builder.setInsertionPoint(op);
+  Location loc = op->getLoc();
+  Type unknown = onnx::UnknownType::get(builder.getContext());
+  OperationState state(loc, op->getName());
+  state.addOperands(op->getOperands());
+  state.addTypes(op->getResultTypes());
+  state.addAttribute("num_scan_inputs",
+                     builder.getI64IntegerAttr(op->getNumOperands()));
+  Block *body = new Block();
+  state.addRegion()->push_back(body);
+  for (unsigned i = 0; i < op->getNumOperands(); ++i)
+    body->addArgument(unknown, loc);
+  Operation *outer = builder.create(state);
+  op->moveBefore(body, body->end());
+  op->setOperands(body->getArguments());
+  builder.setInsertionPointToEnd(body);
+  OperationState yield(loc, "onnx.Yield");
+  yield.addOperands(op->getResults());
+  builder.create(yield);
+  return outer;
 }
 
 } // namespace onnxc

@@ -48,6 +48,14 @@ mlir::LogicalResult
 normalizeNode(OpEmitter &emitter, PendingNode &node,
               std::optional<llvm::SmallVector<mlir::Value>> &replacement);
 
+/// Finishes a node built from a rewritten `node` once its regions are
+/// imported, for rewrites that need the body: Scan-8 (see normalizeScan).
+/// Returns the op whose results are the node's outputs (`op` itself when
+/// nothing is left to do).
+mlir::Operation *finishNormalizedNode(OpEmitter &emitter,
+                                      const PendingNode &node,
+                                      mlir::Operation *op);
+
 } // namespace onnxc
 
 #endif // ONNXC_COMPILER_IMPORT_OPSETNORMALIZE_H

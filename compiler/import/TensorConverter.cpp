@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <limits>
 
 using namespace mlir;
 
@@ -126,12 +127,28 @@ convertTensorType(MLIRContext *ctx, const ::onnx::TypeProto &type,
   if (!tensor.has_shape())
     return TensorType(UnrankedTensorType::get(*elementType));
   llvm::SmallVector<int64_t> shape;
+  int64_t elements = 1;
   for (const ::onnx::TensorShapeProto_Dimension &dim : tensor.shape().dim()) {
     // A negative dim_value is invalid ONNX; some exporters write -1 for an
-    // unknown size, which is what it is read as.
+    // unknown size, which is what it is read as. Any other negative value
+    // is refused rather than guessed at.
+    if (dim.has_dim_value() && dim.dim_value() < -1) {
+      emitError() << "dim " << shape.size() << " is " << dim.dim_value()
+                  << " (a size must be >= 0)";
+      return failure();
+    }
     bool isStatic = dim.has_dim_value() && dim.dim_value() >= 0;
     shape.push_back(isStatic ? dim.dim_value() : ShapedType::kDynamic);
     dimParams.push_back(dim.has_dim_param() ? dim.dim_param() : "");
+    // Every later size computation (bytes, strides, offsets) multiplies by
+    // the element width too: keep a margin of 2^4 below int64's range.
+    if (isStatic &&
+        (llvm::MulOverflow(elements, dim.dim_value(), elements) ||
+         elements > (std::numeric_limits<int64_t>::max() >> 4))) {
+      emitError() << "the shape's element count overflows (too large to "
+                     "address)";
+      return failure();
+    }
   }
   return TensorType(RankedTensorType::get(shape, *elementType));
 }

@@ -55,6 +55,10 @@ void buildCpuLoweringPipeline(OpPassManager &pm, int optLevel) {
   pm.addPass(bufferization::createEmptyTensorToAllocTensorPass());
   bufferization::OneShotBufferizationOptions bufferization;
   bufferization.bufferizeFunctionBoundaries = true;
+  // Loops lowered from Loop/Scan carry tensors whose new value is a fresh
+  // buffer (a body result, a grown scan buffer), not the iteration's
+  // argument updated in place.
+  bufferization.allowReturnAllocsFromLoops = true;
   bufferization.setFunctionBoundaryTypeConversion(
       bufferization::LayoutMapOption::IdentityLayoutMap);
   pm.addPass(bufferization::createOneShotBufferizePass(bufferization));
@@ -62,6 +66,8 @@ void buildCpuLoweringPipeline(OpPassManager &pm, int optLevel) {
   bufferization::buildBufferDeallocationPipeline(pm, deallocation);
   pm.addPass(createBufferizationToMemRefPass());
   pm.addPass(createCanonicalizerPass());
+  // Weights as flat 1-D globals, for compile memory (the pass says why).
+  pm.addPass(createFlattenConstantGlobals());
 
   // Loops, then the LLVM dialect.
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());

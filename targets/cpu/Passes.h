@@ -21,6 +21,10 @@ std::unique_ptr<mlir::Pass> createConvertOnnxToLinalgPass();
 /// pass base.
 std::unique_ptr<mlir::Pass> createDynamicExpandShapeToReshape();
 
+/// Constant memref.globals of rank > 1 -> 1-D globals plus expand_shape views
+/// (see transforms/FlattenConstantGlobals.cpp).
+std::unique_ptr<mlir::Pass> createFlattenConstantGlobals();
+
 /// Everything after convert-onnx-to-linalg: bufferization, deallocation,
 /// loops, and the conversion to the LLVM dialect (CpuPipeline.cpp).
 void buildCpuLoweringPipeline(mlir::OpPassManager &pm, int optLevel);

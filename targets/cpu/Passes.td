@@ -32,4 +32,16 @@ def DynamicExpandShapeToReshape
                            "mlir::tensor::TensorDialect"];
 }
 
+def FlattenConstantGlobals
+    : Pass<"onnxc-flatten-constant-globals", "mlir::ModuleOp"> {
+  let summary = "Give constant memref.globals of rank > 1 a 1-D type";
+  let description = [{
+    Keeps the LLVM translation of weights one flat constant array per global
+    instead of millions of nested row constants (see
+    transforms/FlattenConstantGlobals.cpp). Each memref.get_global expands the
+    flat global back to its original shape.
+  }];
+  let dependentDialects = ["mlir::memref::MemRefDialect"];
+}
+
 #endif

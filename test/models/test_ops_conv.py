@@ -5,7 +5,7 @@ batch and spatial dims, output_padding and output_shape."""
 import numpy as np
 import pytest
 
-from single_op import check_op
+from node_cases import check_node
 
 RNG = np.random.default_rng(22)
 
@@ -53,23 +53,23 @@ CONV = [
 def test_conv(inputs, attrs, dynamic):
     # Weights and bias are initializers, as in exported models.
     constant = [k for k in (1, 2) if inputs[k] is not None]
-    check_op("Conv", inputs, attrs, dynamic=dynamic, constant=constant)
+    check_node("Conv", inputs, attrs, dynamic=dynamic, constants=constant)
 
 
 def test_conv_f16():
-    check_op("Conv", [f(1, 2, 7, 8, dtype=np.float16), f(3, 2, 3, 3, dtype=np.float16),
+    check_node("Conv", [f(1, 2, 7, 8, dtype=np.float16), f(3, 2, 3, 3, dtype=np.float16),
                       f(3, dtype=np.float16)], dict(pads=[1, 1, 1, 1]),
-             constant=[1, 2], rtol=3e-3)
+             constants=[1, 2], rtol=3e-3)
 
 
 def test_conv_transpose_f16():
-    check_op("ConvTranspose", [f(1, 2, 4, 4, dtype=np.float16),
+    check_node("ConvTranspose", [f(1, 2, 4, 4, dtype=np.float16),
                                f(2, 3, 3, 3, dtype=np.float16), None],
-             dict(strides=[2, 2]), constant=[1], rtol=3e-3)
+             dict(strides=[2, 2]), constants=[1], rtol=3e-3)
 
 
 def test_conv_weights_as_inputs():
-    check_op("Conv", [f(2, 3, 7, 9), f(4, 3, 3, 3), f(4)], dict(pads=[1, 0, 1, 2]))
+    check_node("Conv", [f(2, 3, 7, 9), f(4, 3, 3, 3), f(4)], dict(pads=[1, 0, 1, 2]))
 
 
 CONV_TRANSPOSE = [
@@ -101,4 +101,4 @@ CONV_TRANSPOSE = [
                          ids=[c[0] for c in CONV_TRANSPOSE])
 def test_conv_transpose(inputs, attrs, dynamic):
     constant = [k for k in (1, 2) if inputs[k] is not None]
-    check_op("ConvTranspose", inputs, attrs, dynamic=dynamic, constant=constant)
+    check_node("ConvTranspose", inputs, attrs, dynamic=dynamic, constants=constant)

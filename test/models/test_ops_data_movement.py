@@ -7,16 +7,16 @@ Every input is fed one of three ways: a graph input with a static shape
 ("in"), a graph input whose dims all get their own symbolic name ("dyn": the
 lowering sees `?` dims, unit dims included, and reads index inputs at run
 time), or an initializer ("init": a compile-time constant). Distinct names
-matter here: node_cases.py names dims by broadcast position, which would
-tell shape inference that e.g. Concat's inputs agree along the axis."""
-import subprocess
-
+matter here: node_cases.py's `symbolic` names dims by broadcast position,
+which would tell shape inference that e.g. Concat's inputs agree along the
+axis; "dyn" uses its `dynamic` mode instead."""
 import numpy as np
 import onnx
 import pytest
-from onnx import TensorProto, helper, numpy_helper
+from onnx import helper, numpy_helper
 
-from onnxc_runner import check_against_ort as _check_against_ort
+from node_cases import check_node
+from onnxc_runner import check_against_ort
 
 OPSET = 21
 RNG = np.random.default_rng(5)
@@ -36,43 +36,15 @@ def scalar(value, dtype):
     return np.array(value, dtype=dtype)
 
 
-def check_against_ort(model, feeds, **kwargs):
-    """The harness's comparison, failing with onnxc's diagnostics."""
-    try:
-        return _check_against_ort(model, feeds, **kwargs)
-    except subprocess.CalledProcessError as error:
-        pytest.fail(f"onnxc failed ({error.returncode}):\n{error.stderr}")
-
-
 def run(op, inputs, kinds=None, attrs=None, outputs=1, expected=None):
     """Builds a one-node model of `op` and checks it against ONNX Runtime.
     `inputs` are arrays or None (an omitted optional input); `kinds` gives
     each one's feeding ("in", "dyn", "init"; default "in")."""
     kinds = kinds or ["in"] * len(inputs)
-    graph_inputs, inits, feeds, names = [], [], {}, []
-    for k, (value, kind) in enumerate(zip(inputs, kinds)):
-        if value is None:
-            names.append("")
-            continue
-        name = f"in{k}"
-        names.append(name)
-        if kind == "init":
-            inits.append(numpy_helper.from_array(value, name))
-            continue
-        elem = helper.np_dtype_to_tensor_dtype(value.dtype)
-        dims = [f"{name}_d{d}" for d in range(value.ndim)] if kind == "dyn" \
-            else list(value.shape)
-        graph_inputs.append(helper.make_tensor_value_info(name, elem, dims))
-        feeds[name] = value
-    while names and names[-1] == "":
-        names.pop()  # trailing omitted inputs are left out, not named ""
-    out_names = [f"out{k}" for k in range(outputs)]
-    node = helper.make_node(op, names, out_names, **(attrs or {}))
-    graph = helper.make_graph(
-        [node], op.lower(), graph_inputs,
-        [helper.make_empty_tensor_value_info(n) for n in out_names], inits)
-    return check_against_ort(make_model(graph), feeds, rtol=1e-6,
-                             expected=expected)
+    return check_node(op, inputs, attrs, opset=OPSET, num_outputs=outputs,
+                      constants={k for k, kind in enumerate(kinds) if kind == "init"},
+                      dynamic={k: "all" for k, kind in enumerate(kinds) if kind == "dyn"},
+                      rtol=1e-6, expected=expected)
 
 
 def make_model(graph):

@@ -5,7 +5,7 @@ every C broadcast."""
 import numpy as np
 import pytest
 
-from single_op import check_op
+from node_cases import check_node
 
 RNG = np.random.default_rng(21)
 
@@ -42,16 +42,16 @@ MATMUL = [
 @pytest.mark.parametrize("inputs,dynamic", [c[1:] for c in MATMUL],
                          ids=[c[0] for c in MATMUL])
 def test_matmul(inputs, dynamic):
-    check_op("MatMul", inputs, dynamic=dynamic)
+    check_node("MatMul", inputs, dynamic=dynamic)
 
 
 def test_matmul_f16():
     a, b = f(7, 33, dtype=np.float16), f(33, 5, dtype=np.float16)
-    check_op("MatMul", [a, b], rtol=2e-3)
+    check_node("MatMul", [a, b], rtol=2e-3)
 
 
 def test_matmul_weights_constant():
-    check_op("MatMul", [f(4, 7, 13), f(13, 5)], dynamic={0: [0]}, constant=[1])
+    check_node("MatMul", [f(4, 7, 13), f(13, 5)], dynamic={0: [0]}, constants=[1])
 
 
 GEMM = [
@@ -70,29 +70,29 @@ GEMM = [
 @pytest.mark.parametrize("inputs,attrs", [c[1:] for c in GEMM],
                          ids=[c[0] for c in GEMM])
 def test_gemm(inputs, attrs):
-    check_op("Gemm", inputs, attrs)
+    check_node("Gemm", inputs, attrs)
 
 
 def test_gemm_f16():
-    check_op("Gemm", [f(7, 13, dtype=np.float16), f(5, 13, dtype=np.float16),
+    check_node("Gemm", [f(7, 13, dtype=np.float16), f(5, 13, dtype=np.float16),
                       f(5, dtype=np.float16)], dict(transB=1, alpha=0.5), rtol=3e-3)
 
 
 def test_gemm_f64():
-    check_op("Gemm", [f(7, 13, dtype=np.float64), f(13, 5, dtype=np.float64),
+    check_node("Gemm", [f(7, 13, dtype=np.float64), f(13, 5, dtype=np.float64),
                       f(7, 5, dtype=np.float64)], dict(beta=0.3))
 
 
 def test_gemm_symbolic_batch():
-    check_op("Gemm", [f(6, 13), f(5, 13), f(5)], dict(transB=1),
-             dynamic={0: [0]}, constant=[1, 2])
+    check_node("Gemm", [f(6, 13), f(5, 13), f(5)], dict(transB=1),
+             dynamic={0: [0]}, constants=[1, 2])
 
 
 def test_gemm_int32():
     # ONNX Runtime has no integer Gemm kernel: compare with numpy.
     a, b, c = i(7, 13), i(13, 5), i(5)
     expected = [(2 * (a @ b) + 3 * c).astype(np.int32)]
-    check_op("Gemm", [a, b, c], dict(alpha=2.0, beta=3.0), expected=expected)
+    check_node("Gemm", [a, b, c], dict(alpha=2.0, beta=3.0), expected=expected)
 
 
 MATMUL_INTEGER = [
@@ -111,4 +111,4 @@ MATMUL_INTEGER = [
 @pytest.mark.parametrize("inputs", [c[1] for c in MATMUL_INTEGER],
                          ids=[c[0] for c in MATMUL_INTEGER])
 def test_matmul_integer(inputs):
-    check_op("MatMulInteger", inputs, output_types=[np.int32])
+    check_node("MatMulInteger", inputs, out_dtypes=[np.int32])

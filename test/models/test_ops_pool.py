@@ -5,7 +5,7 @@ MaxPool, the Indices output and symbolic dims."""
 import numpy as np
 import pytest
 
-from single_op import check_op
+from node_cases import check_node
 
 RNG = np.random.default_rng(23)
 
@@ -32,7 +32,7 @@ MAX_POOL = [
 @pytest.mark.parametrize("x,attrs,dynamic", [c[1:] for c in MAX_POOL],
                          ids=[c[0] for c in MAX_POOL])
 def test_max_pool(x, attrs, dynamic):
-    check_op("MaxPool", [x], attrs, dynamic=dynamic)
+    check_node("MaxPool", [x], attrs, dynamic=dynamic)
 
 
 MAX_POOL_INDICES = [
@@ -46,7 +46,7 @@ MAX_POOL_INDICES = [
 @pytest.mark.parametrize("x,attrs", [c[1:] for c in MAX_POOL_INDICES],
                          ids=[c[0] for c in MAX_POOL_INDICES])
 def test_max_pool_indices(x, attrs):
-    check_op("MaxPool", [x], attrs, output_types=[np.float32, np.int64])
+    check_node("MaxPool", [x], attrs, out_dtypes=[np.float32, np.int64])
 
 
 AVERAGE_POOL = [
@@ -72,14 +72,14 @@ AVERAGE_POOL = [
 @pytest.mark.parametrize("x,attrs,dynamic", [c[1:] for c in AVERAGE_POOL],
                          ids=[c[0] for c in AVERAGE_POOL])
 def test_average_pool(x, attrs, dynamic):
-    check_op("AveragePool", [x], attrs, dynamic=dynamic)
+    check_node("AveragePool", [x], attrs, dynamic=dynamic)
 
 
 def test_half_and_double():
     x = f(1, 2, 7, 8)
-    check_op("MaxPool", [x.astype(np.float16)], dict(kernel_shape=[3, 3], pads=[1, 1, 1, 1]))
-    check_op("MaxPool", [x.astype(np.float64)], dict(kernel_shape=[3, 3], strides=[2, 2]))
-    check_op("AveragePool", [x.astype(np.float16)], dict(kernel_shape=[3, 3], pads=[1, 1, 1, 1]),
+    check_node("MaxPool", [x.astype(np.float16)], dict(kernel_shape=[3, 3], pads=[1, 1, 1, 1]))
+    check_node("MaxPool", [x.astype(np.float64)], dict(kernel_shape=[3, 3], strides=[2, 2]))
+    check_node("AveragePool", [x.astype(np.float16)], dict(kernel_shape=[3, 3], pads=[1, 1, 1, 1]),
              rtol=2e-3)
 
 
@@ -93,4 +93,4 @@ LP_POOL = [
 
 @pytest.mark.parametrize("x,attrs", [c[1:] for c in LP_POOL], ids=[c[0] for c in LP_POOL])
 def test_lp_pool(x, attrs):
-    check_op("LpPool", [x], attrs)
+    check_node("LpPool", [x], attrs)

@@ -7,7 +7,10 @@
 
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <string>
+#include <thread>
+#include <vector>
 
 namespace {
 
@@ -77,6 +80,79 @@ TEST(Loader, LoadsAndRunsTheExampleModel) {
   for (int i = 0; i < 10; ++i)
     EXPECT_NEAR(got[i], want[i], 1e-5f * std::fabs(want[i]) + 1e-7f) << i;
   model->release_tensor(&output);
+  onnxc_unload(lib);
+}
+
+/// Runs `model` (tiny_cnn) on `batch` images whose pixels derive from `seed`;
+/// returns the probabilities, or an empty vector with `error` set.
+std::vector<float> runTinyCnn(const onnxc_model *model, int batch, int seed,
+                              std::string &error) {
+  std::vector<float> pixels(static_cast<size_t>(batch) * 28 * 28);
+  for (size_t i = 0; i < pixels.size(); ++i)
+    pixels[i] = static_cast<float>((i * 7 + seed * 13) % 17) / 17.0f;
+  onnxc_tensor input{};
+  input.data = pixels.data();
+  input.rank = 4;
+  input.shape[0] = batch;
+  input.shape[1] = 1;
+  input.shape[2] = 28;
+  input.shape[3] = 28;
+  input.dtype = ONNXC_DTYPE_FLOAT;
+  input.size_bytes = pixels.size() * sizeof(float);
+  onnxc_tensor output{};
+  onnxc_error err;
+  if (model->run(model, &input, 1, &output, 1, &err) != ONNXC_OK) {
+    error = err.message;
+    return {};
+  }
+  const float *data = static_cast<const float *>(output.data);
+  std::vector<float> result(data, data + batch * 10);
+  model->release_tensor(&output);
+  return result;
+}
+
+/// One loaded artifact run from many threads at once, with different batch
+/// sizes and inputs per call: every result equals the serial run's, bit for
+/// bit (the artifact keeps no state between calls). Built with
+/// ThreadSanitizer by scripts/sanitize.sh.
+TEST(Loader, ManyThreadsShareOneLoadedArtifact) {
+  std::string artifact = ::testing::TempDir() + "/loader_test_threads.so";
+  std::string command = std::string(ONNXC_TEST_ONNXC) + " compile " +
+                        ONNXC_TEST_SOURCE_DIR +
+                        "/examples/models/tiny_cnn.onnx -o " + artifact;
+  ASSERT_EQ(std::system(command.c_str()), 0) << command;
+  onnxc_library *lib = nullptr;
+  onnxc_error err;
+  ASSERT_EQ(onnxc_load(artifact.c_str(), &lib, &err), ONNXC_OK)
+      << err.message;
+  const onnxc_model *model = onnxc_library_model(lib);
+
+  constexpr int kThreads = 8, kRunsPerThread = 40, kSeeds = 16;
+  std::vector<std::vector<float>> serial(kSeeds);
+  std::string error;
+  for (int seed = 0; seed < kSeeds; ++seed) {
+    serial[seed] = runTinyCnn(model, 1 + seed % 4, seed, error);
+    ASSERT_FALSE(serial[seed].empty()) << error;
+  }
+  std::vector<int> mismatches(kThreads, 0);
+  std::vector<std::string> errors(kThreads);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t)
+    threads.emplace_back([&, t] {
+      for (int r = 0; r < kRunsPerThread; ++r) {
+        int seed = (t * 5 + r) % kSeeds;
+        std::vector<float> got =
+            runTinyCnn(model, 1 + seed % 4, seed, errors[t]);
+        if (got.size() != serial[seed].size() ||
+            std::memcmp(got.data(), serial[seed].data(),
+                        got.size() * sizeof(float)) != 0)
+          ++mismatches[t];
+      }
+    });
+  for (std::thread &thread : threads)
+    thread.join();
+  for (int t = 0; t < kThreads; ++t)
+    EXPECT_EQ(mismatches[t], 0) << "thread " << t << ": " << errors[t];
   onnxc_unload(lib);
 }
 

@@ -3,7 +3,8 @@
 // Attention (opset 23+) takes Q, K, V as 4-D [batch, heads, seq, head_size]
 // tensors, or 3-D [batch, seq, heads * head_size] ones with q_num_heads and
 // kv_num_heads attributes. Y has Q's form with V's head size; the KV cache
-// outputs have past + current sequence length.
+// outputs have past + current sequence length. LinearAttention (opset 27)
+// takes the 3-D form only and returns its recurrent state.
 //
 //===----------------------------------------------------------------------===//
 
@@ -89,10 +90,44 @@ LogicalResult inferAttention(RuleContext &ctx) {
   return success();
 }
 
+/// LinearAttention: query [B, T, Hq * dk], key [B, T, Hkv * dk], value
+/// [B, T, Hkv * dv] -> output [B, T, Hq * dv] and present_state
+/// [B, Hkv, dk, dv] (past_state's type, else query's).
+LogicalResult inferLinearAttention(RuleContext &ctx) {
+  int64_t qHeads = ctx.getIntAttr("q_num_heads", 0);
+  int64_t kvHeads = ctx.getIntAttr("kv_num_heads", 0);
+  if (qHeads <= 0 || kvHeads <= 0 || qHeads % kvHeads != 0)
+    return ctx.emitError() << "q_num_heads (" << qHeads
+                           << ") must be a positive multiple of kv_num_heads ("
+                           << kvHeads << ")";
+  FailureOr<HeadsView> q = getHeadsView(ctx, 0, qHeads, "query");
+  FailureOr<HeadsView> k = getHeadsView(ctx, 1, kvHeads, "key");
+  FailureOr<HeadsView> v = getHeadsView(ctx, 2, kvHeads, "value");
+  if (failed(q) || failed(k) || failed(v))
+    return failure();
+  for (unsigned i = 0; i < 3; ++i)
+    if (ctx.getInputRank(i) != 3)
+      return ctx.emitError() << "query, key and value must be rank 3 [B, T, "
+                                "H * D], got "
+                             << ctx.getInputType(i);
+  Type stateElement = ctx.getInputElementType(0);
+  if (ctx.hasInput(3)) {
+    if (ctx.getInputRank(3) != 4)
+      return ctx.emitError()
+             << "past_state must be rank 4, got " << ctx.getInputType(3);
+    stateElement = ctx.getInputElementType(3);
+  }
+  ctx.setResult(0, ctx.getInputElementType(0),
+                {q->batch, q->seq, mul(qHeads, v->headSize)});
+  ctx.setResult(1, stateElement, {q->batch, kvHeads, q->headSize, v->headSize});
+  return success();
+}
+
 } // namespace
 
 void addAttentionRules(RuleTable &rules) {
   rules.add("Attention", inferAttention, 3);
+  rules.add("LinearAttention", inferLinearAttention, 3);
 }
 
 } // namespace onnxc::shape

@@ -74,7 +74,50 @@ void resetBody(Block &body, InferenceState &state, Type unknownType) {
   });
 }
 
+/// Whether `op` is inside a Loop or Scan body, whose values may change when
+/// the body is re-inferred with more general argument types.
+bool isInLoopBody(Operation *op) {
+  for (Operation *parent = op->getParentOp(); parent;
+       parent = parent->getParentOp()) {
+    StringRef name = parent->getName().getStringRef();
+    if (name == "onnx.Loop" || name == "onnx.Scan")
+      return true;
+  }
+  return false;
+}
+
+/// Replaces an If whose condition is known by the ops of the branch taken
+/// (inferred first). The other branch may not even be valid for these inputs:
+/// expanded functions branch on the input's rank.
+LogicalResult inlineTakenBranch(Operation *op, Region &taken,
+                                InferenceState &state, Type unknownType) {
+  Operation *yield = getYield(taken);
+  if (!yield || !llvm::hasSingleElement(taken) ||
+      taken.front().getNumArguments() != 0 ||
+      yield->getNumOperands() != op->getNumResults())
+    return op->emitError() << "the branch taken must take no inputs and "
+                              "yield one value per output";
+  if (failed(inferBlock(taken.front(), state, unknownType)))
+    return failure();
+  for (OpResult result : op->getResults())
+    result.replaceAllUsesWith(yield->getOperand(result.getResultNumber()));
+  yield->erase();
+  op->getBlock()->getOperations().splice(Block::iterator(op),
+                                         taken.front().getOperations());
+  op->erase();
+  return success();
+}
+
 LogicalResult inferIf(Operation *op, InferenceState &state, Type unknownType) {
+  if (op->getNumRegions() == 2 && op->getNumOperands() == 1 &&
+      llvm::isa<RankedTensorType>(op->getOperand(0).getType()) &&
+      !isInLoopBody(op)) {
+    RuleContext rules(op, state);
+    // Region 1 is then_branch, region 0 else_branch (schema order).
+    if (std::optional<int64_t> cond = rules.getKnownScalar(0))
+      return inlineTakenBranch(op, op->getRegion(*cond ? 1 : 0), state,
+                               unknownType);
+  }
   if (failed(inferRegions(op, state, unknownType)))
     return failure();
   if (op->getNumRegions() != 2)

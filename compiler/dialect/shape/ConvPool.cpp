@@ -1,8 +1,9 @@
 //===- ConvPool.cpp - Shape rules of convolutions and pooling -------------===//
 //
-// Conv, ConvTranspose, MaxPool, AveragePool, LpPool and the global pools. All
-// take an [N, C, D1..Dk] input; the spatial output sizes follow the ONNX
-// formulas for explicit pads or auto_pad (SAME_UPPER/SAME_LOWER/VALID).
+// Conv, ConvTranspose, DeformConv, CausalConvWithState, MaxPool, AveragePool,
+// LpPool and the global pools. All take an [N, C, D1..Dk] input; the spatial
+// output sizes follow the ONNX formulas for explicit pads or auto_pad
+// (SAME_UPPER/SAME_LOWER/VALID).
 //
 //===----------------------------------------------------------------------===//
 
@@ -152,6 +153,42 @@ LogicalResult inferConvInteger(RuleContext &ctx) {
 /// result has y_zero_point's type.
 LogicalResult inferQLinearConv(RuleContext &ctx) {
   return inferConvShape(ctx, 0, 3, 8, ctx.getInputElementType(7));
+}
+
+/// DeformConv(X, W, offset, B, mask): Conv's rule with the bias at 3 (the
+/// sampling offsets move taps, not the output grid).
+LogicalResult inferDeformConv(RuleContext &ctx) {
+  return inferConvShape(ctx, 0, 1, 3, ctx.getInputElementType(0));
+}
+
+/// CausalConvWithState(input [B, C, L], weight [C, 1, K], bias, past_state):
+/// the output has the input's shape, present_state keeps the last K - 1
+/// positions [B, C, K - 1].
+LogicalResult inferCausalConvWithState(RuleContext &ctx) {
+  ArrayRef<int64_t> x = ctx.getInputShape(0), w = ctx.getInputShape(1);
+  if (x.size() != 3 || w.size() != 3)
+    return ctx.emitError() << "expects a rank-3 input and weight, got "
+                           << ctx.getInputType(0) << " and "
+                           << ctx.getInputType(1);
+  int64_t carry = ShapedType::isDynamic(w[2]) ? kDynamic : w[2] - 1;
+  if (carry < 0 && !ShapedType::isDynamic(carry))
+    return ctx.emitError() << "the kernel must have at least one tap";
+  if (ctx.hasInput(3)) {
+    ArrayRef<int64_t> past = ctx.getInputShape(3);
+    if (past.size() != 3)
+      return ctx.emitError()
+             << "past_state must be rank 3, got " << ctx.getInputType(3);
+    if (!ShapedType::isDynamic(past[2]) && !ShapedType::isDynamic(carry) &&
+        past[2] != carry)
+      return ctx.emitError() << "past_state holds " << past[2]
+                             << " positions, the kernel needs " << carry;
+    if (ShapedType::isDynamic(carry))
+      carry = past[2];
+  }
+  Type element = ctx.getInputElementType(0);
+  ctx.setResult(0, element, x);
+  ctx.setResult(1, element, {x[0], x[1], carry});
+  return success();
 }
 
 /// ConvTranspose: X [N, C, D...], W [C, M/group, K...] -> [N, M, O...].
@@ -322,6 +359,8 @@ void addConvPoolRules(RuleTable &rules) {
   rules.add("ConvInteger", inferConvInteger, 2);
   rules.add("QLinearConv", inferQLinearConv, 8);
   rules.add("ConvTranspose", inferConvTranspose, 2);
+  rules.add("DeformConv", inferDeformConv, 3);
+  rules.add("CausalConvWithState", inferCausalConvWithState, 2);
   rules.add("MaxPool", inferPool);
   rules.add("AveragePool", inferPool);
   rules.add("LpPool", inferPool);

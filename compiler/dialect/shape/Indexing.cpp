@@ -349,6 +349,34 @@ LogicalResult inferLikeData(RuleContext &ctx) {
   return success();
 }
 
+/// TensorScatter(past_cache, update, write_indices): the cache's type; the
+/// update matches it except along `axis` (never the batch dim).
+LogicalResult inferTensorScatter(RuleContext &ctx) {
+  ArrayRef<int64_t> cache = ctx.getInputShape(0), update = ctx.getInputShape(1);
+  if (cache.size() < 2 || update.size() != cache.size())
+    return ctx.emitError() << "expects past_cache of rank >= 2 and an update "
+                              "of the same rank, got "
+                           << ctx.getInputType(0) << " and "
+                           << ctx.getInputType(1);
+  FailureOr<int64_t> axis =
+      ctx.normalizeAxis(ctx.getIntAttr("axis", -2), cache.size());
+  if (failed(axis))
+    return failure();
+  if (*axis == 0)
+    return ctx.emitError() << "axis cannot be the batch dim";
+  for (auto [d, sizes] : llvm::enumerate(llvm::zip(cache, update))) {
+    auto [c, u] = sizes;
+    if (ShapedType::isDynamic(c) || ShapedType::isDynamic(u))
+      continue;
+    if (static_cast<int64_t>(d) == *axis ? u > c : u != c)
+      return ctx.emitError()
+             << "update " << ctx.getInputType(1) << " does not fit past_cache "
+             << ctx.getInputType(0) << " in dim " << d;
+  }
+  ctx.setResult(0, ctx.getInputElementType(0), cache);
+  return success();
+}
+
 /// NonZero: [rank, number of non-zeros] i64 indices.
 LogicalResult inferNonZero(RuleContext &ctx) {
   ctx.setResult(0, IntegerType::get(ctx.getOp()->getContext(), 64),
@@ -451,6 +479,7 @@ void addIndexingRules(RuleTable &rules) {
     rules.add(name, inferLikeData);
   rules.add("Trilu", inferLikeData, 1);
   rules.add("RotaryEmbedding", inferLikeData, 3);
+  rules.add("TensorScatter", inferTensorScatter, 2);
   rules.add("NonZero", inferNonZero);
   rules.add("OneHot", inferOneHot);
   rules.add("Unique", inferUnique);

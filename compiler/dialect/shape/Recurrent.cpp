@@ -36,6 +36,9 @@ template <int64_t gates> LogicalResult inferRecurrent(RuleContext &ctx) {
              << "W's dim 1 (" << w[1] << ") is not a multiple of " << gates;
     hidden = w[1] / gates;
   }
+  // R is [directions, gates * hidden, hidden].
+  if (ShapedType::isDynamic(hidden) && ctx.getInputRank(2) == 3)
+    hidden = ctx.getInputShape(2)[2];
   bool batchFirst = ctx.getIntAttr("layout", 0) != 0;
   int64_t seq = batchFirst ? x[1] : x[0], batch = batchFirst ? x[0] : x[1];
   Type element = ctx.getInputElementType(0);

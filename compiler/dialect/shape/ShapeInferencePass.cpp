@@ -19,6 +19,9 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Pass/Pass.h"
+#include "llvm/Support/MathExtras.h"
+
+#include <limits>
 
 namespace onnxc {
 #define GEN_PASS_DEF_ONNXSHAPEINFERENCE
@@ -320,6 +323,17 @@ LogicalResult refineResult(OpResult result, RankedTensorType inferred) {
              << result.getResultNumber() << " contradicts its type " << current;
     inferred = merged;
   }
+  // A static shape whose element count overflows would wrap every size
+  // computation downstream (allocation, strides): refuse it here, where the
+  // node is known.
+  int64_t elements = 1;
+  for (int64_t dim : inferred.getShape())
+    if (!ShapedType::isDynamic(dim) &&
+        (llvm::MulOverflow(elements, dim, elements) ||
+         elements > (std::numeric_limits<int64_t>::max() >> 4)))
+      return result.getOwner()->emitError()
+             << "result #" << result.getResultNumber() << " would be "
+             << inferred << ": more elements than fit in 64 bits";
   result.setType(inferred);
   return success();
 }
@@ -390,7 +404,8 @@ struct ShapeInferencePass : impl::OnnxShapeInferenceBase<ShapeInferencePass> {
 namespace shape {
 LogicalResult inferBlock(Block &block, InferenceState &state,
                          Type unknownType) {
-  for (Operation &op : block) {
+  // A control-flow op may replace itself (an If with a known condition).
+  for (Operation &op : llvm::make_early_inc_range(block)) {
     if (op.getNumRegions() != 0) {
       if (failed(inferControlFlowOp(&op, state, unknownType)))
         return failure();

@@ -14,6 +14,9 @@
 
 #include "mlir/IR/Builders.h"
 #include "llvm/ADT/SmallBitVector.h"
+#include "llvm/Support/MathExtras.h"
+
+#include <limits>
 
 using namespace mlir;
 
@@ -35,14 +38,17 @@ std::optional<KnownInts> getShapeElements(RuleContext &ctx, unsigned i) {
   return KnownInts(*length, IntElem::unknown());
 }
 
+/// The element count of `dims`: kDynamic if one is dynamic, INT64_MAX if the
+/// count overflows (a shape no tensor can have).
 int64_t product(ArrayRef<int64_t> dims) {
   int64_t result = 1;
+  bool overflow = false;
   for (int64_t dim : dims) {
     if (ShapedType::isDynamic(dim))
       return kDynamic;
-    result *= dim;
+    overflow |= llvm::MulOverflow(result, dim, result);
   }
-  return result;
+  return overflow ? std::numeric_limits<int64_t>::max() : result;
 }
 
 /// Passes the known elements of operand 0 on to result 0 unchanged (for ops
@@ -160,6 +166,9 @@ LogicalResult inferReshape(RuleContext &ctx) {
     SmallVector<int64_t> dims;
     for (const IntElem &e : outDims)
       dims.push_back(*e.value);
+    if (product(dims) == std::numeric_limits<int64_t>::max())
+      return ctx.emitError() << "the target shape " << formatShape(dims)
+                             << " has more elements than fit in 64 bits";
     if (product(dims) != dataCount)
       return ctx.emitError()
              << "cannot reshape " << ctx.getInputType(0) << " (" << dataCount
@@ -237,11 +246,16 @@ LogicalResult inferSqueeze(RuleContext &ctx) {
 
 LogicalResult inferUnsqueeze(RuleContext &ctx) {
   ArrayRef<int64_t> shape = ctx.getInputShape(0);
-  if (ctx.getInputRank(1) != 1)
+  // A 0-D axes names one axis: ONNX Runtime and the reference accept it, and
+  // expanded functions (AffineGrid) use it.
+  int64_t axesRank = ctx.getInputRank(1);
+  if (axesRank > 1)
     return ctx.emitError() << "axes must be 1-D, got " << ctx.getInputType(1);
   std::optional<SmallVector<int64_t>> axes = ctx.getKnownInts(1);
   if (!axes) {
-    if (std::optional<int64_t> count = ctx.getStaticLength(1))
+    std::optional<int64_t> count =
+        axesRank == 0 ? std::optional<int64_t>(1) : ctx.getStaticLength(1);
+    if (count)
       ctx.setResult(0, ctx.getInputElementType(0),
                     SmallVector<int64_t>(shape.size() + *count, kDynamic));
     return success();

@@ -33,6 +33,11 @@ void populateAllLoweringPatterns(const mlir::TypeConverter &typeConverter,
   populateGeneratorPatterns(typeConverter, patterns);
   populateSelectionPatterns(typeConverter, patterns);
   populateLinearAlgebraPatterns(typeConverter, patterns);
+  populateRecurrentPatterns(typeConverter, patterns);
+  populateControlFlowPatterns(typeConverter, patterns);
+  populateCausalConvPatterns(typeConverter, patterns);
+  populateDeformConvPatterns(typeConverter, patterns);
+  populateLinearAttentionPatterns(typeConverter, patterns);
   populateFusedPatterns(typeConverter, patterns);
 }
 

@@ -168,18 +168,11 @@ struct ConvLowering : OpConversionPattern<onnx::ConvOp> {
     }
 
     // Kernel size: the attribute, else W's spatial dims (must be static).
-    SmallVector<int64_t> kernel(wType.getShape().drop_front(2));
-    if (std::optional<ArrayAttr> attr = op.getKernelShape()) {
-      SmallVector<int64_t> declared = getI64Array(attr, 0, 0);
-      if (static_cast<int64_t>(declared.size()) != spatialRank)
-        return op.emitError("kernel_shape must have one value per spatial "
-                            "dim");
-      for (int64_t i = 0; i < spatialRank; ++i) {
-        if (!ShapedType::isDynamic(kernel[i]) && kernel[i] != declared[i])
-          return op.emitError("kernel_shape differs from W's shape");
-        kernel[i] = declared[i];
-      }
-    }
+    FailureOr<SmallVector<int64_t>> resolvedKernel =
+        resolveKernelShape(op, wType, op.getKernelShape());
+    if (failed(resolvedKernel))
+      return failure();
+    SmallVector<int64_t> kernel = std::move(*resolvedKernel);
     if (llvm::any_of(kernel, ShapedType::isDynamic))
       return rewriter.notifyMatchFailure(op, "dynamic kernel size");
 

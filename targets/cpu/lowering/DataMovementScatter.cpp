@@ -1,4 +1,4 @@
-//===- DataMovementScatter.cpp - ScatterElements, ScatterND ---------------===//
+//===- DataMovementScatter.cpp - ScatterElements, ScatterND, TensorScatter ===//
 //
 // populateDataMovementScatterPatterns. A scatter writes to data-dependent
 // positions, which no linalg op expresses, so it is a nest of scf.for loops
@@ -8,6 +8,10 @@
 // stores into one copy of the data. Updates apply in order, so with
 // duplicate indices the last one wins (as in ONNX Runtime).
 //
+// TensorScatter writes one contiguous run per batch row, so each output
+// element knows the update element it comes from: it is a parallel
+// linalg.generic in gather form instead.
+//
 //===----------------------------------------------------------------------===//
 
 #include "compiler/dialect/OnnxDialect.h"
@@ -15,6 +19,7 @@
 #include "targets/cpu/lowering/IndexingUtils.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 
@@ -219,12 +224,104 @@ struct ScatterNDLowering : OpConversionPattern<onnx::ScatterNDOp> {
   }
 };
 
+/// onnx.TensorScatter (the KV cache update): out = past_cache, and for
+/// every prefix index p (dims before `axis`, p[0] the batch row) and update
+/// position s, out[p, w[p[0]] + s, ...] = update[p, s, ...], the cache
+/// position taken modulo the cache length in circular mode. Built as a gather:
+/// cache position c reads update position c - w (or (c - w) mod length) when
+/// that is within the update.
+struct TensorScatterLowering : OpConversionPattern<onnx::TensorScatterOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(onnx::TensorScatterOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value cache = adaptor.getPastCache();
+    Value update = adaptor.getUpdate();
+    Value writeIndices = adaptor.getWriteIndices();
+    auto cacheType = llvm::dyn_cast<RankedTensorType>(cache.getType());
+    auto updateType = llvm::dyn_cast<RankedTensorType>(update.getType());
+    RankedTensorType type =
+        convertedResultType(*getTypeConverter(), op.getOperation());
+    if (!cacheType || !updateType || !type)
+      return failure();
+    int64_t rank = cacheType.getRank();
+    if (rank < 2 || updateType.getRank() != rank ||
+        updateType.getElementType() != cacheType.getElementType())
+      return op.emitError() << "past_cache and update must have the same "
+                               "element type and rank >= 2";
+    int64_t axis = normalizeAxis(op.getAxis(), rank);
+    if (axis < 1 || axis >= rank)
+      return op.emitError() << "axis " << op.getAxis()
+                            << " must name a non-batch dim of rank " << rank;
+    bool circular = op.getMode() == "circular";
+    if (!circular && op.getMode() != "linear")
+      return op.emitError() << "unknown mode '" << op.getMode() << "'";
+    bool hasIndices = !isNoneValue(writeIndices);
+    if (hasIndices) {
+      auto indicesType =
+          llvm::dyn_cast<RankedTensorType>(writeIndices.getType());
+      if (!indicesType || indicesType.getRank() != 1 ||
+          !indicesType.getElementType().isInteger(64))
+        return op.emitError("write_indices must be a 1-D int64 tensor");
+    }
+
+    Value init =
+        emptyTensor(rewriter, loc, type, mixedDims(rewriter, loc, cache));
+    Value cacheLength = dimValue(rewriter, loc, cache, axis);
+    Value updateLength = dimValue(rewriter, loc, update, axis);
+    MLIRContext *ctx = rewriter.getContext();
+    SmallVector<Value> inputs = {castIfNeeded(rewriter, loc, cache, type)};
+    SmallVector<AffineMap> maps = {rewriter.getMultiDimIdentityMap(rank)};
+    if (hasIndices) {
+      inputs.push_back(writeIndices);
+      maps.push_back(AffineMap::get(rank, 0, getAffineDimExpr(0, ctx), ctx));
+    }
+    Value result = buildIndexedGeneric(
+        rewriter, loc, init, inputs, maps,
+        [&](OpBuilder &b, Location l, ValueRange ivs,
+            ValueRange args) -> Value {
+          Value start =
+              hasIndices
+                  ? b.create<arith::IndexCastOp>(l, b.getIndexType(), args[1])
+                        .getResult()
+                  : indexConst(b, l, 0);
+          Value source = b.create<arith::SubIOp>(l, ivs[axis], start);
+          if (circular)
+            source = floorModIndex(b, l, source, cacheLength);
+          Value inside = b.create<arith::AndIOp>(
+              l,
+              b.create<arith::CmpIOp>(l, arith::CmpIPredicate::sge, source,
+                                      indexConst(b, l, 0)),
+              b.create<arith::CmpIOp>(l, arith::CmpIPredicate::slt, source,
+                                      updateLength));
+          // Read the update only where it lands, so no index leaves it.
+          auto select = b.create<scf::IfOp>(
+              l, inside,
+              [&](OpBuilder &tb, Location tl) {
+                SmallVector<Value> coords(ivs);
+                coords[axis] = source;
+                tb.create<scf::YieldOp>(
+                    tl, tb.create<tensor::ExtractOp>(tl, update, coords)
+                            .getResult());
+              },
+              [&](OpBuilder &eb, Location el) {
+                eb.create<scf::YieldOp>(el, args[0]);
+              });
+          return select.getResult(0);
+        });
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
 } // namespace
 
 void populateDataMovementScatterPatterns(const TypeConverter &converter,
                                          RewritePatternSet &patterns) {
-  patterns.add<ScatterElementsLowering, ScatterNDLowering>(
-      converter, patterns.getContext());
+  patterns
+      .add<ScatterElementsLowering, ScatterNDLowering, TensorScatterLowering>(
+          converter, patterns.getContext());
 }
 
 } // namespace onnxc::cpu

@@ -74,7 +74,7 @@ mlir::Value extractScalar(mlir::OpBuilder &b, mlir::Location loc,
 /// Trilu, OneHot (DataMovementMask.cpp).
 void populateDataMovementMaskPatterns(const mlir::TypeConverter &converter,
                                       mlir::RewritePatternSet &patterns);
-/// ScatterElements, ScatterND (DataMovementScatter.cpp).
+/// ScatterElements, ScatterND, TensorScatter (DataMovementScatter.cpp).
 void populateDataMovementScatterPatterns(const mlir::TypeConverter &converter,
                                          mlir::RewritePatternSet &patterns);
 

@@ -74,6 +74,9 @@ void populateGeneratorPatterns(const mlir::TypeConverter &typeConverter,
 // NonZero, Compress, ReverseSequence, MaxUnpool (Selection.cpp)
 void populateSelectionPatterns(const mlir::TypeConverter &typeConverter,
                                mlir::RewritePatternSet &patterns);
+// RNN, GRU, LSTM (Recurrent.cpp)
+void populateRecurrentPatterns(const mlir::TypeConverter &typeConverter,
+                               mlir::RewritePatternSet &patterns);
 // Det (LinearAlgebra.cpp)
 void populateLinearAlgebraPatterns(const mlir::TypeConverter &typeConverter,
                                    mlir::RewritePatternSet &patterns);
@@ -96,6 +99,18 @@ void populateCenterCropPadPatterns(const mlir::TypeConverter &typeConverter,
 // Col2Im (Col2Im.cpp)
 void populateCol2ImPatterns(const mlir::TypeConverter &typeConverter,
                             mlir::RewritePatternSet &patterns);
+// If, Loop, Scan (ControlFlow.cpp)
+void populateControlFlowPatterns(const mlir::TypeConverter &typeConverter,
+                                 mlir::RewritePatternSet &patterns);
+// CausalConvWithState (CausalConv.cpp)
+void populateCausalConvPatterns(const mlir::TypeConverter &typeConverter,
+                                mlir::RewritePatternSet &patterns);
+// DeformConv (DeformConv.cpp)
+void populateDeformConvPatterns(const mlir::TypeConverter &typeConverter,
+                                mlir::RewritePatternSet &patterns);
+// LinearAttention (LinearAttention.cpp)
+void populateLinearAttentionPatterns(const mlir::TypeConverter &typeConverter,
+                                     mlir::RewritePatternSet &patterns);
 // onnxc.FusedConv, FusedMatMul, FusedGemm (Fused.cpp)
 void populateFusedPatterns(const mlir::TypeConverter &typeConverter,
                            mlir::RewritePatternSet &patterns);

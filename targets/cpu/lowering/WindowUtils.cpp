@@ -214,6 +214,23 @@ resolveWindow(OpBuilder &b, Operation *op, Value input,
   return dims;
 }
 
+FailureOr<SmallVector<int64_t>>
+resolveKernelShape(Operation *op, RankedTensorType weightType,
+                   std::optional<ArrayAttr> kernelShape) {
+  SmallVector<int64_t> kernel(weightType.getShape().drop_front(2));
+  if (!kernelShape)
+    return kernel;
+  SmallVector<int64_t> declared = getI64Array(kernelShape, 0, 0);
+  if (declared.size() != kernel.size())
+    return op->emitError("kernel_shape must have one value per spatial dim");
+  for (auto [size, want] : llvm::zip(kernel, declared)) {
+    if (!ShapedType::isDynamic(size) && size != want)
+      return op->emitError("kernel_shape differs from W's shape");
+    size = want;
+  }
+  return kernel;
+}
+
 Value padSpatial(OpBuilder &b, Location loc, Value input,
                  ArrayRef<OpFoldResult> low, ArrayRef<OpFoldResult> high,
                  Value padValue) {

@@ -13,6 +13,7 @@
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/OpDefinition.h"
 #include "mlir/Transforms/DialectConversion.h"
 
@@ -69,6 +70,14 @@ mlir::FailureOr<llvm::SmallVector<WindowDim>> resolveWindow(
     std::optional<mlir::ArrayAttr> dilations,
     std::optional<mlir::ArrayAttr> pads, llvm::StringRef autoPad, bool ceilMode,
     bool clampAutoPad, mlir::RankedTensorType resultType);
+
+/// The kernel size of a convolution whose weight has type `weightType`
+/// (M x C/group x k1..kr): the `kernelShape` attribute when present, which
+/// must have r values agreeing with W's static spatial dims, else W's spatial
+/// dims (dynamic ones stay dynamic). Reports a mismatch on `op` and fails.
+mlir::FailureOr<llvm::SmallVector<int64_t>>
+resolveKernelShape(mlir::Operation *op, mlir::RankedTensorType weightType,
+                   std::optional<mlir::ArrayAttr> kernelShape);
 
 /// `input` padded with `padValue` by `low`/`high` on its spatial dims (2..);
 /// `input` itself when every pad is a zero constant.

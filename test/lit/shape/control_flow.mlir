@@ -89,3 +89,28 @@ func.func @body_error(%c: tensor<i1>, %x: tensor<2xf32>, %y: tensor<3xf32>) -> !
   }) : (tensor<i1>) -> !onnx.unknown
   return %0 : !onnx.unknown
 }
+
+// -----
+
+// An If whose condition is known at compile time is replaced by the branch
+// taken (then_branch is the second region); the other branch is never
+// inferred, so it may be invalid for these inputs.
+// CHECK-LABEL: func.func @if_known
+// CHECK-SAME: -> tensor<2xf32>
+// CHECK-NOT: onnx.If
+// CHECK: %[[E:.+]] = "onnx.Exp"(%arg0) {{.*}} -> tensor<2xf32>
+// CHECK-NOT: onnx.Add
+// CHECK: return %[[E]]
+func.func @if_known(%x: tensor<2xf32>, %y: tensor<3xf32>) -> !onnx.unknown {
+  %four = "onnx.Constant"() <{value = dense<4> : tensor<i64>}> : () -> tensor<i64>
+  %n = "onnx.Size"(%y) : (tensor<3xf32>) -> !onnx.unknown
+  %c = "onnx.Equal"(%n, %four) : (!onnx.unknown, tensor<i64>) -> !onnx.unknown
+  %0 = "onnx.If"(%c) ({
+    %e = "onnx.Exp"(%x) : (tensor<2xf32>) -> !onnx.unknown
+    "onnx.Yield"(%e) : (!onnx.unknown) -> ()
+  }, {
+    %a = "onnx.Add"(%x, %y) : (tensor<2xf32>, tensor<3xf32>) -> !onnx.unknown
+    "onnx.Yield"(%a) : (!onnx.unknown) -> ()
+  }) : (!onnx.unknown) -> !onnx.unknown
+  return %0 : !onnx.unknown
+}

@@ -129,3 +129,15 @@ func.func @casts(%x: tensor<?x4xf32>, %t: tensor<1xf16>) -> (!onnx.unknown, !onn
   %6 = "onnx.Cast"(%x) <{to = 11 : i64}> : (tensor<?x4xf32>) -> !onnx.unknown
   return %0, %1, %2, %3, %4#1, %5#0, %6 : !onnx.unknown, !onnx.unknown, !onnx.unknown, !onnx.unknown, !onnx.unknown, !onnx.unknown, !onnx.unknown
 }
+
+// A 0-D axes names one axis (as ONNX Runtime reads it); run-time values
+// still give the rank.
+// CHECK-LABEL: func.func @unsqueeze_scalar_axes
+func.func @unsqueeze_scalar_axes(%x: tensor<2x3xf32>, %r: tensor<i64>) -> (!onnx.unknown, !onnx.unknown) {
+  %ax = "onnx.Constant"() <{value = dense<-1> : tensor<i64>}> : () -> tensor<i64>
+  // CHECK: "onnx.Unsqueeze"{{.*}} -> tensor<2x3x1xf32>
+  %0 = "onnx.Unsqueeze"(%x, %ax) : (tensor<2x3xf32>, tensor<i64>) -> !onnx.unknown
+  // CHECK: "onnx.Unsqueeze"{{.*}} -> tensor<?x?x?xf32>
+  %1 = "onnx.Unsqueeze"(%x, %r) : (tensor<2x3xf32>, tensor<i64>) -> !onnx.unknown
+  return %0, %1 : !onnx.unknown, !onnx.unknown
+}
