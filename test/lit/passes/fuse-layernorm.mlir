@@ -115,3 +115,22 @@ func.func @gamma_over_leading_axis(%x: tensor<2x4x6xf32>) -> tensor<2x4x6xf32> {
   %y = "onnx.Mul"(%n, %gamma) : (tensor<2x4x6xf32>, tensor<4x6xf32>) -> tensor<2x4x6xf32>
   return %y : tensor<2x4x6xf32>
 }
+
+// -----
+
+// Epsilon added outside the square root is a different normalization.
+// CHECK-LABEL: func.func @epsilon_outside_sqrt
+// CHECK-NOT: onnx.LayerNormalization
+func.func @epsilon_outside_sqrt(%x: tensor<2x4x6xf32>) -> tensor<2x4x6xf32> {
+  %axes = "onnx.Constant"() <{value = dense<-1> : tensor<1xi64>}> : () -> tensor<1xi64>
+  %two = "onnx.Constant"() <{value = dense<2.0> : tensor<f32>}> : () -> tensor<f32>
+  %eps = "onnx.Constant"() <{value = dense<1.0e-5> : tensor<f32>}> : () -> tensor<f32>
+  %mean = "onnx.ReduceMean"(%x, %axes) : (tensor<2x4x6xf32>, tensor<1xi64>) -> tensor<2x4x1xf32>
+  %d = "onnx.Sub"(%x, %mean) : (tensor<2x4x6xf32>, tensor<2x4x1xf32>) -> tensor<2x4x6xf32>
+  %sq = "onnx.Pow"(%d, %two) : (tensor<2x4x6xf32>, tensor<f32>) -> tensor<2x4x6xf32>
+  %var = "onnx.ReduceMean"(%sq, %axes) : (tensor<2x4x6xf32>, tensor<1xi64>) -> tensor<2x4x1xf32>
+  %std = "onnx.Sqrt"(%var) : (tensor<2x4x1xf32>) -> tensor<2x4x1xf32>
+  %se = "onnx.Add"(%std, %eps) : (tensor<2x4x1xf32>, tensor<f32>) -> tensor<2x4x1xf32>
+  %n = "onnx.Div"(%d, %se) : (tensor<2x4x6xf32>, tensor<2x4x1xf32>) -> tensor<2x4x6xf32>
+  return %n : tensor<2x4x6xf32>
+}
