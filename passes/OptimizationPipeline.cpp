@@ -4,10 +4,12 @@
 // order. The levels follow ONNX Runtime's:
 //
 //   -O0  none      the graph as imported
-//   -O1  basic     constant folding, redundant-node elimination, CSE, and
-//                  the fusions that only rewrite onnx ops into onnx ops
-//   -O2  extended  + the fusions into the `onnxc` dialect's fused ops
-//                  (the default: kDefaultOptLevel)
+//   -O1  basic     constant folding, redundant-node elimination, CSE,
+//                  Conv+BatchNorm folding, MatMul+bias (Gemm, or FusedMatMul
+//                  above 2-D), GELU and LayerNorm recognition
+//   -O2  extended  + attention, MatMul scale, and the epilogue fusions into
+//                  the `onnxc` dialect's fused ops (residual add,
+//                  activations); the default: kDefaultOptLevel
 //   -O3  layout    + layout transformations (none yet: as -O2)
 //
 // Shape inference runs again at the end: folding and fusion can make types
@@ -18,14 +20,14 @@
 
 #include "passes/OptimizationPipeline.h"
 
-// MLIR first: ShapeInference.h forward-declares LogicalResult.
+#include "compiler/dialect/ShapeInference.h"
+#include "passes/Passes.h"
+#include "passes/fusion/FusionPasses.h"
+
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Pass/Pass.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
-
-#include "compiler/dialect/ShapeInference.h"
-#include "passes/Passes.h"
 
 using namespace mlir;
 
@@ -50,13 +52,14 @@ void buildGraphOptimizationPipeline(OpPassManager &pm, int level) {
   // make more types static, which the redundant-node rules key on.
   funcPm.addPass(createShapeInferencePass());
   funcPm.addPass(createRedundantNodeEliminationPass());
-  // ---- Level-1 fusions go here (onnx -> onnx rewrites: Conv+BatchNorm,
-  // ---- Conv+Add/Mul, MatMul+Add -> Gemm, Relu+Clip, ...; passes/fusion/).
+  // Fusions into onnx ops (Conv+BatchNorm folding, MatMul+Add, GELU and
+  // LayerNorm recognition; passes/fusion/).
+  addBasicFusionPasses(funcPm);
 
   if (level >= 2) {
-    // -O2, extended.
-    // ---- Level-2 fusions go here (onnx -> onnxc fused ops: LayerNorm, GELU,
-    // ---- attention, Conv/Gemm/MatMul + activation, ...; passes/fusion/).
+    // -O2, extended: attention, and fusions into the onnxc dialect's fused
+    // ops (Conv/Gemm/MatMul + bias, residual add, activation).
+    addExtendedFusionPasses(funcPm);
   }
 
   if (level >= 3) {

@@ -38,7 +38,9 @@ struct PartitionPass : impl::PartitionBase<PartitionPass> {
 
     Builder builder(&getContext());
     WalkResult result = getOperation().walk([&](Operation *op) {
-      if (!llvm::isa<onnx::ONNXDialect>(op->getDialect()))
+      // onnx ops and the graph optimizer's fused ops (dialect `onnxc`).
+      if (!llvm::isa<onnx::ONNXDialect>(op->getDialect()) &&
+          op->getName().getDialectNamespace() != "onnxc")
         return WalkResult::advance();
       for (const Target *target : order) {
         if (target->supports(op)) {

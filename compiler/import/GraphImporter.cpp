@@ -11,6 +11,7 @@
 #include "compiler/import/GraphImporter.h"
 
 #include "compiler/dialect/OnnxDialect.h"
+#include "compiler/dialect/onnxc/OnnxcDialect.h"
 #include "compiler/import/Importer.h"
 #include "compiler/import/OpEmitter.h"
 #include "compiler/import/OpSchemas.h"
@@ -143,6 +144,7 @@ private:
   LogicalResult importInitializers(const ::onnx::GraphProto &graph);
   LogicalResult importNodes(const ::onnx::GraphProto &graph);
   LogicalResult importNode(const ::onnx::NodeProto &node, unsigned index);
+  LogicalResult importFusedNode(const ::onnx::NodeProto &node, Location loc);
   LogicalResult checkAgainstSchema(const PendingNode &pending,
                                    ArrayRef<GraphAttr> graphs);
   LogicalResult importSubgraph(const ::onnx::GraphProto &graph, Region &region,
@@ -500,6 +502,8 @@ ModelImporter::convertAttribute(const ::onnx::AttributeProto &attr,
 LogicalResult ModelImporter::importNode(const ::onnx::NodeProto &node,
                                         unsigned index) {
   Location loc = nodeLoc(node, index);
+  if (node.domain() == "onnxc")
+    return importFusedNode(node, loc);
   std::optional<std::string> opName =
       dialectOpName(node.domain(), node.op_type());
   for (const ::onnx::FunctionProto &function : model.functions())
@@ -630,6 +634,74 @@ LogicalResult ModelImporter::importNode(const ::onnx::NodeProto &node,
   return success();
 }
 
+/// The operand count of an op with a fixed number of operands (the onnxc
+/// fused ops: their optional inputs are `none` values, never left out).
+template <unsigned... N>
+static std::optional<unsigned>
+getFixedOperandCount(RegisteredOperationName name,
+                     std::integer_sequence<unsigned, N...>) {
+  std::optional<unsigned> count;
+  ((name.hasTrait<OpTrait::NOperands<N>::template Impl>() ? (void)(count = N)
+                                                          : (void)0),
+   ...);
+  return count;
+}
+
+/// A node of domain `onnxc` (an optimized model written by `onnxc optimize`)
+/// becomes the fused op `onnxc.<op_type>` with the node's attributes; inputs
+/// the node leaves out (empty names, or missing at the end) are `none`.
+LogicalResult ModelImporter::importFusedNode(const ::onnx::NodeProto &node,
+                                             Location loc) {
+  std::string opName = "onnxc." + node.op_type();
+  std::optional<RegisteredOperationName> name =
+      RegisteredOperationName::lookup(opName, &ctx);
+  std::optional<unsigned> numOperands;
+  if (name)
+    numOperands = getFixedOperandCount(
+        *name, std::integer_sequence<unsigned, 2, 3, 4, 5, 6, 7, 8>());
+  if (!numOperands)
+    return emitError(loc) << "unknown op type '" << node.op_type()
+                          << "' in domain 'onnxc'";
+  if (unsigned(node.input_size()) > *numOperands)
+    return emitError(loc) << node.op_type() << " takes at most " << *numOperands
+                          << " inputs, the node has " << node.input_size();
+  if (node.output_size() != 1 || node.output(0).empty())
+    return emitError(loc) << node.op_type() << " has exactly one output";
+  OperationState state(loc, *name);
+  for (unsigned i = 0; i < *numOperands; ++i) {
+    if (i >= unsigned(node.input_size()) || node.input(i).empty()) {
+      state.addOperands(emitter.noValue());
+      continue;
+    }
+    Value value = lookup(node.input(i));
+    if (!value)
+      return emitError(loc) << "input '" << node.input(i)
+                            << "' is not defined by an earlier node, a graph "
+                               "input or an initializer (nodes must be in "
+                               "topological order)";
+    state.addOperands(value);
+  }
+  for (const ::onnx::AttributeProto &attr : node.attribute()) {
+    OnnxAttrKind kind = attributeKind(attr);
+    if (kind == OnnxAttrKind::Graph)
+      return emitError(loc)
+             << "attribute '" << attr.name() << "' is a graph, which "
+             << node.op_type() << " does not take";
+    if (state.attributes.get(attr.name()))
+      return emitError(loc)
+             << "attribute '" << attr.name() << "' is given twice";
+    FailureOr<Attribute> value = convertAttribute(attr, kind, loc);
+    if (failed(value))
+      return failure();
+    state.addAttribute(attr.name(), *value);
+  }
+  state.addTypes(onnx::UnknownType::get(&ctx));
+  Operation *op = builder.create(state);
+  if (failed(verify(op)))
+    return failure();
+  return define(node.output(0), op->getResult(0), loc, "output");
+}
+
 LogicalResult ModelImporter::checkAgainstSchema(const PendingNode &pending,
                                                 ArrayRef<GraphAttr> graphs) {
   const OnnxOpSchema &schema = *pending.schema;
@@ -739,6 +811,7 @@ OwningOpRef<ModuleOp> importModelProto(MLIRContext &ctx,
                                        ExternalDataReader &externalData,
                                        const ImportOptions &options) {
   ctx.getOrLoadDialect<onnx::ONNXDialect>();
+  ctx.getOrLoadDialect<fused::OnnxcDialect>();
   ctx.getOrLoadDialect<func::FuncDialect>();
   return ModelImporter(ctx, model, path, externalData, options).run();
 }

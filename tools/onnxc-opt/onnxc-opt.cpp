@@ -8,7 +8,9 @@
 #include "compiler/dialect/OnnxDialect.h"
 #include "compiler/dialect/ShapeInference.h"
 #include "passes/OptimizationPipeline.h"
+#include "compiler/dialect/onnxc/OnnxcDialect.h"
 #include "passes/Passes.h"
+#include "passes/fusion/FusionPasses.h"
 #include "targets/cpu/Passes.h"
 
 #include "mlir/InitAllDialects.h"
@@ -21,12 +23,13 @@ int main(int argc, char **argv) {
   onnxc::registerShapeInferencePasses();
   onnxc::registerGraphPasses();
   onnxc::registerGraphOptimizationPipeline();
+  onnxc::registerFusionPasses();
   onnxc::cpu::registerCpuPasses();
 
   mlir::DialectRegistry registry;
   mlir::registerAllDialects(registry);
   mlir::registerAllExtensions(registry);
-  registry.insert<onnxc::onnx::ONNXDialect>();
+  registry.insert<onnxc::onnx::ONNXDialect, onnxc::fused::OnnxcDialect>();
   return mlir::asMainReturnCode(
       mlir::MlirOptMain(argc, argv, "onnxc pass driver\n", registry));
 }

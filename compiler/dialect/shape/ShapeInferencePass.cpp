@@ -268,6 +268,7 @@ static const RuleTable &getRuleTable() {
     addSignalRules(rules);
     addClassicMlRules(rules);
     addTfIdfVectorizerRules(rules);
+    addFusedRules(rules);
     return rules;
   }();
   return table;
@@ -288,7 +289,10 @@ static RankedTensorType mergeTypes(RankedTensorType a, RankedTensorType b) {
 }
 
 LogicalResult inferOp(Operation *op, InferenceState &state) {
-  if (!llvm::isa_and_nonnull<onnx::ONNXDialect>(op->getDialect()) ||
+  // onnx ops, and the graph optimizer's fused ops (dialect `onnxc`, rules in
+  // Fused.cpp), which may come back from an exported optimized model.
+  if ((!llvm::isa_and_nonnull<onnx::ONNXDialect>(op->getDialect()) &&
+       op->getName().getDialectNamespace() != "onnxc") ||
       llvm::isa<onnx::NoValueOp, onnx::YieldOp>(op))
     return success();
   for (Type t : op->getOperandTypes())

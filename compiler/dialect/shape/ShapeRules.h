@@ -159,6 +159,14 @@ public:
            unsigned numRequired = kAllRequired) {
     rules[("onnx." + name).str()] = {infer, numRequired};
   }
+  /// Registers the rule of `existing` (a full name, "onnx.Conv") for the op
+  /// `fullName` ("onnxc.FusedConv") whose leading operands and attributes
+  /// are those of `existing`.
+  void addAlias(llvm::StringRef fullName, llvm::StringRef existing,
+                unsigned numRequired) {
+    if (const Rule *rule = lookup(existing))
+      rules[fullName] = {rule->infer, numRequired};
+  }
   const Rule *lookup(llvm::StringRef opName) const {
     auto it = rules.find(opName);
     return it == rules.end() ? nullptr : &it->second;
@@ -201,6 +209,9 @@ void addCol2ImRules(RuleTable &rules);
 void addSignalRules(RuleTable &rules);
 void addClassicMlRules(RuleTable &rules);
 void addTfIdfVectorizerRules(RuleTable &rules);
+/// The onnxc fused ops: the rules of their core ops (Fused.cpp). Must be
+/// added after those.
+void addFusedRules(RuleTable &rules);
 
 /// Multidirectional (numpy) broadcasting of two shapes with the dynamic-dim
 /// policy of Elementwise.cpp. Returns false when two static dims conflict.

@@ -108,6 +108,8 @@ struct ConvertOnnxToLinalgPass
                            scf::SCFDialect,
                            bufferization::BufferizationDialect>();
     target.addIllegalDialect<onnx::ONNXDialect>();
+    // The graph optimizer's fused ops (compiler/dialect/onnxc) too.
+    target.addIllegalDialect("onnxc");
     target.addLegalOp<onnx::NoValueOp, UnrealizedConversionCastOp>();
     // Calls into the runtime (lowering/RuntimeHelpers.h) and the buffers
     // they fill.

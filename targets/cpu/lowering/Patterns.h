@@ -126,6 +126,9 @@ void populateSignalPatterns(const mlir::TypeConverter &typeConverter,
 // ai.onnx.ml Binarizer, ArrayFeatureExtractor, TreeEnsemble (ClassicMl.cpp)
 void populateClassicMlPatterns(const mlir::TypeConverter &typeConverter,
                                mlir::RewritePatternSet &patterns);
+// onnxc.FusedConv, FusedMatMul, FusedGemm (Fused.cpp)
+void populateFusedPatterns(const mlir::TypeConverter &typeConverter,
+                           mlir::RewritePatternSet &patterns);
 
 /// Every family above, in one place: the conversion pass and the capability
 /// table (CpuTarget.cpp) both take exactly this set. A new family file adds

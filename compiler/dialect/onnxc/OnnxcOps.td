@@ -1,0 +1,114 @@
+//===- OnnxcOps.td - The onnxc dialect of fused ops --------*- tablegen -*-===//
+//
+// Ops the graph optimizer (passes/fusion) produces where ONNX itself has no
+// single operator for a fused pattern. Where ONNX does (LayerNormalization,
+// Gelu, Attention) the passes rewrite into the standard onnx op instead.
+//
+// The ops follow the onnx dialect's conventions: operands and results are
+// `AnyType` (ranked tensors after shape inference), an omitted optional input
+// is an `onnx.NoValue` (type `none`), and attributes keep the names they have
+// as attributes of a NodeProto of domain `onnxc` (what `onnxc optimize` writes
+// and the importer reads back).
+//
+// Activations. `activation` names the function applied last to each element;
+// "" means none. `activation_params` holds its parameters:
+//   Relu        max(x, 0)
+//   LeakyRelu   [alpha]            x < 0 ? alpha * x : x
+//   Clip        [min, max]         min(max(x, min), max)
+//   Sigmoid     1 / (1 + exp(-x))
+//   Tanh        tanh(x)
+//   HardSigmoid [alpha, beta]      max(0, min(1, alpha * x + beta))
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ONNXC_DIALECT_ONNXC_ONNXCOPS_TD
+#define ONNXC_DIALECT_ONNXC_ONNXCOPS_TD
+
+include "mlir/IR/OpBase.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+
+def Onnxc_Dialect : Dialect {
+  let name = "onnxc";
+  let summary = "fused operators produced by onnxc's graph optimizer";
+  let description = [{
+    Conv and MatMul/Gemm with their epilogues (bias, scale, activation,
+    residual add) as single ops, so that a target lowers each to one kernel
+    call or one loop nest. The ONNX domain of these ops is `onnxc`, version 1.
+  }];
+  let cppNamespace = "::onnxc::fused";
+}
+
+/// An INT attribute: a signless i64 read back as a signed value.
+def Onnxc_IntAttr : TypedSignlessIntegerAttrBase<I64, "int64_t",
+                                                 "64-bit integer attribute"> {
+  let convertFromStorage = "$_self.getValue().getSExtValue()";
+}
+
+class Onnxc_Op<string mnemonic, list<Trait> traits = []>
+    : Op<Onnxc_Dialect, mnemonic, traits>;
+
+def Onnxc_FusedConvOp : Onnxc_Op<"FusedConv", [Pure]> {
+  let summary = "Conv + bias + optional residual add + activation";
+  let description = [{
+    `Y = activation(Conv(X, W, B) + Z)`.
+
+    X, W, B and the attributes auto_pad .. strides are exactly those of ONNX
+    Conv (opset 22). `Z`, when present, has the shape of the convolution's
+    result (a residual connection) and is added before the activation. B and
+    Z may be omitted (`none`).
+  }];
+  let arguments = (ins
+    AnyType:$X,
+    AnyType:$W,
+    AnyType:$B,
+    AnyType:$Z,
+    DefaultValuedStrAttr<StrAttr, "NOTSET">:$auto_pad,
+    OptionalAttr<I64ArrayAttr>:$dilations,
+    DefaultValuedAttr<Onnxc_IntAttr, "1">:$group,
+    OptionalAttr<I64ArrayAttr>:$kernel_shape,
+    OptionalAttr<I64ArrayAttr>:$pads,
+    OptionalAttr<I64ArrayAttr>:$strides,
+    DefaultValuedStrAttr<StrAttr, "">:$activation,
+    OptionalAttr<F32ArrayAttr>:$activation_params);
+  let results = (outs AnyType:$Y);
+}
+
+def Onnxc_FusedMatMulOp : Onnxc_Op<"FusedMatMul", [Pure]> {
+  let summary = "MatMul * alpha + bias, then an activation";
+  let description = [{
+    `Y = activation(alpha * MatMul(A, B) + bias)`.
+
+    A and B are those of ONNX MatMul (numpy matmul semantics, any rank).
+    `bias`, when present, broadcasts (multidirectionally) to the MatMul
+    result without changing its shape. It may be omitted (`none`).
+  }];
+  let arguments = (ins
+    AnyType:$A,
+    AnyType:$B,
+    AnyType:$bias,
+    DefaultValuedAttr<F32Attr, "1.0">:$alpha,
+    DefaultValuedStrAttr<StrAttr, "">:$activation,
+    OptionalAttr<F32ArrayAttr>:$activation_params);
+  let results = (outs AnyType:$Y);
+}
+
+def Onnxc_FusedGemmOp : Onnxc_Op<"FusedGemm", [Pure]> {
+  let summary = "Gemm followed by an activation";
+  let description = [{
+    `Y = activation(Gemm(A, B, C))` with the operands and the attributes
+    alpha, beta, transA, transB of ONNX Gemm (opset 13).
+  }];
+  let arguments = (ins
+    AnyType:$A,
+    AnyType:$B,
+    AnyType:$C,
+    DefaultValuedAttr<F32Attr, "1.0">:$alpha,
+    DefaultValuedAttr<F32Attr, "1.0">:$beta,
+    DefaultValuedAttr<Onnxc_IntAttr, "0">:$transA,
+    DefaultValuedAttr<Onnxc_IntAttr, "0">:$transB,
+    DefaultValuedStrAttr<StrAttr, "">:$activation,
+    OptionalAttr<F32ArrayAttr>:$activation_params);
+  let results = (outs AnyType:$Y);
+}
+
+#endif // ONNXC_DIALECT_ONNXC_ONNXCOPS_TD
