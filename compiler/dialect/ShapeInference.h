@@ -3,12 +3,13 @@
 #ifndef ONNXC_DIALECT_SHAPEINFERENCE_H
 #define ONNXC_DIALECT_SHAPEINFERENCE_H
 
+#include "mlir/Support/LogicalResult.h"
+
 #include <memory>
 
 namespace mlir {
 class Pass;
 class Operation;
-struct LogicalResult;
 } // namespace mlir
 
 namespace onnxc {
