@@ -224,7 +224,8 @@ bool compileModel(const CompilerOptions &options) {
     CHeaderOptions headerOptions;
     headerOptions.prefix = headerPrefix(options);
     headerOptions.entrySymbol = entrySymbolName(entryOptions);
-    headerOptions.modelPath = llvm::sys::path::filename(options.modelPath).str();
+    headerOptions.modelPath =
+        llvm::sys::path::filename(options.modelPath).str();
     headerOptions.artifactPath = llvm::sys::path::filename(outputPath).str();
     return writeOutput(options.headerPath, [&](llvm::raw_ostream &os) {
       writeCHeader(*meta, headerOptions, os);

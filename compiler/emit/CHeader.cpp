@@ -156,8 +156,8 @@ std::vector<std::string> parameterNames(ArrayRef<TensorMeta> tensors,
       name += isAlnum(c) ? c : '_';
     if (!name.empty() && isDigit(name.front()))
       name.insert(0, "_");
-    if (name.empty() || StringRef(name).starts_with("__") ||
-        isCKeyword(name) || taken.contains(name))
+    if (name.empty() || StringRef(name).starts_with("__") || isCKeyword(name) ||
+        taken.contains(name))
       name = (what + Twine(i)).str();
     taken.insert(name);
     names.push_back(name);
@@ -234,8 +234,7 @@ void writeCHeader(const ModelMeta &meta, const CHeaderOptions &options,
   os << "#define " << macro << "_MODEL_NAME \"" << cString(meta.graphName)
      << "\"\n";
   os << "#define " << macro << "_NUM_INPUTS " << meta.inputs.size() << "\n";
-  os << "#define " << macro << "_NUM_OUTPUTS " << meta.outputs.size()
-     << "\n\n";
+  os << "#define " << macro << "_NUM_OUTPUTS " << meta.outputs.size() << "\n\n";
   for (auto [i, t] : enumerate(meta.inputs))
     writeTensorMacros(os, macro, "INPUT", i, t);
   for (auto [i, t] : enumerate(meta.outputs))
@@ -249,13 +248,13 @@ void writeCHeader(const ModelMeta &meta, const CHeaderOptions &options,
 
   // The typed run: only when every size is known here, so the caller's
   // buffers are exactly the macros' sizes.
-  bool typed = all_of(meta.inputs, isStatic) && all_of(meta.outputs, isStatic) &&
+  bool typed = all_of(meta.inputs, isStatic) &&
+               all_of(meta.outputs, isStatic) &&
                all_of(meta.inputs, [](auto &t) { return cTypeOf(t.dtype); }) &&
                all_of(meta.outputs, [](auto &t) { return cTypeOf(t.dtype); });
   if (!typed) {
-    os << "\n/* No " << prefix
-       << "_run: the model has dynamic dims; call " << prefix
-       << "_model()->run. */\n";
+    os << "\n/* No " << prefix << "_run: the model has dynamic dims; call "
+       << prefix << "_model()->run. */\n";
   } else {
     StringSet<> taken;
     std::vector<std::string> ins = parameterNames(meta.inputs, "input", taken);
@@ -285,8 +284,9 @@ void writeCHeader(const ModelMeta &meta, const CHeaderOptions &options,
       os << "  " << e << ".data = (void *)" << param << ";\n";
       // The runtime sets an output's shape; it only needs the capacity.
       if (isOutput) {
-        os << "  " << e << ".size_bytes = "
-           << elementCount(t) * elementBytes(t.dtype) << ";\n";
+        os << "  " << e
+           << ".size_bytes = " << elementCount(t) * elementBytes(t.dtype)
+           << ";\n";
         return;
       }
       os << "  " << e << ".rank = " << t.dims.size() << ";\n";

@@ -281,9 +281,9 @@ Error addModelEntry(Module &module, const ModelMeta &meta,
                                "the symbol %s is already defined by the "
                                "model's code",
                                name.c_str());
-    Function *entry = Function::Create(FunctionType::get(ptrTy, {}, false),
-                                       GlobalValue::ExternalLinkage, name,
-                                       module);
+    Function *entry =
+        Function::Create(FunctionType::get(ptrTy, {}, false),
+                         GlobalValue::ExternalLinkage, name, module);
     entry->setVisibility(GlobalValue::DefaultVisibility);
     ir.SetInsertPoint(BasicBlock::Create(ctx, "entry", entry));
     ir.CreateRet(modelGlobal);

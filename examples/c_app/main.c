@@ -38,18 +38,17 @@ static int check_metadata(void) {
   static const int64_t fixed_dims[] = CNN_FIXED_INPUT0_DIMS;
   static const int64_t dynamic_dims[] = CNN_DYNAMIC_INPUT0_DIMS;
   static const char *const dynamic_params[] = CNN_DYNAMIC_INPUT0_DIM_PARAMS;
-  int ok = m->abi_version == ONNXC_ABI_VERSION &&
-           strcmp(m->name, CNN_DYNAMIC_MODEL_NAME) == 0 &&
-           m->num_inputs == CNN_DYNAMIC_NUM_INPUTS &&
-           m->num_outputs == CNN_DYNAMIC_NUM_OUTPUTS &&
-           strcmp(m->inputs[0].name, CNN_DYNAMIC_INPUT0_NAME) == 0 &&
-           m->inputs[0].dtype == CNN_DYNAMIC_INPUT0_DTYPE &&
-           m->inputs[0].rank == CNN_DYNAMIC_INPUT0_RANK &&
-           dynamic_dims[0] == -1 && strcmp(dynamic_params[0], "batch") == 0 &&
-           fixed_dims[0] == 1 &&
-           cnn_fixed_model()->inputs[0].dims[0] == fixed_dims[0] &&
-           strcmp(cnn_fixed_model()->outputs[0].name,
-                  CNN_FIXED_OUTPUT0_NAME) == 0;
+  int ok =
+      m->abi_version == ONNXC_ABI_VERSION &&
+      strcmp(m->name, CNN_DYNAMIC_MODEL_NAME) == 0 &&
+      m->num_inputs == CNN_DYNAMIC_NUM_INPUTS &&
+      m->num_outputs == CNN_DYNAMIC_NUM_OUTPUTS &&
+      strcmp(m->inputs[0].name, CNN_DYNAMIC_INPUT0_NAME) == 0 &&
+      m->inputs[0].dtype == CNN_DYNAMIC_INPUT0_DTYPE &&
+      m->inputs[0].rank == CNN_DYNAMIC_INPUT0_RANK && dynamic_dims[0] == -1 &&
+      strcmp(dynamic_params[0], "batch") == 0 && fixed_dims[0] == 1 &&
+      cnn_fixed_model()->inputs[0].dims[0] == fixed_dims[0] &&
+      strcmp(cnn_fixed_model()->outputs[0].name, CNN_FIXED_OUTPUT0_NAME) == 0;
   if (!ok)
     fprintf(stderr, "the generated headers disagree with the models\n");
   return ok;
@@ -77,7 +76,9 @@ int main(int argc, char **argv) {
 
   /* The dynamic build: the batch is chosen at run time. */
   const onnxc_model *dynamic = cnn_dynamic_model();
-  onnxc_tensor input = {.data = image, .shape = {1, 1, 28, 28}, .rank = 4,
+  onnxc_tensor input = {.data = image,
+                        .shape = {1, 1, 28, 28},
+                        .rank = 4,
                         .dtype = CNN_DYNAMIC_INPUT0_DTYPE};
   onnxc_tensor output = {0};
   if (dynamic->run(dynamic, &input, 1, &output, 1, &err) != ONNXC_OK) {

@@ -65,9 +65,7 @@ private:
 /// The onnxc_dtype of a C++ element type.
 template <typename T> struct DtypeOf;
 #define ONNXC_DTYPE_OF(T, D)                                                   \
-  template <> struct DtypeOf<T> {                                              \
-    static constexpr onnxc_dtype value = D;                                    \
-  };
+  template <> struct DtypeOf<T> { static constexpr onnxc_dtype value = D; };
 ONNXC_DTYPE_OF(float, ONNXC_DTYPE_FLOAT)
 ONNXC_DTYPE_OF(double, ONNXC_DTYPE_DOUBLE)
 ONNXC_DTYPE_OF(int8_t, ONNXC_DTYPE_INT8)
@@ -204,11 +202,10 @@ public:
     if (!model_)
       throw Error(ONNXC_INVALID_ARGUMENT, "onnxc::Model: the model is null");
     if (model_->abi_version != ONNXC_ABI_VERSION)
-      throw Error(ONNXC_LOAD_ERROR,
-                  "onnxc::Model: artifact ABI version " +
-                      std::to_string(model_->abi_version) +
-                      ", this header needs " +
-                      std::to_string(ONNXC_ABI_VERSION));
+      throw Error(ONNXC_LOAD_ERROR, "onnxc::Model: artifact ABI version " +
+                                        std::to_string(model_->abi_version) +
+                                        ", this header needs " +
+                                        std::to_string(ONNXC_ABI_VERSION));
   }
 
   const onnxc_model *get() const noexcept { return model_; }
@@ -285,9 +282,9 @@ private:
             std::vector<onnxc_tensor> &outs) const {
     onnxc_error err;
     err.message[0] = 0;
-    int code = model_->run(model_, ins.data(), static_cast<int32_t>(ins.size()),
-                           outs.data(), static_cast<int32_t>(outs.size()),
-                           &err);
+    int code =
+        model_->run(model_, ins.data(), static_cast<int32_t>(ins.size()),
+                    outs.data(), static_cast<int32_t>(outs.size()), &err);
     if (code != ONNXC_OK)
       throw Error(code, err.message);
   }
