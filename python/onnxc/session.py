@@ -94,7 +94,11 @@ class InferenceSession:
         else:
             path = os.fspath(source)
             self._model_path = path
-            if path.endswith(".onnx") or not os.path.exists(path):
+            with open(path, "rb") as f:
+                is_artifact = f.read(4) == b"\x7fELF"
+            # A compiled artifact is a shared library; anything else is taken
+            # for a model.
+            if not is_artifact:
                 with open(path, "rb") as f:
                     data = f.read()
                 artifact = self._compile_cached(data, path, level, shapes,
