@@ -9,9 +9,12 @@
 //   onnxc::Span<const float> p = outputs[0].data<float>();
 //
 // Failures throw onnxc::Error, which carries the runtime's status code and
-// message. Outputs are onnxc::Tensor: they own the buffer the runtime
-// allocated and release it with the model's release_tensor. `run` may also
-// write into caller-provided buffers (MutableTensorView), allocating nothing.
+// message. Every throwing call has a non-throwing twin returning onnxc::Status
+// (Library::open, Library::model(Model &), Model::open, Model::tryRun); under
+// -fno-exceptions only those exist. Outputs are onnxc::Tensor: they own the
+// buffer the runtime allocated and release it with the model's release_tensor.
+// `run` may also write into caller-provided buffers (MutableTensorView),
+// allocating nothing.
 //
 // A program that loads artifacts links libonnxc_runtime (onnxc::runtime); one
 // that links an artifact directly needs nothing more than the artifact.
@@ -31,7 +34,30 @@
 #include <utility>
 #include <vector>
 
+// Built with -fno-exceptions, only the Status-returning calls exist.
+#if defined(__cpp_exceptions) || defined(__EXCEPTIONS)
+#define ONNXC_HAS_EXCEPTIONS 1
+#else
+#define ONNXC_HAS_EXCEPTIONS 0
+#endif
+
 namespace onnxc {
+
+/// The outcome of a call: code() is an onnxc_status_code, message() the
+/// runtime's message when it failed.
+class Status {
+public:
+  Status() = default;
+  Status(int code, std::string message)
+      : code_(code), message_(std::move(message)) {}
+  bool ok() const noexcept { return code_ == ONNXC_OK; }
+  int code() const noexcept { return code_; }
+  const std::string &message() const noexcept { return message_; }
+
+private:
+  int code_ = ONNXC_OK;
+  std::string message_;
+};
 
 /// A failed onnxc call: code() is an onnxc_status_code, what() the runtime's
 /// message.
@@ -44,6 +70,15 @@ public:
 private:
   int code_;
 };
+
+#if ONNXC_HAS_EXCEPTIONS
+namespace detail {
+inline void check(const Status &status) {
+  if (!status.ok())
+    throw Error(status.code(), status.message());
+}
+} // namespace detail
+#endif
 
 /// A pointer and a length (std::span's subset this API needs; C++17).
 template <typename T> class Span {
@@ -158,13 +193,18 @@ public:
     return numElements() * onnxc_dtype_size(tensor_.dtype);
   }
   const void *rawData() const noexcept { return tensor_.data; }
-  /// The elements as T; throws if T is not the tensor's dtype.
+  /// The elements as T; throws (without exceptions: returns an empty span)
+  /// if T is not the tensor's dtype.
   template <typename T> Span<const T> data() const {
     if (DtypeOf<T>::value != tensor_.dtype)
+#if !ONNXC_HAS_EXCEPTIONS
+      return Span<const T>();
+#else
       throw Error(ONNXC_INVALID_ARGUMENT,
                   std::string("tensor of dtype ") +
                       onnxc_dtype_name(tensor_.dtype) + " read as " +
                       onnxc_dtype_name(DtypeOf<T>::value));
+#endif
     return Span<const T>(static_cast<const T *>(tensor_.data), numElements());
   }
   template <typename T> std::vector<T> toVector() const {
@@ -198,16 +238,27 @@ struct TensorInfo {
 /// (a linked artifact's entry point) keeps alive.
 class Model {
 public:
-  explicit Model(const onnxc_model *model) : model_(model) {
-    if (!model_)
-      throw Error(ONNXC_INVALID_ARGUMENT, "onnxc::Model: the model is null");
-    if (model_->abi_version != ONNXC_ABI_VERSION)
-      throw Error(ONNXC_LOAD_ERROR, "onnxc::Model: artifact ABI version " +
-                                        std::to_string(model_->abi_version) +
-                                        ", this header needs " +
-                                        std::to_string(ONNXC_ABI_VERSION));
+  /// An empty model (valid() is false) for open() to fill.
+  Model() = default;
+  /// Checks `model` (not null, this ABI version) and makes `out` view it.
+  static Status open(const onnxc_model *model, Model &out) {
+    if (!model)
+      return Status(ONNXC_INVALID_ARGUMENT, "onnxc::Model: the model is null");
+    if (model->abi_version != ONNXC_ABI_VERSION)
+      return Status(ONNXC_LOAD_ERROR, "onnxc::Model: artifact ABI version " +
+                                          std::to_string(model->abi_version) +
+                                          ", this header needs " +
+                                          std::to_string(ONNXC_ABI_VERSION));
+    out.model_ = model;
+    return Status();
   }
+#if ONNXC_HAS_EXCEPTIONS
+  explicit Model(const onnxc_model *model) {
+    detail::check(open(model, *this));
+  }
+#endif
 
+  bool valid() const noexcept { return model_ != nullptr; }
   const onnxc_model *get() const noexcept { return model_; }
   std::string name() const { return model_->name ? model_->name : ""; }
   std::vector<TensorInfo> inputs() const {
@@ -218,32 +269,56 @@ public:
   }
 
   /// Runs on `inputs` (in the model's input order); the runtime allocates
-  /// the outputs.
-  std::vector<Tensor> run(const std::vector<TensorView> &inputs) const {
-    std::vector<onnxc_tensor> ins = toC(inputs);
+  /// the outputs, which replace `outputs`' contents.
+  Status tryRun(const std::vector<TensorView> &inputs,
+                std::vector<Tensor> &outputs) const {
+    outputs.clear();
+    std::vector<onnxc_tensor> ins;
+    Status status = toC(inputs, ins);
     std::vector<onnxc_tensor> outs(model_->num_outputs, onnxc_tensor());
-    call(ins, outs);
-    std::vector<Tensor> results;
-    results.reserve(outs.size());
+    if (status.ok())
+      status = call(ins, outs);
+    if (!status.ok())
+      return status;
+    outputs.reserve(outs.size());
     for (const onnxc_tensor &t : outs)
-      results.push_back(Tensor(t, model_->release_tensor));
-    return results;
+      outputs.push_back(Tensor(t, model_->release_tensor));
+    return status;
   }
 
   /// Runs on `inputs`, writing into the caller's `outputs` (one per model
-  /// output, each large enough) and setting their shapes.
-  void run(const std::vector<TensorView> &inputs,
-           std::vector<MutableTensorView> &outputs) const {
-    std::vector<onnxc_tensor> ins = toC(inputs);
+  /// output, each large enough) and setting their shapes. Allocates no
+  /// output memory.
+  Status tryRun(const std::vector<TensorView> &inputs,
+                std::vector<MutableTensorView> &outputs) const {
+    std::vector<onnxc_tensor> ins;
+    Status status = toC(inputs, ins);
+    if (!status.ok())
+      return status;
     std::vector<onnxc_tensor> outs(outputs.size(), onnxc_tensor());
     for (std::size_t o = 0; o < outputs.size(); ++o) {
       outs[o].data = outputs[o].data_;
       outs[o].size_bytes = outputs[o].sizeBytes_;
     }
-    call(ins, outs);
-    for (std::size_t o = 0; o < outputs.size(); ++o)
-      outputs[o].shape_.assign(outs[o].shape, outs[o].shape + outs[o].rank);
+    status = call(ins, outs);
+    if (status.ok())
+      for (std::size_t o = 0; o < outputs.size(); ++o)
+        outputs[o].shape_.assign(outs[o].shape, outs[o].shape + outs[o].rank);
+    return status;
   }
+
+#if ONNXC_HAS_EXCEPTIONS
+  /// tryRun that throws onnxc::Error on failure.
+  std::vector<Tensor> run(const std::vector<TensorView> &inputs) const {
+    std::vector<Tensor> outputs;
+    detail::check(tryRun(inputs, outputs));
+    return outputs;
+  }
+  void run(const std::vector<TensorView> &inputs,
+           std::vector<MutableTensorView> &outputs) const {
+    detail::check(tryRun(inputs, outputs));
+  }
+#endif
 
 private:
   static std::vector<TensorInfo> infos(const onnxc_tensor_info *info,
@@ -260,49 +335,62 @@ private:
     return result;
   }
 
-  static std::vector<onnxc_tensor> toC(const std::vector<TensorView> &views) {
-    std::vector<onnxc_tensor> tensors(views.size(), onnxc_tensor());
+  static Status toC(const std::vector<TensorView> &views,
+                    std::vector<onnxc_tensor> &tensors) {
+    tensors.assign(views.size(), onnxc_tensor());
     for (std::size_t i = 0; i < views.size(); ++i) {
       const Shape &shape = views[i].shape();
       if (shape.size() > ONNXC_MAX_RANK)
-        throw Error(ONNXC_INVALID_ARGUMENT,
-                    "input " + std::to_string(i) + ": rank " +
-                        std::to_string(shape.size()) + " exceeds " +
-                        std::to_string(ONNXC_MAX_RANK));
+        return Status(ONNXC_INVALID_ARGUMENT,
+                      "input " + std::to_string(i) + ": rank " +
+                          std::to_string(shape.size()) + " exceeds " +
+                          std::to_string(ONNXC_MAX_RANK));
       tensors[i].data = const_cast<void *>(views[i].data());
       tensors[i].dtype = views[i].dtype();
       tensors[i].rank = static_cast<int32_t>(shape.size());
       for (std::size_t d = 0; d < shape.size(); ++d)
         tensors[i].shape[d] = shape[d];
     }
-    return tensors;
+    return Status();
   }
 
-  void call(std::vector<onnxc_tensor> &ins,
-            std::vector<onnxc_tensor> &outs) const {
+  Status call(std::vector<onnxc_tensor> &ins,
+              std::vector<onnxc_tensor> &outs) const {
     onnxc_error err;
     err.message[0] = 0;
     int code =
         model_->run(model_, ins.data(), static_cast<int32_t>(ins.size()),
                     outs.data(), static_cast<int32_t>(outs.size()), &err);
-    if (code != ONNXC_OK)
-      throw Error(code, err.message);
+    return code == ONNXC_OK ? Status() : Status(code, err.message);
   }
 
-  const onnxc_model *model_;
+  const onnxc_model *model_ = nullptr;
 };
 
 /// A loaded artifact (onnxc_load); unloads it on destruction. Models taken
 /// from it are valid while it lives.
 class Library {
 public:
-  explicit Library(const std::string &path) {
+  /// An empty library for open() to fill.
+  Library() = default;
+  /// Loads the artifact at `path` into `out`.
+  static Status open(const std::string &path, Library &out) {
     onnxc_error err;
     err.message[0] = 0;
-    int code = onnxc_load(path.c_str(), &library_, &err);
+    onnxc_library *library = nullptr;
+    int code = onnxc_load(path.c_str(), &library, &err);
     if (code != ONNXC_OK)
-      throw Error(code, err.message);
+      return Status(code, err.message);
+    onnxc_unload(out.library_);
+    out.library_ = library;
+    return Status();
   }
+#if ONNXC_HAS_EXCEPTIONS
+  explicit Library(const std::string &path) {
+    detail::check(open(path, *this));
+  }
+  Model model() const { return Model(onnxc_library_model(library_)); }
+#endif
   Library(const Library &) = delete;
   Library &operator=(const Library &) = delete;
   Library(Library &&other) noexcept
@@ -316,7 +404,10 @@ public:
   }
   ~Library() { onnxc_unload(library_); }
 
-  Model model() const { return Model(onnxc_library_model(library_)); }
+  /// The library's model, checked as Model::open does.
+  Status model(Model &out) const {
+    return Model::open(onnxc_library_model(library_), out);
+  }
 
 private:
   onnxc_library *library_ = nullptr;
