@@ -20,6 +20,7 @@
 
 #include "compiler/dialect/OnnxDialect.h"
 #include "compiler/dialect/ShapeInference.h"
+#include "compiler/emit/CHeader.h"
 #include "compiler/emit/Linker.h"
 #include "compiler/emit/ModelEntry.h"
 #include "compiler/emit/ObjectFile.h"
@@ -186,6 +187,34 @@ OwningOpRef<ModuleOp> importAndOptimize(MLIRContext &ctx,
   return module;
 }
 
+/// The prefix of the header's names: --name, else the header file's stem made
+/// an identifier.
+std::string headerPrefix(const CompilerOptions &options) {
+  if (!options.name.empty())
+    return options.name;
+  std::string prefix;
+  for (char c : llvm::sys::path::stem(options.headerPath))
+    prefix += llvm::isAlnum(c) ? c : '_';
+  if (prefix.empty() || llvm::isDigit(prefix.front()))
+    prefix.insert(0, "model_");
+  return prefix;
+}
+
+/// Checks the options that name things before any work is done.
+bool checkNamingOptions(const CompilerOptions &options) {
+  if (!options.name.empty() && !isCIdentifier(options.name)) {
+    printError("--name '" + options.name +
+               "': expected a C identifier (letters, digits, '_')");
+    return false;
+  }
+  if (!options.headerPath.empty() &&
+      (options.emit == EmitKind::Onnx || options.emit == EmitKind::Mlir)) {
+    printError("--header needs --emit llvm, obj or lib");
+    return false;
+  }
+  return true;
+}
+
 } // namespace
 
 bool optimizeModel(const CompilerOptions &options) {
@@ -232,6 +261,11 @@ bool compileModel(const CompilerOptions &options) {
     printError(outputPath + ": the output would overwrite the model");
     return false;
   }
+  if (!checkNamingOptions(options))
+    return false;
+  EntryOptions entryOptions;
+  entryOptions.name = options.name;
+  entryOptions.staticLink = options.emit == EmitKind::Obj;
 
   // Import.
   if (options.emit == EmitKind::Onnx) {
@@ -265,6 +299,20 @@ bool compileModel(const CompilerOptions &options) {
     printError(options.modelPath + ": " + llvm::toString(meta.takeError()));
     return false;
   }
+  // Written last, once the artifact it describes exists.
+  auto writeHeader = [&]() {
+    if (options.headerPath.empty())
+      return true;
+    CHeaderOptions headerOptions;
+    headerOptions.prefix = headerPrefix(options);
+    headerOptions.entrySymbol = entrySymbolName(entryOptions);
+    headerOptions.modelPath =
+        llvm::sys::path::filename(options.modelPath).str();
+    headerOptions.artifactPath = llvm::sys::path::filename(outputPath).str();
+    return writeOutput(options.headerPath, [&](llvm::raw_ostream &os) {
+      writeCHeader(*meta, headerOptions, os);
+    });
+  };
 
   // Lowering to the LLVM dialect.
   PassManager lowerPm(&ctx);
@@ -282,7 +330,8 @@ bool compileModel(const CompilerOptions &options) {
     printError(options.modelPath + ": translation to LLVM IR failed");
     return false;
   }
-  if (llvm::Error err = addModelEntry(*llvmModule, *meta, "main_graph")) {
+  if (llvm::Error err =
+          addModelEntry(*llvmModule, *meta, "main_graph", entryOptions)) {
     printError(options.modelPath + ": " + llvm::toString(std::move(err)));
     return false;
   }
@@ -295,7 +344,10 @@ bool compileModel(const CompilerOptions &options) {
   optimizeModule(*llvmModule, **machine, options.optLevel);
   if (options.emit == EmitKind::Llvm)
     return writeOutput(outputPath,
-                       [&](llvm::raw_ostream &os) { llvmModule->print(os, nullptr); });
+                       [&](llvm::raw_ostream &os) {
+                         llvmModule->print(os, nullptr);
+                       }) &&
+           writeHeader();
 
   // Object file.
   std::string objectPath = outputPath;
@@ -322,7 +374,7 @@ bool compileModel(const CompilerOptions &options) {
     file->keep();
   }
   if (options.emit == EmitKind::Obj)
-    return true;
+    return writeHeader();
 
   // Shared library.
   auto removeTemp = llvm::make_scope_exit(
@@ -340,7 +392,7 @@ bool compileModel(const CompilerOptions &options) {
     printError(llvm::toString(std::move(err)));
     return false;
   }
-  return true;
+  return writeHeader();
 }
 
 } // namespace onnxc

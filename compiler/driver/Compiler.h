@@ -28,6 +28,12 @@ struct CompilerOptions {
   std::vector<std::string> targets = {"cpu"};
   std::string triple; // empty: the host
   std::string cpu;    // empty: the host CPU (for the host triple)
+  // --header: the generated C header to write (llvm, obj and lib emits).
+  std::string headerPath;
+  // --name: a C identifier; the artifact defines <name>_model_entry and the
+  // header's names start with <name>. An object file built with a name
+  // exports nothing else, so several link into one program.
+  std::string name;
   const char *argv0 = "onnxc";
 };
 

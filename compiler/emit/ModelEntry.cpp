@@ -178,8 +178,14 @@ public:
 
 } // namespace
 
+std::string entrySymbolName(const EntryOptions &options) {
+  if (options.name.empty())
+    return ONNXC_MODEL_ENTRY_SYMBOL;
+  return options.name + "_model_entry";
+}
+
 Error addModelEntry(Module &module, const ModelMeta &meta,
-                    StringRef graphFunction) {
+                    StringRef graphFunction, const EntryOptions &options) {
   LLVMContext &ctx = module.getContext();
   std::string cifaceName = ("_mlir_ciface_" + graphFunction).str();
   Function *ciface = module.getFunction(cifaceName);
@@ -188,13 +194,25 @@ Error addModelEntry(Module &module, const ModelMeta &meta,
                              "the graph function %s is missing",
                              cifaceName.c_str());
 
-  // Everything compiled so far is private to the artifact.
+  // Everything compiled so far is private to the artifact: hidden in a
+  // shared library; internal in a named object, whose symbols would
+  // otherwise clash with another model's in a static link.
+  bool internalize = options.staticLink && !options.name.empty();
+  auto makePrivate = [&](GlobalObject &v) {
+    if (v.isDeclaration() || v.hasLocalLinkage() ||
+        v.getName().starts_with("llvm."))
+      return;
+    if (internalize) {
+      v.setLinkage(GlobalValue::InternalLinkage);
+      v.setComdat(nullptr);
+    } else {
+      v.setVisibility(GlobalValue::HiddenVisibility);
+    }
+  };
   for (Function &f : module.functions())
-    if (!f.isDeclaration())
-      f.setVisibility(GlobalValue::HiddenVisibility);
+    makePrivate(f);
   for (GlobalVariable &g : module.globals())
-    if (!g.isDeclaration() && !g.hasLocalLinkage())
-      g.setVisibility(GlobalValue::HiddenVisibility);
+    makePrivate(g);
 
   MetaBuilder b(module);
   PointerType *ptrTy = b.ptrTy;
@@ -249,13 +267,27 @@ Error addModelEntry(Module &module, const ModelMeta &meta,
        invoke});
   Constant *modelGlobal = b.global(model, "onnxc.model");
 
-  // const onnxc_model *onnxc_model_entry(void)
-  Function *entry = Function::Create(FunctionType::get(ptrTy, {}, false),
-                                     GlobalValue::ExternalLinkage,
-                                     ONNXC_MODEL_ENTRY_SYMBOL, module);
-  entry->setVisibility(GlobalValue::DefaultVisibility);
-  ir.SetInsertPoint(BasicBlock::Create(ctx, "entry", entry));
-  ir.CreateRet(modelGlobal);
+  // const onnxc_model *<entry>(void): onnxc_model_entry, which the loader
+  // looks up, unless a named object is the only thing that calls it; and
+  // <name>_model_entry, which the generated header declares.
+  std::vector<std::string> entryNames;
+  if (!internalize)
+    entryNames.push_back(ONNXC_MODEL_ENTRY_SYMBOL);
+  if (!options.name.empty())
+    entryNames.push_back(entrySymbolName(options));
+  for (const std::string &name : entryNames) {
+    if (module.getNamedValue(name))
+      return createStringError(inconvertibleErrorCode(),
+                               "the symbol %s is already defined by the "
+                               "model's code",
+                               name.c_str());
+    Function *entry =
+        Function::Create(FunctionType::get(ptrTy, {}, false),
+                         GlobalValue::ExternalLinkage, name, module);
+    entry->setVisibility(GlobalValue::DefaultVisibility);
+    ir.SetInsertPoint(BasicBlock::Create(ctx, "entry", entry));
+    ir.CreateRet(modelGlobal);
+  }
   return Error::success();
 }
 

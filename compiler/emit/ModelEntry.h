@@ -44,11 +44,27 @@ struct ModelMeta {
 /// `main_graph` signature and its onnxc.* attributes.
 llvm::Expected<ModelMeta> collectModelMeta(mlir::ModuleOp module);
 
+/// How the entry point is named and what else stays visible.
+struct EntryOptions {
+  /// When set, the artifact also defines `<name>_model_entry`, the entry
+  /// point a generated header declares.
+  std::string name;
+  /// For an object file linked statically: with a name, `<name>_model_entry`
+  /// is the only entry point and every other definition becomes internal, so
+  /// several models link into one program without clashing symbols.
+  bool staticLink = false;
+};
+
+/// The entry point symbol `options` gives (onnxc_model_entry or
+/// <name>_model_entry).
+std::string entrySymbolName(const EntryOptions &options);
+
 /// Adds the ABI glue to `module`, whose graph function's C interface is
 /// `_mlir_ciface_<graphFunction>`, and gives every other definition hidden
-/// visibility so the artifact exports only `onnxc_model_entry`.
+/// visibility so the artifact exports only its entry points.
 llvm::Error addModelEntry(llvm::Module &module, const ModelMeta &meta,
-                          llvm::StringRef graphFunction);
+                          llvm::StringRef graphFunction,
+                          const EntryOptions &options = {});
 
 } // namespace onnxc
 

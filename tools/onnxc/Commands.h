@@ -24,6 +24,8 @@ struct CompileOptions {
   std::vector<std::string> shapes; // NAME=1x3x224x224
   std::string mtriple;
   std::string mcpu;
+  std::string header; // --header: the generated C header
+  std::string name;   // --name: the entry point's and header's prefix
 };
 
 struct OptimizeOptions {

@@ -42,6 +42,8 @@ int runCompile(const CompileOptions &opts) {
   options.printPassStats = opts.printPassStats;
   options.triple = opts.mtriple;
   options.cpu = opts.mcpu;
+  options.headerPath = opts.header;
+  options.name = opts.name;
   options.emit = llvm::StringSwitch<EmitKind>(opts.emit)
                      .Case("onnx", EmitKind::Onnx)
                      .Case("mlir", EmitKind::Mlir)

@@ -1,6 +1,7 @@
 //===- main.cpp - The onnxc command line ----------------------------------===//
 //
 //   onnxc compile MODEL.onnx -o OUT.so [-O0..-O3] [--emit ...] [--shape ...]
+//                 [--header OUT.h] [--name PREFIX]
 //   onnxc optimize MODEL.onnx -o OPTIMIZED.onnx [-O0..-O3] [--shape ...]
 //   onnxc run ARTIFACT.so --input NAME=FILE ... [--output-dir DIR]
 //   onnxc info MODEL.onnx|ARTIFACT.so
@@ -42,6 +43,13 @@ int main(int argc, char **argv) {
                          "fix an input's shape: NAME=1x3x224x224");
   compileCmd->add_option("--mtriple", compile.mtriple, "target triple");
   compileCmd->add_option("--mcpu", compile.mcpu, "target CPU");
+  compileCmd->add_option("--header", compile.header,
+                         "also write a C header describing the model and "
+                         "declaring its entry point");
+  compileCmd->add_option("--name", compile.name,
+                         "a C identifier: the artifact defines "
+                         "<name>_model_entry (the only global symbol of an "
+                         "object file) and the header's names start with it");
 
   OptimizeOptions optimize;
   CLI::App *optimizeCmd = app.add_subcommand(

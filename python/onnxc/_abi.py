@@ -1,0 +1,155 @@
+"""The C ABI of onnxc artifacts (runtime/include/onnxc/onnxc.h) through ctypes.
+
+`Artifact` opens a compiled model library, reads its metadata and runs it on
+numpy arrays. Every output is copied into a numpy array that Python owns and
+the runtime's buffer is released at once, so arrays outlive the artifact.
+"""
+import ctypes
+import os
+
+import numpy as np
+
+ONNXC_MAX_RANK = 16
+ONNXC_ABI_VERSION = 1
+
+# onnxc_dtype (ONNX TensorProto numbering) <-> numpy. ml_dtypes, when
+# installed, adds the types numpy lacks (bfloat16, float8, int4, ...).
+_DTYPES = {
+    1: np.float32, 2: np.uint8, 3: np.int8, 4: np.uint16, 5: np.int16,
+    6: np.int32, 7: np.int64, 9: np.bool_, 10: np.float16, 11: np.float64,
+    12: np.uint32, 13: np.uint64,
+}
+try:
+    import ml_dtypes as _ml
+
+    for _code, _name in ((16, "bfloat16"), (17, "float8_e4m3fn"),
+                         (18, "float8_e4m3fnuz"), (19, "float8_e5m2"),
+                         (20, "float8_e5m2fnuz"), (21, "uint4"), (22, "int4"),
+                         (25, "uint2"), (26, "int2")):
+        if hasattr(_ml, _name):
+            _DTYPES[_code] = getattr(_ml, _name)
+except ImportError:
+    pass
+_CODES = {np.dtype(v): k for k, v in _DTYPES.items()}
+
+# The ONNX names ONNX Runtime uses in NodeArg.type ('tensor(float)').
+DTYPE_NAMES = {
+    1: "float", 2: "uint8", 3: "int8", 4: "uint16", 5: "int16", 6: "int32",
+    7: "int64", 8: "string", 9: "bool", 10: "float16", 11: "double",
+    12: "uint32", 13: "uint64", 16: "bfloat16", 17: "float8e4m3fn",
+    18: "float8e4m3fnuz", 19: "float8e5m2", 20: "float8e5m2fnuz",
+    21: "uint4", 22: "int4", 23: "float4e2m1", 24: "float8e8m0",
+    25: "uint2", 26: "int2",
+}
+
+
+class TensorInfo(ctypes.Structure):
+    _fields_ = [("name", ctypes.c_char_p), ("dims", ctypes.POINTER(ctypes.c_int64)),
+                ("dim_params", ctypes.POINTER(ctypes.c_char_p)),
+                ("dtype", ctypes.c_int32), ("rank", ctypes.c_int32)]
+
+
+class Tensor(ctypes.Structure):
+    _fields_ = [("data", ctypes.c_void_p), ("shape", ctypes.c_int64 * ONNXC_MAX_RANK),
+                ("rank", ctypes.c_int32), ("dtype", ctypes.c_int32),
+                ("size_bytes", ctypes.c_size_t), ("owner", ctypes.c_void_p)]
+
+
+class Error(ctypes.Structure):
+    _fields_ = [("message", ctypes.c_char * 512)]
+
+
+class Model(ctypes.Structure):
+    pass
+
+
+RunFn = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.POINTER(Model), ctypes.POINTER(Tensor),
+                         ctypes.c_int32, ctypes.POINTER(Tensor), ctypes.c_int32,
+                         ctypes.POINTER(Error))
+ReleaseFn = ctypes.CFUNCTYPE(None, ctypes.POINTER(Tensor))
+Model._fields_ = [("abi_version", ctypes.c_uint32), ("num_inputs", ctypes.c_int32),
+                  ("num_outputs", ctypes.c_int32), ("reserved", ctypes.c_int32),
+                  ("name", ctypes.c_char_p), ("inputs", ctypes.POINTER(TensorInfo)),
+                  ("outputs", ctypes.POINTER(TensorInfo)), ("run", RunFn),
+                  ("release_tensor", ReleaseFn), ("graph_invoke", ctypes.c_void_p)]
+
+
+class RunError(RuntimeError):
+    """A failed run: `code` is the onnxc_status_code, `message` the runtime's."""
+
+    def __init__(self, code, message):
+        super().__init__(f"run failed ({code}): {message}")
+        self.code = code
+        self.message = message
+
+
+def _info(info):
+    dims = [info.dims[i] for i in range(info.rank)]
+    params = [info.dim_params[i].decode() if info.dim_params else ""
+              for i in range(info.rank)]
+    return {"name": info.name.decode(), "dtype": _DTYPES.get(info.dtype),
+            "dtype_code": info.dtype, "dims": dims, "dim_params": params}
+
+
+class Artifact:
+    """A loaded artifact: `run({name: array})` returns the outputs in order.
+
+    `inputs` and `outputs` describe the model: dicts with name, dtype (numpy
+    type or None), dtype_code (onnxc_dtype), dims (-1 if dynamic) and
+    dim_params."""
+
+    def __init__(self, path):
+        self.path = os.path.abspath(path)
+        try:
+            self._lib = ctypes.CDLL(self.path, mode=ctypes.RTLD_LOCAL)
+            entry = self._lib.onnxc_model_entry
+        except (OSError, AttributeError) as e:
+            raise RuntimeError(f"{path}: not a loadable onnxc artifact ({e})") from None
+        entry.restype = ctypes.POINTER(Model)
+        entry.argtypes = []
+        self._model = entry()
+        m = self._model.contents
+        if m.abi_version != ONNXC_ABI_VERSION:
+            raise RuntimeError(f"{path}: artifact ABI version {m.abi_version}, "
+                               f"this package needs {ONNXC_ABI_VERSION}")
+        self.name = m.name.decode() if m.name else ""
+        self.inputs = [_info(m.inputs[i]) for i in range(m.num_inputs)]
+        self.outputs = [_info(m.outputs[i]) for i in range(m.num_outputs)]
+
+    def run(self, feeds):
+        m = self._model.contents
+        keep = []
+        ins = (Tensor * max(1, len(self.inputs)))()
+        for i, info in enumerate(self.inputs):
+            # np.ascontiguousarray would turn a 0-d array into a 1-d one.
+            a = np.require(feeds[info["name"]], requirements="C")
+            if a.ndim > ONNXC_MAX_RANK:
+                raise RunError(1, f"input '{info['name']}': rank {a.ndim} exceeds "
+                                  f"{ONNXC_MAX_RANK}")
+            keep.append(a)
+            t = ins[i]
+            t.data = a.ctypes.data if a.size else None
+            t.rank = a.ndim
+            for d, s in enumerate(a.shape):
+                t.shape[d] = s
+            t.dtype = _CODES.get(a.dtype, 0)
+        outs = (Tensor * max(1, len(self.outputs)))()
+        err = Error()
+        code = m.run(self._model, ins, len(self.inputs), outs, len(self.outputs),
+                     ctypes.byref(err))
+        if code != 0:
+            raise RunError(code, err.message.decode(errors="replace"))
+        results = []
+        for i in range(len(self.outputs)):
+            t = outs[i]
+            shape = tuple(t.shape[d] for d in range(t.rank))
+            dtype = np.dtype(_DTYPES[t.dtype])
+            count = int(np.prod(shape, dtype=np.int64))
+            if count:
+                buf = (ctypes.c_char * (count * dtype.itemsize)).from_address(t.data)
+                arr = np.frombuffer(buf, dtype=dtype).reshape(shape).copy()
+            else:
+                arr = np.zeros(shape, dtype=dtype)
+            m.release_tensor(ctypes.byref(t))
+            results.append(arr)
+        return results

@@ -1,0 +1,179 @@
+"""`onnxc.InferenceSession`: ONNX Runtime's InferenceSession API over a
+compiled onnxc artifact."""
+import hashlib
+import os
+import tempfile
+
+import numpy as np
+
+from ._abi import DTYPE_NAMES, Artifact, RunError
+from ._compiler import compile as _compile
+from ._compiler import find_onnxc
+
+
+class NodeArg:
+    """An input or output, as ONNX Runtime's NodeArg: `name`, `shape` (an int
+    per fixed dim, the dim_param's name for a symbolic one, None for a dim
+    with neither) and `type` ('tensor(float)', ...)."""
+
+    def __init__(self, name, shape, type):
+        self.name = name
+        self.shape = shape
+        self.type = type
+
+    def __repr__(self):
+        return f"NodeArg(name='{self.name}', type='{self.type}', shape={self.shape})"
+
+
+def _node_arg(info):
+    shape = []
+    for dim, param in zip(info["dims"], info["dim_params"]):
+        shape.append(dim if dim >= 0 else (param or None))
+    dtype = DTYPE_NAMES.get(info["dtype_code"], "undefined")
+    return NodeArg(info["name"], shape, f"tensor({dtype})")
+
+
+class SessionOptions:
+    """Accepted for ONNX Runtime compatibility. `graph_optimization_level`
+    (0..3, or ORT's GraphOptimizationLevel) picks onnxc's -O level; the other
+    attributes are kept and ignored."""
+
+    def __init__(self):
+        self.graph_optimization_level = None
+        self.intra_op_num_threads = 0
+        self.inter_op_num_threads = 0
+        self.log_severity_level = 2
+
+
+def default_cache_dir():
+    """$ONNXC_CACHE_DIR, else $XDG_CACHE_HOME/onnxc, else ~/.cache/onnxc."""
+    path = os.environ.get("ONNXC_CACHE_DIR")
+    if path:
+        return path
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(
+        os.path.expanduser("~"), ".cache")
+    return os.path.join(base, "onnxc")
+
+
+def _opt_level(sess_options, opt_level):
+    if opt_level is not None:
+        return int(opt_level)
+    level = getattr(sess_options, "graph_optimization_level", None)
+    if level is None:
+        return 2
+    # ORT's enum: ORT_DISABLE_ALL=0, BASIC=1, EXTENDED=2, ORT_ENABLE_ALL=99.
+    level = int(getattr(level, "value", level))
+    return min(max(level, 0), 3)
+
+
+class InferenceSession:
+    """Runs a compiled model with ONNX Runtime's session API.
+
+    path_or_bytes: a compiled artifact (.so), or a model (.onnx path,
+        serialized bytes, or onnx.ModelProto) that is compiled once into the
+        cache directory, keyed by the model's bytes, the options and the
+        onnxc executable.
+    sess_options, providers, provider_options: accepted as ONNX Runtime takes
+        them (onnxc runs on the CPU).
+    opt_level, shapes, cache_dir: onnxc's -O level (default from
+        sess_options, else 2), fixed input shapes {name: dims}, and where
+        compiled models are kept (default_cache_dir()).
+    """
+
+    def __init__(self, path_or_bytes, sess_options=None, providers=None,
+                 provider_options=None, opt_level=None, shapes=None,
+                 cache_dir=None, **kwargs):
+        level = _opt_level(sess_options, opt_level)
+        source = path_or_bytes
+        if hasattr(source, "SerializeToString"):
+            source = source.SerializeToString()
+        if isinstance(source, (bytes, bytearray)):
+            self._model_path = None
+            artifact = self._compile_cached(bytes(source), None, level, shapes,
+                                            cache_dir)
+        else:
+            path = os.fspath(source)
+            self._model_path = path
+            with open(path, "rb") as f:
+                is_artifact = f.read(4) == b"\x7fELF"
+            # A compiled artifact is a shared library; anything else is taken
+            # for a model.
+            if not is_artifact:
+                with open(path, "rb") as f:
+                    data = f.read()
+                artifact = self._compile_cached(data, path, level, shapes,
+                                                cache_dir)
+            else:
+                if shapes:
+                    raise ValueError("shapes apply to a model, not to a "
+                                     "compiled artifact")
+                artifact = path
+        self._artifact = Artifact(artifact)
+        self.artifact_path = self._artifact.path
+        self._inputs = [_node_arg(i) for i in self._artifact.inputs]
+        self._outputs = [_node_arg(o) for o in self._artifact.outputs]
+        self._output_index = {o.name: i for i, o in enumerate(self._outputs)}
+
+    @staticmethod
+    def _compile_cached(data, path, level, shapes, cache_dir):
+        onnxc = find_onnxc()
+        stat = os.stat(onnxc)
+        key = hashlib.sha256()
+        key.update(data)
+        key.update(repr((level, sorted((shapes or {}).items()),
+                         os.path.realpath(onnxc), stat.st_size,
+                         stat.st_mtime_ns)).encode())
+        # A model with external data is compiled where it lies, so the data
+        # is found; its location is part of the key.
+        if path is not None:
+            key.update(os.path.realpath(path).encode())
+        cache = cache_dir or default_cache_dir()
+        os.makedirs(cache, exist_ok=True)
+        artifact = os.path.join(cache, key.hexdigest()[:32] + ".so")
+        if os.path.exists(artifact):
+            return artifact
+        with tempfile.TemporaryDirectory(dir=cache, prefix=".build-") as tmp:
+            model = path
+            if model is None:
+                model = os.path.join(tmp, "model.onnx")
+                with open(model, "wb") as f:
+                    f.write(data)
+            built = _compile(model, os.path.join(tmp, "model.so"),
+                             opt_level=level, shapes=shapes)
+            os.replace(built, artifact)  # atomic: racing sessions agree
+        return artifact
+
+    def get_inputs(self):
+        return list(self._inputs)
+
+    def get_outputs(self):
+        return list(self._outputs)
+
+    def get_providers(self):
+        return ["CPUExecutionProvider"]
+
+    def run(self, output_names, input_feed, run_options=None):
+        """Runs the model on `input_feed` ({input name: array}) and returns
+        the outputs named in `output_names` (all of them when None or empty),
+        as numpy arrays, in that order."""
+        names = [i.name for i in self._inputs]
+        unknown = [n for n in input_feed if n not in names]
+        if unknown:
+            raise RunError(1, f"invalid input name(s) {unknown}; the model "
+                              f"takes {names}")
+        missing = [n for n in names if n not in input_feed]
+        if missing:
+            raise RunError(1, f"missing input(s) {missing}")
+        feeds = {n: np.asarray(v) for n, v in input_feed.items()}
+        wanted = None
+        if output_names:
+            wanted = []
+            for n in output_names:
+                if n not in self._output_index:
+                    raise RunError(1, f"invalid output name '{n}'; the model "
+                                      f"has {list(self._output_index)}")
+                wanted.append(self._output_index[n])
+        results = self._artifact.run(feeds)
+        if wanted is None:
+            return results
+        return [results[i] for i in wanted]

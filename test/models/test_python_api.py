@@ -1,0 +1,92 @@
+"""The Python package (python/onnxc) against ONNX Runtime: the same
+ONNX Runtime-style code runs through `onnxruntime` and `onnxc` on the
+exported models in test/models/torch/ and must agree (signatures, outputs,
+output selection by name, errors for bad feeds); plus onnxc.compile from a
+path and from a ModelProto with fixed shapes."""
+import glob
+import os
+import sys
+
+import numpy as np
+import onnx
+import onnxruntime
+import pytest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "..", "python"))
+import onnxc  # noqa: E402
+
+from onnxc_runner import max_relative_error  # noqa: E402
+
+MODELS = sorted(glob.glob(os.path.join(HERE, "torch", "*.onnx")))
+
+
+def saved_inputs(model_path):
+    with np.load(model_path[:-len(".onnx")] + ".inputs.npz") as data:
+        return {k: data[k] for k in data.files}
+
+
+def ort_style(ort, model_path, feeds, **session_args):
+    """Plain ONNX Runtime code; `ort` is the module it runs with."""
+    session = ort.InferenceSession(model_path, providers=["CPUExecutionProvider"],
+                                   **session_args)
+    inputs = [(i.name, i.type, i.shape) for i in session.get_inputs()]
+    outputs = [(o.name, o.type, o.shape) for o in session.get_outputs()]
+    everything = session.run(None, feeds)
+    last_name = session.get_outputs()[-1].name
+    (last,) = session.run([last_name], feeds)
+    return inputs, outputs, everything, last
+
+
+@pytest.mark.parametrize("model_path", MODELS, ids=os.path.basename)
+def test_same_code_both_packages(model_path, tmp_path):
+    feeds = saved_inputs(model_path)
+    got = ort_style(onnxc, model_path, feeds, cache_dir=str(tmp_path))
+    want = ort_style(onnxruntime, model_path, feeds)
+    assert got[0] == want[0], "get_inputs() differs from ONNX Runtime's"
+    assert got[1] == want[1], "get_outputs() differs from ONNX Runtime's"
+    for g, w in zip(got[2] + [got[3]], want[2] + [want[3]]):
+        assert g.shape == w.shape and g.dtype == w.dtype
+        err = max_relative_error(g, w)
+        print(f"{os.path.basename(model_path)}: max relative error {err:.3g}")
+        assert err <= 1e-4
+    # A second session finds the compiled model in the cache.
+    assert len(glob.glob(str(tmp_path / "*.so"))) == 1
+    session = onnxc.InferenceSession(model_path, cache_dir=str(tmp_path))
+    assert len(glob.glob(str(tmp_path / "*.so"))) == 1
+    # ... and a session over the artifact itself behaves the same.
+    direct = onnxc.InferenceSession(session.artifact_path)
+    np.testing.assert_array_equal(direct.run(None, feeds)[0], got[2][0])
+
+
+def test_bad_feeds_raise(tmp_path):
+    model_path = MODELS[0]
+    feeds = saved_inputs(model_path)
+    session = onnxc.InferenceSession(model_path, cache_dir=str(tmp_path))
+    name = session.get_inputs()[0].name
+    with pytest.raises(onnxc.RunError, match="invalid input name"):
+        session.run(None, {**feeds, "no_such_input": feeds[name]})
+    with pytest.raises(onnxc.RunError, match="missing input"):
+        session.run(None, {k: v for k, v in feeds.items() if k != name})
+    with pytest.raises(onnxc.RunError, match="invalid output name"):
+        session.run(["no_such_output"], feeds)
+    wrong = {**feeds, name: feeds[name].astype(np.float64)
+             if feeds[name].dtype != np.float64 else feeds[name].astype(np.float32)}
+    with pytest.raises(onnxc.RunError, match=f"input '{name}': dtype"):
+        session.run(None, wrong)
+
+
+def test_compile_model_proto_with_shapes(tmp_path):
+    model_path = next(p for p in MODELS if "resnet" in p)
+    feeds = saved_inputs(model_path)
+    (name, image), = feeds.items()
+    model = onnx.load(model_path)
+    artifact = onnxc.compile(model, str(tmp_path / "fixed.so"), opt_level=1,
+                             shapes={name: image.shape})
+    session = onnxc.InferenceSession(artifact)
+    assert session.get_inputs()[0].shape == list(image.shape)
+    want = onnxruntime.InferenceSession(
+        model_path, providers=["CPUExecutionProvider"]).run(None, feeds)
+    assert max_relative_error(session.run(None, feeds)[0], want[0]) <= 1e-4
+    with pytest.raises(onnxc.CompileError, match="onnxc: error"):
+        onnxc.compile(str(tmp_path / "missing.onnx"), str(tmp_path / "m.so"))
