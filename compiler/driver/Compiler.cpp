@@ -33,6 +33,7 @@
 #include "targets/cpu/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
@@ -243,6 +244,26 @@ bool optimizeModel(const CompilerOptions &options) {
   return succeeded(exportOnnxModel(*module, options.outputPath));
 }
 
+/// Drops the importer's `onnxc.*` argument and result attributes (the model
+/// metadata, already collected) from the lowered functions: `onnxc` is also
+/// the fused-op dialect's namespace, so the LLVM IR translation would take
+/// them for that dialect's attributes and warn that it cannot translate them.
+static void dropOnnxcFunctionAttrs(ModuleOp module) {
+  auto isOnnxc = [](NamedAttribute attr) {
+    return attr.getName().getValue().starts_with("onnxc.");
+  };
+  module.walk([&](FunctionOpInterface func) {
+    for (unsigned i = 0, e = func.getNumArguments(); i < e; ++i)
+      for (NamedAttribute attr : llvm::to_vector(func.getArgAttrs(i)))
+        if (isOnnxc(attr))
+          func.removeArgAttr(i, attr.getName());
+    for (unsigned i = 0, e = func.getNumResults(); i < e; ++i)
+      for (NamedAttribute attr : llvm::to_vector(func.getResultAttrs(i)))
+        if (isOnnxc(attr))
+          func.removeResultAttr(i, attr.getName());
+  });
+}
+
 bool compileModel(const CompilerOptions &options) {
   DialectRegistry registry;
   registerAllDialects(registry);
@@ -324,6 +345,7 @@ bool compileModel(const CompilerOptions &options) {
 
   // LLVM IR with the ABI entry point, optimized for the target machine.
   llvm::LLVMContext llvmCtx;
+  dropOnnxcFunctionAttrs(*module);
   std::unique_ptr<llvm::Module> llvmModule =
       translateModuleToLLVMIR(*module, llvmCtx, "onnxc_model");
   if (!llvmModule) {

@@ -110,8 +110,14 @@ def test_optimize_round_trip(name):
              if i.name not in {t.name for t in model.graph.initializer}]
         assert [o.name for o in optimized.graph.output] == \
             [o.name for o in model.graph.output]
-        assert_close(f"{name} optimized (ONNX Runtime)",
-                     [np.asarray(v) for v in run_ort(optimized, feeds)], want)
+        # Fused ops of the onnxc domain are onnxc's own: ONNX Runtime can
+        # only run an optimized model without them.
+        domains = {n.domain for n in optimized.graph.node}
+        if domains <= {"", "ai.onnx", "ai.onnx.ml"}:
+            assert_close(f"{name} optimized (ONNX Runtime)",
+                         [np.asarray(v) for v in run_ort(optimized, feeds)], want)
+        else:
+            assert {i.domain for i in optimized.opset_import} >= domains
         artifact = Artifact(compile_model(optimized, tmp, name="again"))
         assert_close(f"{name} optimized (onnxc)", artifact.run(feeds), want)
 

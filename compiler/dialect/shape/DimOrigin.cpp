@@ -16,6 +16,7 @@
 #include "compiler/dialect/shape/ShapeRules.h"
 
 #include "llvm/ADT/StringSet.h"
+#include "llvm/ADT/StringSwitch.h"
 
 using namespace mlir;
 
@@ -167,6 +168,13 @@ std::optional<DimRef> traceStep(Value value, int64_t dim,
     return std::nullopt;
   Operation *op = result.getOwner();
   StringRef name = op->getName().getStringRef();
+  // A fused op's result has its core op's shape (passes/fusion): an
+  // optimized model that is imported again traces through them too.
+  name = llvm::StringSwitch<StringRef>(name)
+             .Case("onnxc.FusedMatMul", "onnx.MatMul")
+             .Case("onnxc.FusedGemm", "onnx.Gemm")
+             .Case("onnxc.FusedConv", "onnx.Conv")
+             .Default(name);
   if (!name.consume_front("onnx."))
     return std::nullopt;
   // Every rule below reads operand 0; MatMul and Gather also operand 1.
