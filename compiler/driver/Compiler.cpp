@@ -55,6 +55,10 @@
 #include "llvm/TargetParser/Host.h"
 #include "llvm/TargetParser/Triple.h"
 
+#include <map>
+#include <set>
+#include <string>
+
 using namespace mlir;
 
 namespace onnxc {
@@ -162,7 +166,22 @@ OwningOpRef<ModuleOp> importAndOptimize(MLIRContext &ctx,
       count += countNodes(func);
     return count;
   };
+  // Nodes by op name: what the fusions made and consumed shows as the change
+  // between before and after.
+  auto countByOp = [&] {
+    std::map<std::string, int64_t> counts;
+    module->walk([&](Operation *op) {
+      if ((llvm::isa<onnx::ONNXDialect>(op->getDialect()) ||
+           op->getDialect()->getNamespace() == "onnxc") &&
+          !llvm::isa<onnx::NoValueOp>(op))
+        ++counts[op->getName().getStringRef().str()];
+    });
+    return counts;
+  };
   int64_t nodesBefore = countModuleNodes();
+  std::map<std::string, int64_t> opsBefore;
+  if (options.printPassStats)
+    opsBefore = countByOp();
   PassManager optPm(&ctx);
   buildGraphOptimizationPipeline(optPm, options.optLevel);
   if (options.printPassStats)
@@ -184,6 +203,21 @@ OwningOpRef<ModuleOp> importAndOptimize(MLIRContext &ctx,
     llvm::errs() << "onnxc: graph optimizer -O" << options.optLevel << ": "
                  << nodesBefore << " nodes before, " << countModuleNodes()
                  << " after\n";
+    std::map<std::string, int64_t> opsAfter = countByOp();
+    std::set<std::string> names;
+    for (const auto &[name, count] : opsBefore)
+      names.insert(name);
+    for (const auto &[name, count] : opsAfter)
+      names.insert(name);
+    std::string changes;
+    for (const std::string &name : names) {
+      int64_t before = opsBefore[name], after = opsAfter[name];
+      if (before != after)
+        changes += " " + name + " " + std::to_string(before) + "->" +
+                   std::to_string(after) + ";";
+    }
+    if (!changes.empty())
+      llvm::errs() << "onnxc: ops changed:" << changes << "\n";
   }
   return module;
 }
