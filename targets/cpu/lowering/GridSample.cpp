@@ -18,6 +18,7 @@
 #include "targets/cpu/lowering/IndexingUtils.h"
 #include "targets/cpu/lowering/LinalgBuilders.h"
 #include "targets/cpu/lowering/Patterns.h"
+#include "targets/cpu/lowering/ScalarFloatMath.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -29,71 +30,23 @@ using namespace mlir;
 namespace onnxc::cpu {
 namespace {
 
-/// Scalar float helpers on one type.
-struct FloatMath {
-  OpBuilder &b;
-  Location loc;
-  Type type;
-
-  Value c(double v) { return scalarConst(b, loc, type, v); }
-  Value add(Value x, Value y) { return b.create<arith::AddFOp>(loc, x, y); }
-  Value sub(Value x, Value y) { return b.create<arith::SubFOp>(loc, x, y); }
-  Value mul(Value x, Value y) { return b.create<arith::MulFOp>(loc, x, y); }
-  Value div(Value x, Value y) { return b.create<arith::DivFOp>(loc, x, y); }
-  Value lt(Value x, Value y) {
-    return b.create<arith::CmpFOp>(loc, arith::CmpFPredicate::OLT, x, y);
-  }
-  Value gt(Value x, Value y) {
-    return b.create<arith::CmpFOp>(loc, arith::CmpFPredicate::OGT, x, y);
-  }
-  Value select(Value cond, Value x, Value y) {
-    return b.create<arith::SelectOp>(loc, cond, x, y);
-  }
-  Value floor(Value x) { return b.create<math::FloorOp>(loc, x); }
-  /// An index value as a float.
-  Value fromIndex(Value index) {
-    Value i = b.create<arith::IndexCastOp>(loc, b.getI64Type(), index);
-    return b.create<arith::SIToFPOp>(loc, type, i);
-  }
-  /// A float truncated toward zero, as an index.
-  Value toIndex(Value x) {
-    Value i = b.create<arith::FPToSIOp>(loc, b.getI64Type(), x);
-    return b.create<arith::IndexCastOp>(loc, b.getIndexType(), i);
-  }
-
-  /// Mirrors `x` at the borders lo and hi until it is inside them.
-  Value reflect(Value x, Value lo, Value hi) {
-    Value range = sub(hi, lo);
-    auto fold = [&](Value dx, Value near, Value far, bool below) {
-      Value n = b.create<arith::FPToSIOp>(loc, b.getI64Type(), div(dx, range));
-      Value r = sub(dx, mul(b.create<arith::SIToFPOp>(loc, type, n), range));
-      Value odd = b.create<arith::TruncIOp>(loc, b.getI1Type(), n);
-      Value even = below ? add(near, r) : sub(near, r);
-      Value oddValue = below ? sub(far, r) : add(far, r);
-      return select(odd, oddValue, even);
-    };
-    Value below = fold(sub(lo, x), lo, hi, true);
-    Value above = fold(sub(x, hi), hi, lo, false);
-    return select(lt(x, lo), below, select(gt(x, hi), above, x));
-  }
-};
-
-/// Keys' cubic convolution weights of the four taps around fraction t.
-SmallVector<Value> cubicWeights(FloatMath &m, Value t) {
-  double a = -0.75;
-  auto far = [&](Value x) { // |x| in [1, 2]
-    return m.sub(
-        m.mul(m.add(m.mul(m.sub(m.mul(m.c(a), x), m.c(5 * a)), x), m.c(8 * a)),
-              x),
-        m.c(4 * a));
+/// Mirrors `x` at the borders lo and hi until it is inside them.
+Value reflect(ScalarFloatMath &m, Value x, Value lo, Value hi) {
+  OpBuilder &b = m.b;
+  Location loc = m.loc;
+  Type type = m.type;
+  Value range = m.sub(hi, lo);
+  auto fold = [&](Value dx, Value near, Value far, bool below) {
+    Value n = b.create<arith::FPToSIOp>(loc, b.getI64Type(), m.div(dx, range));
+    Value r = m.sub(dx, m.mul(b.create<arith::SIToFPOp>(loc, type, n), range));
+    Value odd = b.create<arith::TruncIOp>(loc, b.getI1Type(), n);
+    Value even = below ? m.add(near, r) : m.sub(near, r);
+    Value oddValue = below ? m.sub(far, r) : m.add(far, r);
+    return m.select(odd, oddValue, even);
   };
-  auto near = [&](Value x) { // |x| in [0, 1]
-    return m.add(m.mul(m.mul(m.sub(m.mul(m.c(a + 2), x), m.c(a + 3)), x), x),
-                 m.c(1));
-  };
-  Value oneMinus = m.sub(m.c(1), t);
-  return {far(m.add(t, m.c(1))), near(t), near(oneMinus),
-          far(m.sub(m.c(2), t))};
+  Value below = fold(m.sub(lo, x), lo, hi, true);
+  Value above = fold(m.sub(x, hi), hi, lo, false);
+  return m.select(m.lt(x, lo), below, m.select(m.gt(x, hi), above, x));
 }
 
 struct GridSampleLowering : OpConversionPattern<onnx::GridSampleOp> {
@@ -146,7 +99,7 @@ struct GridSampleLowering : OpConversionPattern<onnx::GridSampleOp> {
     Value result = buildIndexedGeneric(
         rewriter, loc, emptyTensor(rewriter, loc, resultType, sizes), {}, {},
         [&](OpBuilder &b, Location nloc, ValueRange ivs, ValueRange) -> Value {
-          FloatMath m{b, nloc, accType};
+          ScalarFloatMath m{b, nloc, accType};
           // Per spatial dim: the tap indices (possibly outside), weights.
           SmallVector<SmallVector<Value>> tapIndex(spatial), tapWeight(spatial);
           SmallVector<Value> lows, highs;
@@ -180,7 +133,7 @@ struct GridSampleLowering : OpConversionPattern<onnx::GridSampleOp> {
                             nloc,
                             b.create<arith::MaximumFOp>(nloc, pos, m.c(0)),
                             m.sub(length, m.c(1)))
-                      : m.reflect(pos, lo, hi);
+                      : reflect(m, pos, lo, hi);
               Value outside =
                   b.create<arith::OrIOp>(nloc, m.lt(pos, lo), m.gt(pos, hi));
               pos = m.select(outside, moved, pos);
@@ -198,7 +151,7 @@ struct GridSampleLowering : OpConversionPattern<onnx::GridSampleOp> {
             } else {
               for (int64_t k = -1; k <= 2; ++k)
                 tapIndex[i].push_back(m.add(base, m.c(double(k))));
-              tapWeight[i] = cubicWeights(m, t);
+              tapWeight[i] = cubicConvolutionWeights(m, t, -0.75);
             }
           }
           // Resolve each tap to an in-bounds index and a validity flag.
@@ -208,7 +161,7 @@ struct GridSampleLowering : OpConversionPattern<onnx::GridSampleOp> {
             for (Value pos : tapIndex[i]) {
               Value valid;
               if (padding == "reflection")
-                pos = m.reflect(pos, lows[i], highs[i]);
+                pos = reflect(m, pos, lows[i], highs[i]);
               Value index = m.toIndex(pos);
               if (padding == "zeros") {
                 Value nonNegative = b.create<arith::CmpIOp>(
@@ -288,7 +241,7 @@ struct AffineGridLowering : OpConversionPattern<onnx::AffineGridOp> {
     Value result = buildIndexedGeneric(
         rewriter, loc, emptyTensor(rewriter, loc, resultType, sizes), {}, {},
         [&](OpBuilder &b, Location nloc, ValueRange ivs, ValueRange) -> Value {
-          FloatMath m{b, nloc, accType};
+          ScalarFloatMath m{b, nloc, accType};
           Value row = ivs.back();
           auto thetaAt = [&](Value col) {
             return promoteHalf(b, nloc,

@@ -23,6 +23,7 @@
 #include "targets/cpu/lowering/IndexingUtils.h"
 #include "targets/cpu/lowering/LinalgBuilders.h"
 #include "targets/cpu/lowering/Patterns.h"
+#include "targets/cpu/lowering/ScalarFloatMath.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -41,28 +42,9 @@ struct ResizeConfig {
   bool antialias;
 };
 
-/// f64 scalar arithmetic for the coordinate math.
-struct F64 {
-  OpBuilder &b;
-  Location loc;
-
-  Value c(double v) { return scalarConst(b, loc, b.getF64Type(), v); }
-  Value add(Value x, Value y) { return b.create<arith::AddFOp>(loc, x, y); }
-  Value sub(Value x, Value y) { return b.create<arith::SubFOp>(loc, x, y); }
-  Value mul(Value x, Value y) { return b.create<arith::MulFOp>(loc, x, y); }
-  Value div(Value x, Value y) { return b.create<arith::DivFOp>(loc, x, y); }
-  Value cmp(arith::CmpFPredicate p, Value x, Value y) {
-    return b.create<arith::CmpFOp>(loc, p, x, y);
-  }
-  Value select(Value cond, Value x, Value y) {
-    return b.create<arith::SelectOp>(loc, cond, x, y);
-  }
-  Value floor(Value x) { return b.create<math::FloorOp>(loc, x); }
-  Value boolToFloat(Value cond) { return select(cond, c(1), c(0)); }
-};
-
 /// The tap weights for fractional position `ratio` in (0, 1].
-SmallVector<Value> tapWeights(F64 &m, const ResizeConfig &config, Value ratio) {
+SmallVector<Value> tapWeights(ScalarFloatMath &m, const ResizeConfig &config,
+                              Value ratio) {
   using P = arith::CmpFPredicate;
   if (config.mode == "nearest") {
     StringRef mode = config.nearestMode;
@@ -79,20 +61,7 @@ SmallVector<Value> tapWeights(F64 &m, const ResizeConfig &config, Value ratio) {
   }
   if (config.mode == "linear")
     return {m.sub(m.c(1), ratio), ratio};
-  double a = config.cubicA;
-  auto far = [&](Value x) { // |x| in [1, 2]
-    return m.sub(
-        m.mul(m.add(m.mul(m.sub(m.mul(m.c(a), x), m.c(5 * a)), x), m.c(8 * a)),
-              x),
-        m.c(4 * a));
-  };
-  auto near = [&](Value x) { // |x| in [0, 1]
-    return m.add(m.mul(m.mul(m.sub(m.mul(m.c(a + 2), x), m.c(a + 3)), x), x),
-                 m.c(1));
-  };
-  Value q = m.sub(m.c(1), ratio);
-  return {far(m.add(ratio, m.c(1))), near(ratio), near(q),
-          far(m.add(q, m.c(1)))};
+  return cubicConvolutionWeights(m, ratio, config.cubicA);
 }
 
 /// Resizes `input` (elements of the compute type) along `axis` from `in` to
@@ -115,7 +84,7 @@ Value resizeAxis(OpBuilder &b, Location loc, const ResizeConfig &config,
   return buildIndexedGeneric(
       b, loc, emptyTensor(b, loc, resultType, sizes), {}, {},
       [&](OpBuilder &nb, Location nloc, ValueRange ivs, ValueRange) -> Value {
-        F64 m{nb, nloc};
+        ScalarFloatMath m{nb, nloc, nb.getF64Type()};
         Value o = ivs[axis];
         Value y = nb.create<arith::SIToFPOp>(
             nloc, nb.getF64Type(),
@@ -335,7 +304,7 @@ struct ResizeLowering : OpConversionPattern<onnx::ResizeOp> {
     // The f64 scale of each resized axis.
     Value scales = adaptor.getScales(), sizes = adaptor.getSizes();
     SmallVector<Value> axisScales;
-    F64 m{rewriter, loc};
+    ScalarFloatMath m{rewriter, loc, rewriter.getF64Type()};
     if (givenLength(sizes) != 0) {
       if (givenLength(scales) > 0)
         return op.emitError() << "only one of scales and sizes may be given";
