@@ -111,6 +111,20 @@ std::optional<RuntimeHelper> runtimeHelperFor(Operation *op) {
                                             indices, indices, indices},
                                            {i64})};
   }
+  if (name == "onnx.MatMul" || name == "onnx.Gemm" ||
+      name == "onnxc.FusedMatMul" || name == "onnxc.FusedGemm") {
+    // f32 products go through the packed GEMM (lowering/GemmCall.cpp,
+    // runtime/cpu/MatMul.c); operands of any rank cross as unranked memrefs.
+    auto resultType =
+        llvm::dyn_cast<RankedTensorType>(op->getResult(0).getType());
+    if (!resultType || !resultType.getElementType().isF32())
+      return std::nullopt;
+    auto any = UnrankedMemRefType::get(f32, 0);
+    return RuntimeHelper{
+        "onnxc_rt_matmul_f32",
+        b.getFunctionType({any, any, any, any, i32, f32, f32, i32, f32, f32},
+                          {})};
+  }
   return std::nullopt;
 }
 
