@@ -1,13 +1,18 @@
 /*===- Gemm.c - Blocking, packing, threading and dispatch of the GEMM -----===*
  *
- * The loop nest (Goto/BLIS):
- *   for jc in N by NC:                       B block KC x NC lives in L3
+ * The loop nest:
+ *   for jc in N by NC:
  *     for pc in K by KC:
- *       pack B[pc, jc] into NR-wide panels   (parallel over panels)
+ *       pack B[pc, jc] into NR-wide panels   (parallel over panels; the
+ *                                             KC x NC block stays in L2)
  *       parallel over (MC row blocks) x (NR panel chunks):
- *         pack A[ic, pc] into MR-tall panels (per-worker buffer, L2)
- *         for each B panel, for each A panel: micro-kernel
+ *         pack A[ic, pc] into MR-tall panels (per-worker buffer)
+ *         for each A panel (MR x KC, stays in L1, its values broadcast):
+ *           for each B panel (streamed from L2, loaded as vectors):
+ *             micro-kernel
  *         after the last KC block: the epilogue on the finished C block
+ * The operand a micro-kernel broadcasts is the one kept in L1; the vector
+ * operand streams, which is what the kernels' load ports are sized for.
  * The first KC block applies beta; later ones accumulate (beta = 1). The
  * epilogue runs while the block is still in cache.
  *
@@ -318,15 +323,15 @@ static void compute_task(void *context, size_t task, int worker) {
          job->a + (ptrdiff_t)i0 * job->a_rs + (ptrdiff_t)job->pc * job->a_cs,
          job->a_rs, job->a_cs, packed_a);
   float beta = job->first_k ? job->beta : 1.0f;
-  for (size_t q = q0; q < q1; ++q) {
-    size_t j = q * nr;
-    size_t cols = job->nc - j < nr ? job->nc - j : nr;
-    const float *bp = job->packed_b + q * nr * kc;
-    float *cblock = job->c + (ptrdiff_t)i0 * job->ldc + job->jc + j;
-    for (size_t i = 0; i < mc; i += mr) {
-      size_t rows = mc - i < mr ? mc - i : mr;
-      v->kernel(kc, packed_a + i * kc, bp, cblock + (ptrdiff_t)i * job->ldc,
-                job->ldc, rows, cols, job->alpha, beta);
+  for (size_t i = 0; i < mc; i += mr) {
+    size_t rows = mc - i < mr ? mc - i : mr;
+    const float *ap = packed_a + i * kc;
+    float *crow = job->c + (ptrdiff_t)(i0 + i) * job->ldc + job->jc;
+    for (size_t q = q0; q < q1; ++q) {
+      size_t j = q * nr;
+      size_t cols = job->nc - j < nr ? job->nc - j : nr;
+      v->kernel(kc, ap, job->packed_b + q * nr * kc, crow + j, job->ldc, rows,
+                cols, job->alpha, beta);
     }
   }
   if (job->last_k && !epilogue_is_trivial(job->epilogue)) {

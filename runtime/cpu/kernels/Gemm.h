@@ -5,10 +5,10 @@
  *
  * op(X) is X or its transpose. Matrices are row-major with leading
  * dimensions (lda, ldb, ldc) that may exceed their widths. The work is split
- * into MC x KC blocks of packed A and KC x NC blocks of packed B (kept in L2
- * and L3), multiplied by register-blocked micro-kernels chosen at run time for
- * the CPU (AVX-512, AVX2/FMA, or portable C), and spread over the runtime's
- * thread pool (runtime/cpu/ThreadPool.h).
+ * into KC x NC blocks of packed B (kept in L2) and MR x KC panels of packed A
+ * (kept in L1), multiplied by register-blocked micro-kernels chosen at run
+ * time for the CPU (AVX-512, AVX2/FMA, or portable C), and spread over the
+ * runtime's thread pool (runtime/cpu/ThreadPool.h).
  *
  * Private to onnxc: the lowering of MatMul/Gemm calls it through
  * runtime/cpu/MatMul.c; the unit tests and the benchmark call it directly.

@@ -32,6 +32,7 @@ static void avx2_6x16(size_t kc, const float *a, const float *b, float *c,
   __m256 c00 = _mm256_setzero_ps(), c01 = c00, c10 = c00, c11 = c00,
          c20 = c00, c21 = c00, c30 = c00, c31 = c00, c40 = c00, c41 = c00,
          c50 = c00, c51 = c00;
+#pragma GCC unroll 4
   for (size_t p = 0; p < kc; ++p) {
     __m256 b0 = _mm256_loadu_ps(b);
     __m256 b1 = _mm256_loadu_ps(b + 8);
@@ -83,4 +84,4 @@ static void avx2_6x16(size_t kc, const float *a, const float *b, float *c,
 }
 
 const onnxc_sgemm_variant onnxc_sgemm_avx2_variant = {
-    ONNXC_SGEMM_ISA_AVX2, MR, NR, 144, 384, 2048, avx2_6x16};
+    ONNXC_SGEMM_ISA_AVX2, MR, NR, 48, 256, 1024, avx2_6x16};

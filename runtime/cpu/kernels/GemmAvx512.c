@@ -50,6 +50,7 @@ static void avx512_12x32(size_t kc, const float *a, const float *b, float *c,
     _mm_prefetch((const char *)(c + (ptrdiff_t)r * ldc), _MM_HINT_T0);
     _mm_prefetch((const char *)(c + (ptrdiff_t)r * ldc + 16), _MM_HINT_T0);
   }
+#pragma GCC unroll 4
   for (size_t p = 0; p < kc; ++p) {
     __m512 b0 = _mm512_loadu_ps(b);
     __m512 b1 = _mm512_loadu_ps(b + 16);
@@ -88,4 +89,4 @@ static void avx512_12x32(size_t kc, const float *a, const float *b, float *c,
 }
 
 const onnxc_sgemm_variant onnxc_sgemm_avx512_variant = {
-    ONNXC_SGEMM_ISA_AVX512, MR, NR, 192, 384, 2048, avx512_12x32};
+    ONNXC_SGEMM_ISA_AVX512, MR, NR, 48, 256, 1024, avx512_12x32};

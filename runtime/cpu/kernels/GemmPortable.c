@@ -37,4 +37,4 @@ static void portable_4x16(size_t kc, const float *a, const float *b, float *c,
 }
 
 const onnxc_sgemm_variant onnxc_sgemm_portable_variant = {
-    ONNXC_SGEMM_ISA_PORTABLE, MR, NR, 128, 256, 2048, portable_4x16};
+    ONNXC_SGEMM_ISA_PORTABLE, MR, NR, 48, 256, 1024, portable_4x16};
