@@ -365,6 +365,65 @@ static void scale_only(size_t m, size_t n, float beta, float *c,
 static size_t round_up(size_t x, size_t to) { return (x + to - 1) / to * to; }
 static size_t div_up(size_t x, size_t by) { return (x + by - 1) / by; }
 
+/* One output row (M = 1, a token through a layer): memory-bound on B, so B
+ * is read once, row by row, without packing; threads split the columns. */
+typedef struct gemv_job {
+  size_t n, k;
+  float alpha, beta;
+  const float *a;
+  ptrdiff_t a_cs;
+  const float *b;
+  ptrdiff_t b_rs;
+  float *c;
+  const onnxc_sgemm_epilogue *epilogue;
+  size_t chunk;
+} gemv_job;
+
+enum { GEMV_TILE = 256 };
+
+static void gemv_task(void *context, size_t task, int worker) {
+  (void)worker;
+  gemv_job *job = context;
+  size_t j0 = task * job->chunk;
+  size_t j1 = j0 + job->chunk < job->n ? j0 + job->chunk : job->n;
+  for (size_t jt = j0; jt < j1; jt += GEMV_TILE) {
+    size_t cols = j1 - jt < GEMV_TILE ? j1 - jt : GEMV_TILE;
+    float acc[GEMV_TILE];
+    memset(acc, 0, cols * sizeof(float));
+    for (size_t p = 0; p < job->k; ++p) {
+      float av = job->a[(ptrdiff_t)p * job->a_cs];
+      const float *row = job->b + (ptrdiff_t)p * job->b_rs + jt;
+      for (size_t j = 0; j < cols; ++j)
+        acc[j] += av * row[j];
+    }
+    float *out = job->c + jt;
+    for (size_t j = 0; j < cols; ++j)
+      out[j] = job->alpha * acc[j] +
+               (job->beta == 0.0f ? 0.0f : job->beta * out[j]);
+    if (!epilogue_is_trivial(job->epilogue))
+      apply_epilogue(job->epilogue, out, 0, 0, jt, 1, cols);
+  }
+}
+
+static void gemv_row(size_t n, size_t k, float alpha, const float *a,
+                     ptrdiff_t a_cs, const float *b, ptrdiff_t b_rs,
+                     float beta, float *c,
+                     const onnxc_sgemm_epilogue *epilogue, int max_threads) {
+  gemv_job job = {n, k, alpha, beta, a, a_cs, b, b_rs, c, epilogue, n};
+  int threads = onnxc_num_threads();
+  if (max_threads > 0 && max_threads < threads)
+    threads = max_threads;
+  size_t tasks = 1;
+  if (threads > 1 && 2.0 * (double)n * (double)k >= 4.0e5) {
+    /* Column chunks of whole tiles, a few per thread. */
+    size_t tiles = (n + GEMV_TILE - 1) / GEMV_TILE;
+    tasks = tiles < (size_t)threads * 2 ? tiles : (size_t)threads * 2;
+    job.chunk = (tiles + tasks - 1) / tasks * GEMV_TILE;
+    tasks = (n + job.chunk - 1) / job.chunk;
+  }
+  onnxc_parallel_for(tasks, threads, gemv_task, &job);
+}
+
 void onnxc_sgemm_strided(size_t m, size_t n, size_t k, float alpha,
                          const float *a, ptrdiff_t a_rs, ptrdiff_t a_cs,
                          const float *b, ptrdiff_t b_rs, ptrdiff_t b_cs,
@@ -375,6 +434,10 @@ void onnxc_sgemm_strided(size_t m, size_t n, size_t k, float alpha,
     return;
   if (k == 0 || alpha == 0.0f) {
     scale_only(m, n, beta, c, ldc, epilogue);
+    return;
+  }
+  if (m == 1 && b_cs == 1) {
+    gemv_row(n, k, alpha, a, a_cs, b, b_rs, beta, c, epilogue, max_threads);
     return;
   }
   const onnxc_sgemm_variant *v = active_variant();

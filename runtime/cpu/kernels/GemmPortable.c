@@ -9,9 +9,15 @@
 #include "GemmKernels.h"
 #include "Gemm.h"
 
+/* 4 x 16 fills half of AArch64's 32 NEON registers; baseline x86-64 has only
+ * 16 SSE registers, where 4 x 16 would spill. */
+#if defined(__x86_64__) || defined(__i386__)
+enum { MR = 4, NR = 8 };
+#else
 enum { MR = 4, NR = 16 };
+#endif
 
-static void portable_4x16(size_t kc, const float *a, const float *b, float *c,
+static void portable_kernel(size_t kc, const float *a, const float *b, float *c,
                           ptrdiff_t ldc, size_t mr, size_t nr, float alpha,
                           float beta) {
   float acc[MR][NR] = {{0}};
@@ -37,4 +43,4 @@ static void portable_4x16(size_t kc, const float *a, const float *b, float *c,
 }
 
 const onnxc_sgemm_variant onnxc_sgemm_portable_variant = {
-    ONNXC_SGEMM_ISA_PORTABLE, MR, NR, 48, 256, 1024, portable_4x16};
+    ONNXC_SGEMM_ISA_PORTABLE, MR, NR, 48, 256, 1024, portable_kernel};
