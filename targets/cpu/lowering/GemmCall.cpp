@@ -133,20 +133,32 @@ OpFoldResult broadcastSize(OpBuilder &b, Location loc, Value xTensor,
 }
 
 /// The call: y = activation(alpha * op(a) @ op(b) + biasScale * bias) into a
-/// new buffer of `resultType` whose dynamic dims are `sizes`.
+/// new buffer of `resultType` whose dynamic dims are `sizes`. `thirdOperand`
+/// is the op's bias/C operand (null when absent), passed even when unused.
 Value buildCall(ConversionPatternRewriter &rewriter, Location loc,
                 func::FuncOp callee, Value a, Value b, Value bias,
-                RankedTensorType resultType, ArrayRef<OpFoldResult> sizes,
+                Value thirdOperand, RankedTensorType resultType,
+                ArrayRef<OpFoldResult> sizes,
                 int32_t flags, float alpha, float biasScale,
                 const Activation &act) {
   Type f32 = rewriter.getF32Type();
-  auto unranked = UnrankedMemRefType::get(f32, 0);
-  auto asUnranked = [&](Value tensor) -> Value {
+  // The callee takes all-dynamic memrefs of each operand's rank.
+  auto dynamicOf = [&](Value v) {
+    auto type = llvm::cast<ShapedType>(v.getType());
+    return MemRefType::get(
+        SmallVector<int64_t>(type.getRank(), ShapedType::kDynamic), f32);
+  };
+  auto castToCallee = [&](Value memref) -> Value {
+    MemRefType type = dynamicOf(memref);
+    if (memref.getType() == type)
+      return memref;
+    return rewriter.create<memref::CastOp>(loc, type, memref);
+  };
+  auto asArgument = [&](Value tensor) -> Value {
     auto type = llvm::cast<RankedTensorType>(tensor.getType());
     auto memrefType = MemRefType::get(type.getShape(), f32);
-    Value memref = rewriter.create<bufferization::ToMemrefOp>(
-        loc, memrefType, tensor, rewriter.getUnitAttr());
-    return rewriter.create<memref::CastOp>(loc, unranked, memref);
+    return castToCallee(rewriter.create<bufferization::ToMemrefOp>(
+        loc, memrefType, tensor, rewriter.getUnitAttr()));
   };
   SmallVector<Value> dynamicSizes;
   for (auto [d, size] : llvm::enumerate(sizes))
@@ -156,8 +168,10 @@ Value buildCall(ConversionPatternRewriter &rewriter, Location loc,
   auto resultMemref = MemRefType::get(resultType.getShape(), f32);
   Value buffer = rewriter.create<memref::AllocOp>(
       loc, resultMemref, dynamicSizes, rewriter.getI64IntegerAttr(64));
-  Value aRef = asUnranked(a), bRef = asUnranked(b);
-  Value biasRef = bias ? asUnranked(bias) : aRef;
+  Value aRef = asArgument(a), bRef = asArgument(b);
+  // The third memref is the bias/C operand whenever the op has one (see
+  // runtimeHelperFor), used or not.
+  Value biasRef = thirdOperand ? asArgument(thirdOperand) : aRef;
   if (bias)
     flags |= kHasBias;
   auto i32 = [&](int32_t v) -> Value {
@@ -170,7 +184,7 @@ Value buildCall(ConversionPatternRewriter &rewriter, Location loc,
   rewriter.create<func::CallOp>(
       loc, callee,
       ValueRange{aRef, bRef, biasRef,
-                 rewriter.create<memref::CastOp>(loc, unranked, buffer),
+                 castToCallee(buffer),
                  i32(flags), f32c(alpha), f32c(biasScale), i32(act.kind),
                  f32c(act.alpha), f32c(act.beta)});
   return rewriter.create<bufferization::ToTensorOp>(
@@ -233,8 +247,8 @@ LogicalResult lowerMatMul(ConversionPatternRewriter &rewriter, Operation *op,
     sizes.push_back(mixedDims(rewriter, loc, a)[ra - 2]);
   if (rb >= 2)
     sizes.push_back(mixedDims(rewriter, loc, b)[rb - 1]);
-  Value result = buildCall(rewriter, loc, callee, a, b, bias, resultType,
-                           sizes, 0, alpha, 1.0f, act);
+  Value result = buildCall(rewriter, loc, callee, a, b, bias, bias,
+                           resultType, sizes, 0, alpha, 1.0f, act);
   rewriter.replaceOp(op, result);
   return success();
 }
@@ -273,8 +287,9 @@ LogicalResult lowerGemm(ConversionPatternRewriter &rewriter, Operation *op,
       mixedDims(rewriter, loc, a)[transA ? 1 : 0],
       mixedDims(rewriter, loc, b)[transB ? 0 : 1]};
   int32_t flags = (transA ? kTransA : 0) | (transB ? kTransB : 0);
-  Value result = buildCall(rewriter, loc, callee, a, b, bias, resultType,
-                           sizes, flags, alpha, beta, act);
+  Value result = buildCall(rewriter, loc, callee, a, b, bias,
+                           present(c) ? c : Value(), resultType, sizes, flags,
+                           alpha, beta, act);
   rewriter.replaceOp(op, result);
   return success();
 }
