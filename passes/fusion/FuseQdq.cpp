@@ -121,10 +121,12 @@ static std::optional<Dequantized> matchDequantize(Value v, int64_t channelAxis,
     result.zeroPoint = nullptr;
   } else {
     DenseElementsAttr zero = getConstant(result.zeroPoint);
+    // A per-tensor scale and zero point may be a scalar and a [1] tensor.
     if (!zero || zero.getElementType() != qElement ||
         zero.getNumElements() != count ||
-        zero.getType().getShape() !=
-            llvm::cast<RankedTensorType>(scale.getType()).getShape())
+        (count != 1 && zero.getType().getShape() !=
+                           llvm::cast<RankedTensorType>(scale.getType())
+                               .getShape()))
       return std::nullopt;
   }
   result.scales = getDoubles(scale);
