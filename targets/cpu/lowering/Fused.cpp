@@ -256,6 +256,13 @@ Value createOnnxOp(ConversionPatternRewriter &rewriter, Location loc,
   return rewriter.create(state)->getResult(0);
 }
 
+/// The f32 epsilon attribute of a LayerNormalization. (Fused ops read
+/// their attributes through the getters, which apply the defaults: an
+/// imported onnxc node need not spell them out.)
+FloatAttr epsilonAttr(OpBuilder &b, APFloat epsilon) {
+  return b.getF32FloatAttr(epsilon.convertToFloat());
+}
+
 /// onnx.LayerNormalization(x, gamma, beta) over the last axis.
 Value createLastAxisLayerNorm(ConversionPatternRewriter &rewriter, Location loc,
                               RankedTensorType resultType, Value x, Value gamma,
@@ -306,10 +313,10 @@ struct SkipLayerNormLowering : OpConversionPattern<fused::SkipLayerNormOp> {
     if (isPresent(adaptor.getBias()))
       sum = createOnnxOp(rewriter, loc, "onnx.Add", {sum, adaptor.getBias()},
                          resultType);
-    rewriter.replaceOp(op, createLastAxisLayerNorm(rewriter, loc, resultType,
-                                                   sum, adaptor.getGamma(),
-                                                   adaptor.getBeta(),
-                                                   op.getEpsilonAttr()));
+    rewriter.replaceOp(
+        op, createLastAxisLayerNorm(rewriter, loc, resultType, sum,
+                                    adaptor.getGamma(), adaptor.getBeta(),
+                                    epsilonAttr(rewriter, op.getEpsilon())));
     return success();
   }
 };
@@ -331,8 +338,9 @@ struct BiasGeluLowering : OpConversionPattern<fused::BiasGeluOp> {
                              {adaptor.getX(), adaptor.getBias()}, resultType);
     rewriter.replaceOp(
         op, createOnnxOp(rewriter, loc, "onnx.Gelu", sum, resultType,
-                         {rewriter.getNamedAttr("approximate",
-                                                op.getApproximateAttr())}));
+                         {rewriter.getNamedAttr(
+                             "approximate",
+                             rewriter.getStringAttr(op.getApproximate()))}));
     return success();
   }
 };
@@ -355,8 +363,10 @@ struct BiasSoftmaxLowering : OpConversionPattern<fused::BiasSoftmaxOp> {
         createOnnxOp(rewriter, loc, "onnx.Add",
                      {adaptor.getData(), adaptor.getBias()}, resultType);
     rewriter.replaceOp(
-        op, createOnnxOp(rewriter, loc, "onnx.Softmax", sum, resultType,
-                         {rewriter.getNamedAttr("axis", op.getAxisAttr())}));
+        op,
+        createOnnxOp(rewriter, loc, "onnx.Softmax", sum, resultType,
+                     {rewriter.getNamedAttr(
+                         "axis", rewriter.getI64IntegerAttr(op.getAxis()))}));
     return success();
   }
 };
@@ -444,10 +454,10 @@ struct EmbedLayerNormLowering : OpConversionPattern<fused::EmbedLayerNormOp> {
         resultType.getRank())
       return op.emitError()
              << "the summed lookups are not of rank " << resultType.getRank();
-    rewriter.replaceOp(op, createLastAxisLayerNorm(rewriter, loc, resultType,
-                                                   sum, adaptor.getGamma(),
-                                                   adaptor.getBeta(),
-                                                   op.getEpsilonAttr()));
+    rewriter.replaceOp(
+        op, createLastAxisLayerNorm(rewriter, loc, resultType, sum,
+                                    adaptor.getGamma(), adaptor.getBeta(),
+                                    epsilonAttr(rewriter, op.getEpsilon())));
     return success();
   }
 };
