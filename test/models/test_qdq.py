@@ -142,3 +142,27 @@ def test_qdq_to_quantized_ops(name, build, per_channel):
             print(f"{name} -O{level}: max error {err / step:.2f} steps; "
                   f"-O2 has {ops2.count('onnx.QLinearConv')} QLinearConv, "
                   f"{ops2.count('onnx.QLinearMatMul')} QLinearMatMul")
+
+
+def test_qdq_optimize_round_trip():
+    """`onnxc optimize` writes the QLinear ops as standard ONNX nodes; onnxc
+    compiles the optimized model again to the QDQ model's outputs. (ONNX
+    Runtime 1.32 cannot load it: the exporter stamps the newest opset, whose
+    QuantizeLinear it lacks.)"""
+    model, shapes = conv_model()
+    feeds = {"x": RNG.standard_normal(shapes["x"]).astype(np.float32)}
+    with tempfile.TemporaryDirectory() as tmp:
+        qdq = quantize(model, shapes, tmp, per_channel=True)
+        src = os.path.join(tmp, "qdq.onnx")
+        dst = os.path.join(tmp, "optimized.onnx")
+        proc = subprocess.run([onnxc_binary(), "optimize", src, "-o", dst],
+                              capture_output=True, text=True)
+        assert proc.returncode == 0, proc.stderr
+        optimized = onnx.load(dst)
+        onnx.checker.check_model(optimized)
+        ops = [n.op_type for n in optimized.graph.node]
+        assert ops.count("QLinearConv") == 2 and ops.count("QLinearMatMul") == 1
+        assert "Conv" not in ops and "MatMul" not in ops
+        got = Artifact(compile_model(optimized, tmp, name="again")).run(feeds)[0]
+    err = np.max(np.abs(got.astype(np.float64) - run_ort(qdq, feeds)[0]))
+    assert err <= output_scale(qdq) * 1.001
