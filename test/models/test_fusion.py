@@ -168,12 +168,15 @@ def test_fused_gemm(dtype, rtol):
 # The transformer fusions' ops (SkipLayerNorm, BiasGelu, BiasSoftmax,
 # EmbedLayerNorm) against their onnx decomposition.
 
-def test_skip_layernorm_op():
-    x, skip = f(2, 5, 16), f(2, 5, 16)
-    inits = [numpy_helper.from_array(f(16), n) for n in ("gamma", "beta", "bias")]
-    inputs = [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["n", "s", 16]),
-              helper.make_tensor_value_info("skip", TensorProto.FLOAT, ["n", "s", 16])]
-    outputs = [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)]
+@pytest.mark.parametrize("dtype,rtol", [(np.float32, 1e-4), (np.float16, 3e-3)])
+def test_skip_layernorm_op(dtype, rtol):
+    elem = TensorProto.FLOAT if dtype == np.float32 else TensorProto.FLOAT16
+    x, skip = f(2, 5, 16, dtype=dtype), f(2, 5, 16, dtype=dtype)
+    inits = [numpy_helper.from_array(f(16, dtype=dtype), n)
+             for n in ("gamma", "beta", "bias")]
+    inputs = [helper.make_tensor_value_info("x", elem, ["n", "s", 16]),
+              helper.make_tensor_value_info("skip", elem, ["n", "s", 16])]
+    outputs = [helper.make_tensor_value_info("y", elem, None)]
     fused = make_model(
         [helper.make_node("SkipLayerNorm", ["x", "skip", "gamma", "beta", "bias"],
                           ["y"], domain="onnxc", epsilon=1e-3)],
@@ -184,7 +187,7 @@ def test_skip_layernorm_op():
          helper.make_node("LayerNormalization", ["sb", "gamma", "beta"], ["y"],
                           epsilon=1e-3)],
         inputs, outputs, inits, fused=False)
-    check(fused, reference, {"x": x, "skip": skip})
+    check(fused, reference, {"x": x, "skip": skip}, rtol=rtol)
 
 
 def test_skip_layernorm_op_defaults():
