@@ -124,9 +124,9 @@ static std::optional<Dequantized> matchDequantize(Value v, int64_t channelAxis,
     // A per-tensor scale and zero point may be a scalar and a [1] tensor.
     if (!zero || zero.getElementType() != qElement ||
         zero.getNumElements() != count ||
-        (count != 1 && zero.getType().getShape() !=
-                           llvm::cast<RankedTensorType>(scale.getType())
-                               .getShape()))
+        (count != 1 &&
+         zero.getType().getShape() !=
+             llvm::cast<RankedTensorType>(scale.getType()).getShape()))
       return std::nullopt;
   }
   result.scales = getDoubles(scale);
