@@ -63,7 +63,8 @@ struct Dequantized {
     if (!zeroPoint)
       return true;
     DenseElementsAttr zero = getConstant(zeroPoint);
-    return zero && zero.isSplat() && zero.getSplatValue<APInt>().isZero();
+    return zero && llvm::all_of(zero.getValues<APInt>(),
+                                [](const APInt &v) { return v.isZero(); });
   }
   void materialize(PatternRewriter &rewriter, Location loc) {
     if (zeroPoint)
