@@ -212,7 +212,9 @@ TEST_P(GemmIsaTest, EveryEpilogue) {
       {ONNXC_ACTIVATION_CLIP, -0.5f, 0.75f},
       {ONNXC_ACTIVATION_SIGMOID, 0, 0},
       {ONNXC_ACTIVATION_TANH, 0, 0},
-      {ONNXC_ACTIVATION_HARD_SIGMOID, 0.2f, 0.5f}};
+      {ONNXC_ACTIVATION_HARD_SIGMOID, 0.2f, 0.5f},
+      {ONNXC_ACTIVATION_GELU, 0, 0},
+      {ONNXC_ACTIVATION_FAST_GELU, 0, 0}};
   for (const Activation &act : activations)
     for (int biasKind = 0; biasKind <= 4; ++biasKind)
       for (bool residual : {false, true}) {

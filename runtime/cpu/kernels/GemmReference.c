@@ -26,6 +26,12 @@ float onnxc_apply_activation(float x, const onnxc_sgemm_epilogue *e) {
     v = v > 1.0f ? 1.0f : v;
     return v < 0.0f ? 0.0f : v;
   }
+  case ONNXC_ACTIVATION_GELU:
+    return 0.5f * x * (1.0f + erff(x * 0.70710678118654752f));
+  case ONNXC_ACTIVATION_FAST_GELU: {
+    float inner = 0.79788456080286536f * (x + 0.044715f * x * x * x);
+    return 0.5f * x * (1.0f + tanhf(inner));
+  }
   default:
     return x;
   }

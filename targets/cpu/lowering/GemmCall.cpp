@@ -46,7 +46,9 @@ enum : int32_t {
   kActClip = 3,
   kActSigmoid = 4,
   kActTanh = 5,
-  kActHardSigmoid = 6
+  kActHardSigmoid = 6,
+  kActGelu = 7,
+  kActFastGelu = 8
 };
 
 struct Activation {
@@ -70,13 +72,16 @@ std::optional<Activation> activationFor(StringRef name,
     return i < values.size() ? values[i] : defaultValue;
   };
   Activation act;
-  if (name.empty() || name == "Relu" || name == "Sigmoid" || name == "Tanh") {
+  if (name.empty() || name == "Relu" || name == "Sigmoid" || name == "Tanh" ||
+      name == "Gelu" || name == "FastGelu") {
     if (!values.empty())
       return std::nullopt;
     act.kind = name.empty()        ? kActNone
                : name == "Relu"    ? kActRelu
                : name == "Sigmoid" ? kActSigmoid
-                                   : kActTanh;
+               : name == "Tanh"    ? kActTanh
+               : name == "Gelu"    ? kActGelu
+                                   : kActFastGelu;
   } else if (name == "LeakyRelu" && values.size() <= 1) {
     act.kind = kActLeakyRelu;
     act.alpha = param(0, 0.01f);

@@ -10,9 +10,9 @@ func.func @inner_mismatch(%a: tensor<3x4xf32>, %b: tensor<5x6xf32>) -> tensor<3x
 
 // -----
 
-// CHECK: unknown activation 'Gelu'
+// CHECK: unknown activation 'Swish'
 func.func @bad_activation(%a: tensor<3x4xf32>, %b: tensor<4x5xf32>) -> tensor<3x5xf32> {
   %none = "onnx.NoValue"() : () -> none
-  %y = "onnxc.FusedGemm"(%a, %b, %none) <{activation = "Gelu"}> : (tensor<3x4xf32>, tensor<4x5xf32>, none) -> tensor<3x5xf32>
+  %y = "onnxc.FusedGemm"(%a, %b, %none) <{activation = "Swish"}> : (tensor<3x4xf32>, tensor<4x5xf32>, none) -> tensor<3x5xf32>
   return %y : tensor<3x5xf32>
 }

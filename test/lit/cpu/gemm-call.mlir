@@ -100,6 +100,19 @@ func.func @fused_matmul(%a: tensor<?x3x4xf32>, %b: tensor<4x5xf32>, %bias: tenso
 
 // -----
 
+// FusedMatMul with Gelu (code 7), as the -O2 transformer fusions make it.
+// CHECK-LABEL: func.func @fused_matmul_gelu
+// CHECK-DAG: %[[GELU:.*]] = arith.constant 7 : i32
+// CHECK: call @onnxc_rt_matmul_f32_r3_2_1_3(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[GELU]],
+// CHECK-NOT: math.erf
+// CHECK: return
+func.func @fused_matmul_gelu(%a: tensor<2x3x4xf32>, %b: tensor<4x5xf32>, %bias: tensor<5xf32>) -> tensor<2x3x5xf32> {
+  %y = "onnxc.FusedMatMul"(%a, %b, %bias) <{activation = "Gelu"}> : (tensor<2x3x4xf32>, tensor<4x5xf32>, tensor<5xf32>) -> tensor<2x3x5xf32>
+  return %y : tensor<2x3x5xf32>
+}
+
+// -----
+
 // FusedGemm with Clip(0, 6) (code 3) and no C.
 // CHECK-LABEL: func.func @fused_gemm_clip
 // CHECK-DAG: %[[CLIP:.*]] = arith.constant 3 : i32
