@@ -15,8 +15,8 @@
 
 #include <benchmark/benchmark.h>
 
-#include <ctime>
 #include <cstdio>
+#include <ctime>
 #include <map>
 #include <random>
 #include <vector>
@@ -148,8 +148,8 @@ void BM_Sgemm(benchmark::State &state) {
   for (float &v : b)
     v = dist(rng);
   for (auto _ : state) {
-    onnxc_sgemm(0, 0, m, n, k, 1.0f, a.data(), k, b.data(), n, 0.0f,
-                c.data(), n, nullptr);
+    onnxc_sgemm(0, 0, m, n, k, 1.0f, a.data(), k, b.data(), n, 0.0f, c.data(),
+                n, nullptr);
     benchmark::ClobberMemory();
   }
   double flops = 2.0 * m * n * k;
@@ -197,8 +197,8 @@ void gemmArgs(benchmark::internal::Benchmark *b, bool allThreads) {
       {196, 256, 2304},   // ResNet 3x3 conv, 14x14, im2col
       {257, 255, 253},    // odd sizes: every edge path
   };
-  for (int isa : {ONNXC_SGEMM_ISA_AVX512, ONNXC_SGEMM_ISA_AVX2,
-                  ONNXC_SGEMM_ISA_PORTABLE})
+  for (int isa :
+       {ONNXC_SGEMM_ISA_AVX512, ONNXC_SGEMM_ISA_AVX2, ONNXC_SGEMM_ISA_PORTABLE})
     for (const auto &s : shapes)
       b->Args({isa, s[0], s[1], s[2], allThreads ? 0 : 1});
   b->ArgNames({"isa", "M", "N", "K", "threads"});
@@ -216,8 +216,9 @@ BENCHMARK(BM_FmaPeak)
 BENCHMARK(BM_Sgemm)->Apply([](benchmark::internal::Benchmark *b) {
   gemmArgs(b, false);
 });
-BENCHMARK(BM_Sgemm)->Name("BM_SgemmAllThreads")->Apply(
-    [](benchmark::internal::Benchmark *b) { gemmArgs(b, true); });
+BENCHMARK(BM_Sgemm)
+    ->Name("BM_SgemmAllThreads")
+    ->Apply([](benchmark::internal::Benchmark *b) { gemmArgs(b, true); });
 
 } // namespace
 

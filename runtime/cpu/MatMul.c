@@ -123,14 +123,11 @@ static void fill_nan(const view *y) {
     data[i] = NAN;
 }
 
-void _mlir_ciface_onnxc_rt_matmul_f32(onnxc_unranked_memref *a_ref,
-                                      onnxc_unranked_memref *b_ref,
-                                      onnxc_unranked_memref *bias_ref,
-                                      onnxc_unranked_memref *y_ref,
-                                      int32_t flags, float alpha,
-                                      float bias_scale, int32_t activation,
-                                      float activation_alpha,
-                                      float activation_beta) {
+void _mlir_ciface_onnxc_rt_matmul_f32(
+    onnxc_unranked_memref *a_ref, onnxc_unranked_memref *b_ref,
+    onnxc_unranked_memref *bias_ref, onnxc_unranked_memref *y_ref,
+    int32_t flags, float alpha, float bias_scale, int32_t activation,
+    float activation_alpha, float activation_beta) {
   view a, b, bias, y;
   if (!read_view(a_ref, &a) || !read_view(b_ref, &b) || !read_view(y_ref, &y))
     return;

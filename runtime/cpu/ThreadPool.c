@@ -71,8 +71,8 @@ int onnxc_cpu_set_num_threads(int32_t num_threads) {
 static void run_tasks(const region *r, int worker) {
   in_region = 1;
   for (;;) {
-    size_t task = atomic_fetch_add_explicit(&next_task, 1,
-                                            memory_order_relaxed);
+    size_t task =
+        atomic_fetch_add_explicit(&next_task, 1, memory_order_relaxed);
     if (task >= r->num_tasks)
       break;
     r->fn(r->context, task, worker);
@@ -117,8 +117,8 @@ static void start_workers(int wanted) {
   }
 }
 
-void onnxc_parallel_for(size_t num_tasks, int max_threads,
-                        onnxc_parallel_fn fn, void *context) {
+void onnxc_parallel_for(size_t num_tasks, int max_threads, onnxc_parallel_fn fn,
+                        void *context) {
   if (num_tasks == 0)
     return;
   int threads = onnxc_num_threads();

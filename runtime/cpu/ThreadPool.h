@@ -27,8 +27,8 @@ typedef void (*onnxc_parallel_fn)(void *context, size_t task, int worker);
 /* Runs fn(context, t, worker) for every t in [0, num_tasks) on at most
  * min(max_threads, onnxc_num_threads()) threads (max_threads <= 0: no cap)
  * and returns when all are done. */
-void onnxc_parallel_for(size_t num_tasks, int max_threads,
-                        onnxc_parallel_fn fn, void *context);
+void onnxc_parallel_for(size_t num_tasks, int max_threads, onnxc_parallel_fn fn,
+                        void *context);
 
 /* The threads a region may use (>= 1). */
 int onnxc_num_threads(void);

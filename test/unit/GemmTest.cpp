@@ -10,9 +10,9 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "runtime/cpu/kernels/Gemm.h"
 #include "runtime/cpu/CpuRuntime.h"
 #include "runtime/cpu/ThreadPool.h"
-#include "runtime/cpu/kernels/Gemm.h"
 
 #include <gtest/gtest.h>
 
@@ -60,12 +60,13 @@ struct Case {
 };
 
 std::string describe(const Case &c, int isa, int threads) {
-  return std::string(onnxc_sgemm_isa_name(isa)) + " threads=" +
-         std::to_string(threads) + " tA=" + std::to_string(c.transA) +
-         " tB=" + std::to_string(c.transB) + " M=" + std::to_string(c.m) +
-         " N=" + std::to_string(c.n) + " K=" + std::to_string(c.k) +
-         " pad=" + std::to_string(c.pad) + " alpha=" +
-         std::to_string(c.alpha) + " beta=" + std::to_string(c.beta) +
+  return std::string(onnxc_sgemm_isa_name(isa)) +
+         " threads=" + std::to_string(threads) +
+         " tA=" + std::to_string(c.transA) + " tB=" + std::to_string(c.transB) +
+         " M=" + std::to_string(c.m) + " N=" + std::to_string(c.n) +
+         " K=" + std::to_string(c.k) + " pad=" + std::to_string(c.pad) +
+         " alpha=" + std::to_string(c.alpha) +
+         " beta=" + std::to_string(c.beta) +
          " act=" + std::to_string(c.epilogue.activation) +
          " bias=" + std::to_string(c.biasKind) +
          " residual=" + std::to_string(c.residual);
@@ -140,8 +141,8 @@ void checkCase(Case c, int isa, int threads) {
 
 std::vector<int> supportedIsas() {
   std::vector<int> isas;
-  for (int isa : {ONNXC_SGEMM_ISA_PORTABLE, ONNXC_SGEMM_ISA_AVX2,
-                  ONNXC_SGEMM_ISA_AVX512})
+  for (int isa :
+       {ONNXC_SGEMM_ISA_PORTABLE, ONNXC_SGEMM_ISA_AVX2, ONNXC_SGEMM_ISA_AVX512})
     if (onnxc_sgemm_isa_supported(isa))
       isas.push_back(isa);
   return isas;
@@ -191,8 +192,8 @@ TEST_P(GemmIsaTest, BetaZeroIgnoresNaNInC) {
   size_t m = 13, n = 35, k = 9;
   std::vector<float> a = randomVector(m * k, 1), b = randomVector(k * n, 2);
   std::vector<float> c(m * n, NAN), expected(m * n);
-  onnxc_sgemm(0, 0, m, n, k, 1.0f, a.data(), k, b.data(), n, 0.0f, c.data(),
-              n, nullptr);
+  onnxc_sgemm(0, 0, m, n, k, 1.0f, a.data(), k, b.data(), n, 0.0f, c.data(), n,
+              nullptr);
   onnxc_sgemm_reference(0, 0, m, n, k, 1.0f, a.data(), k, b.data(), n, 0.0f,
                         expected.data(), n, nullptr);
   for (size_t i = 0; i < m * n; ++i)
@@ -205,16 +206,15 @@ TEST_P(GemmIsaTest, EveryEpilogue) {
     int kind;
     float alpha, beta;
   };
-  const Activation activations[] = {
-      {ONNXC_ACTIVATION_NONE, 0, 0},
-      {ONNXC_ACTIVATION_RELU, 0, 0},
-      {ONNXC_ACTIVATION_LEAKY_RELU, 0.1f, 0},
-      {ONNXC_ACTIVATION_CLIP, -0.5f, 0.75f},
-      {ONNXC_ACTIVATION_SIGMOID, 0, 0},
-      {ONNXC_ACTIVATION_TANH, 0, 0},
-      {ONNXC_ACTIVATION_HARD_SIGMOID, 0.2f, 0.5f},
-      {ONNXC_ACTIVATION_GELU, 0, 0},
-      {ONNXC_ACTIVATION_FAST_GELU, 0, 0}};
+  const Activation activations[] = {{ONNXC_ACTIVATION_NONE, 0, 0},
+                                    {ONNXC_ACTIVATION_RELU, 0, 0},
+                                    {ONNXC_ACTIVATION_LEAKY_RELU, 0.1f, 0},
+                                    {ONNXC_ACTIVATION_CLIP, -0.5f, 0.75f},
+                                    {ONNXC_ACTIVATION_SIGMOID, 0, 0},
+                                    {ONNXC_ACTIVATION_TANH, 0, 0},
+                                    {ONNXC_ACTIVATION_HARD_SIGMOID, 0.2f, 0.5f},
+                                    {ONNXC_ACTIVATION_GELU, 0, 0},
+                                    {ONNXC_ACTIVATION_FAST_GELU, 0, 0}};
   for (const Activation &act : activations)
     for (int biasKind = 0; biasKind <= 4; ++biasKind)
       for (bool residual : {false, true}) {
@@ -287,8 +287,8 @@ TEST_P(GemmIsaTest, ResultDoesNotDependOnThreadCount) {
   std::vector<float> one(m * n), many(m * n);
   {
     GemmSettings settings(isa, 1);
-    onnxc_sgemm(0, 0, m, n, k, 1.0f, a.data(), k, b.data(), n, 0.0f,
-                one.data(), n, nullptr);
+    onnxc_sgemm(0, 0, m, n, k, 1.0f, a.data(), k, b.data(), n, 0.0f, one.data(),
+                n, nullptr);
   }
   {
     GemmSettings settings(isa, 4);
@@ -313,11 +313,11 @@ TEST_P(GemmIsaTest, StridedBroadcastOperand) {
       ASSERT_NEAR(c[i * n + j], row[j], 1e-4f) << i << ", " << j;
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    SupportedIsas, GemmIsaTest, ::testing::ValuesIn(supportedIsas()),
-    [](const ::testing::TestParamInfo<int> &info) {
-      return std::string(onnxc_sgemm_isa_name(info.param));
-    });
+INSTANTIATE_TEST_SUITE_P(SupportedIsas, GemmIsaTest,
+                         ::testing::ValuesIn(supportedIsas()),
+                         [](const ::testing::TestParamInfo<int> &info) {
+                           return std::string(onnxc_sgemm_isa_name(info.param));
+                         });
 
 TEST(Gemm, DegenerateSizes) {
   std::vector<float> c = {1, 2, 3, 4};
@@ -394,8 +394,8 @@ void checkMatMul(std::vector<int64_t> aShape, std::vector<int64_t> bShape,
   bool hasBias = !biasShape.empty();
   onnxc_set_num_threads(threads);
   _mlir_ciface_onnxc_rt_matmul_f32(&a.ref, &b.ref, &bias.ref, &y.ref,
-                                   hasBias ? ONNXC_MATMUL_BIAS : 0, 1.0f,
-                                   1.0f, ONNXC_ACTIVATION_NONE, 0, 0);
+                                   hasBias ? ONNXC_MATMUL_BIAS : 0, 1.0f, 1.0f,
+                                   ONNXC_ACTIVATION_NONE, 0, 0);
   onnxc_set_num_threads(0);
   // Promote vectors as numpy does, then loop over the output.
   std::vector<int64_t> aFull = aShape, bFull = bShape;
@@ -441,24 +441,23 @@ void checkMatMul(std::vector<int64_t> aShape, std::vector<int64_t> bShape,
 TEST(MatMulEntry, NumpyShapes) {
   for (int threads : {1, 2}) {
     checkMatMul({5, 7}, {7, 9}, {9}, {5, 9}, threads);
-    checkMatMul({3, 5, 7}, {7, 9}, {9}, {3, 5, 9}, threads);  // folds rows
+    checkMatMul({3, 5, 7}, {7, 9}, {9}, {3, 5, 9}, threads);   // folds rows
     checkMatMul({3, 5, 7}, {3, 7, 9}, {}, {3, 5, 9}, threads); // same batch
     checkMatMul({2, 1, 5, 7}, {4, 7, 9}, {4, 5, 9}, {2, 4, 5, 9}, threads);
     checkMatMul({1, 5, 7}, {3, 7, 9}, {5, 1}, {3, 5, 9}, threads);
-    checkMatMul({7}, {3, 7, 9}, {}, {3, 9}, threads);   // vector @ batch
-    checkMatMul({3, 5, 7}, {7}, {5}, {3, 5}, threads);  // batch @ vector
-    checkMatMul({7}, {7}, {}, {}, threads);             // dot product
-    checkMatMul({2, 3, 40, 33}, {2, 3, 33, 20}, {1}, {2, 3, 40, 20},
-                threads);
+    checkMatMul({7}, {3, 7, 9}, {}, {3, 9}, threads);  // vector @ batch
+    checkMatMul({3, 5, 7}, {7}, {5}, {3, 5}, threads); // batch @ vector
+    checkMatMul({7}, {7}, {}, {}, threads);            // dot product
+    checkMatMul({2, 3, 40, 33}, {2, 3, 33, 20}, {1}, {2, 3, 40, 20}, threads);
   }
 }
 
 TEST(MatMulEntry, GemmTransposesAndScaledBias) {
   Tensor a({7, 5}, 1), b({9, 7}, 2), c({5, 1}, 3), y({5, 9}, 0);
-  _mlir_ciface_onnxc_rt_matmul_f32(
-      &a.ref, &b.ref, &c.ref, &y.ref,
-      ONNXC_MATMUL_TRANS_A | ONNXC_MATMUL_TRANS_B | ONNXC_MATMUL_BIAS, 2.0f,
-      0.5f, ONNXC_ACTIVATION_RELU, 0, 0);
+  _mlir_ciface_onnxc_rt_matmul_f32(&a.ref, &b.ref, &c.ref, &y.ref,
+                                   ONNXC_MATMUL_TRANS_A | ONNXC_MATMUL_TRANS_B |
+                                       ONNXC_MATMUL_BIAS,
+                                   2.0f, 0.5f, ONNXC_ACTIVATION_RELU, 0, 0);
   for (int i = 0; i < 5; ++i)
     for (int j = 0; j < 9; ++j) {
       double sum = 0;

@@ -19,8 +19,8 @@
  *===----------------------------------------------------------------------===*/
 
 #include "Gemm.h"
-#include "GemmKernels.h"
 #include "../ThreadPool.h"
+#include "GemmKernels.h"
 
 #include <math.h>
 #include <stdatomic.h>
@@ -105,9 +105,7 @@ static const onnxc_sgemm_variant *active_variant(void) {
   return v ? v : best_variant();
 }
 
-int onnxc_sgemm_isa_supported(int32_t isa) {
-  return variant_for(isa) != NULL;
-}
+int onnxc_sgemm_isa_supported(int32_t isa) { return variant_for(isa) != NULL; }
 
 int onnxc_sgemm_force_isa(int32_t isa) {
   if (isa == ONNXC_SGEMM_ISA_AUTO) {
@@ -191,13 +189,11 @@ static void pack_a(size_t mc, size_t kc, size_t mr_tile, const float *a,
 
 /* Columns [0, cols) x rows [0, kc) of op(B) into one NR-wide panel,
  * zero-padded: dst[p * NR + c] = op(B)[p][c]. */
-static void pack_b_panel(size_t kc, size_t cols, size_t nr_tile,
-                         const float *b, ptrdiff_t rs, ptrdiff_t cs,
-                         float *dst) {
+static void pack_b_panel(size_t kc, size_t cols, size_t nr_tile, const float *b,
+                         ptrdiff_t rs, ptrdiff_t cs, float *dst) {
   if (cs == 1 && cols == nr_tile) {
     for (size_t p = 0; p < kc; ++p)
-      memcpy(dst + p * nr_tile, b + (ptrdiff_t)p * rs,
-             nr_tile * sizeof(float));
+      memcpy(dst + p * nr_tile, b + (ptrdiff_t)p * rs, nr_tile * sizeof(float));
     return;
   }
   for (size_t p = 0; p < kc; ++p) {
@@ -215,8 +211,8 @@ static void pack_b_panel(size_t kc, size_t cols, size_t nr_tile,
 /* Bias, residual and activation on C rows [0, rows) x columns [0, cols);
  * `row0`/`col0` locate the block in the whole C for bias and residual. */
 static void apply_epilogue(const onnxc_sgemm_epilogue *e, float *c,
-                           ptrdiff_t ldc, size_t row0, size_t col0,
-                           size_t rows, size_t cols) {
+                           ptrdiff_t ldc, size_t row0, size_t col0, size_t rows,
+                           size_t cols) {
   for (size_t r = 0; r < rows; ++r) {
     float *out = c + (ptrdiff_t)r * ldc;
     size_t i = row0 + r;
@@ -262,8 +258,8 @@ static void apply_epilogue(const onnxc_sgemm_epilogue *e, float *c,
 }
 
 static int epilogue_is_trivial(const onnxc_sgemm_epilogue *e) {
-  return !e || (!e->bias && !e->residual &&
-                e->activation == ONNXC_ACTIVATION_NONE);
+  return !e ||
+         (!e->bias && !e->residual && e->activation == ONNXC_ACTIVATION_NONE);
 }
 
 /* ---- The driver --------------------------------------------------------- */
@@ -282,12 +278,12 @@ typedef struct gemm_job {
   /* The current (jc, pc) block. */
   size_t jc, nc, pc, kc;
   int first_k, last_k;
-  size_t mc;          /* rows per task */
-  size_t m_blocks;    /* row blocks */
-  size_t n_chunks;    /* panel chunks per row block */
-  size_t panels;      /* NR panels in the current NC block */
-  float *packed_b;    /* panels * NR * kc */
-  float *packed_a;    /* workers * mc * kc */
+  size_t mc;       /* rows per task */
+  size_t m_blocks; /* row blocks */
+  size_t n_chunks; /* panel chunks per row block */
+  size_t panels;   /* NR panels in the current NC block */
+  float *packed_b; /* panels * NR * kc */
+  float *packed_a; /* workers * mc * kc */
   size_t packed_a_stride;
 } gemm_job;
 
@@ -337,9 +333,9 @@ static void compute_task(void *context, size_t task, int worker) {
   if (job->last_k && !epilogue_is_trivial(job->epilogue)) {
     size_t j0 = q0 * nr;
     size_t j1 = q1 * nr < job->nc ? q1 * nr : job->nc;
-    apply_epilogue(job->epilogue, job->c + (ptrdiff_t)i0 * job->ldc +
-                                      job->jc + j0,
-                   job->ldc, i0, job->jc + j0, mc, j1 - j0);
+    apply_epilogue(job->epilogue,
+                   job->c + (ptrdiff_t)i0 * job->ldc + job->jc + j0, job->ldc,
+                   i0, job->jc + j0, mc, j1 - j0);
   }
 }
 
@@ -351,8 +347,8 @@ static void *aligned_buffer(size_t floats, void **base) {
 }
 
 /* C = beta * C, then the epilogue: the product is empty or alpha is 0. */
-static void scale_only(size_t m, size_t n, float beta, float *c,
-                       ptrdiff_t ldc, const onnxc_sgemm_epilogue *e) {
+static void scale_only(size_t m, size_t n, float beta, float *c, ptrdiff_t ldc,
+                       const onnxc_sgemm_epilogue *e) {
   for (size_t i = 0; i < m; ++i) {
     float *row = c + (ptrdiff_t)i * ldc;
     for (size_t j = 0; j < n; ++j)
@@ -398,17 +394,17 @@ static void gemv_task(void *context, size_t task, int worker) {
     }
     float *out = job->c + jt;
     for (size_t j = 0; j < cols; ++j)
-      out[j] = job->alpha * acc[j] +
-               (job->beta == 0.0f ? 0.0f : job->beta * out[j]);
+      out[j] =
+          job->alpha * acc[j] + (job->beta == 0.0f ? 0.0f : job->beta * out[j]);
     if (!epilogue_is_trivial(job->epilogue))
       apply_epilogue(job->epilogue, out, 0, 0, jt, 1, cols);
   }
 }
 
 static void gemv_row(size_t n, size_t k, float alpha, const float *a,
-                     ptrdiff_t a_cs, const float *b, ptrdiff_t b_rs,
-                     float beta, float *c,
-                     const onnxc_sgemm_epilogue *epilogue, int max_threads) {
+                     ptrdiff_t a_cs, const float *b, ptrdiff_t b_rs, float beta,
+                     float *c, const onnxc_sgemm_epilogue *epilogue,
+                     int max_threads) {
   gemv_job job = {n, k, alpha, beta, a, a_cs, b, b_rs, c, epilogue, n};
   int threads = onnxc_num_threads();
   if (max_threads > 0 && max_threads < threads)
@@ -483,8 +479,7 @@ void onnxc_sgemm_strided(size_t m, size_t n, size_t k, float alpha,
 
   void *b_base, *a_base;
   job.packed_b = aligned_buffer(round_up(nc_max, nr) * kc_max, &b_base);
-  job.packed_a =
-      aligned_buffer(job.packed_a_stride * (size_t)threads, &a_base);
+  job.packed_a = aligned_buffer(job.packed_a_stride * (size_t)threads, &a_base);
   if (!job.packed_b || !job.packed_a) {
     /* No memory for the packed blocks: the slow loop still gets it right. */
     free(b_base);
@@ -521,8 +516,7 @@ void onnxc_sgemm_strided(size_t m, size_t n, size_t k, float alpha,
       job.first_k = pc == 0;
       job.last_k = pc + job.kc == k;
       onnxc_parallel_for(job.panels, threads, pack_b_task, &job);
-      onnxc_parallel_for(m_blocks * job.n_chunks, threads, compute_task,
-                         &job);
+      onnxc_parallel_for(m_blocks * job.n_chunks, threads, compute_task, &job);
     }
   }
   free(b_base);

@@ -29,8 +29,8 @@ extern "C" {
 typedef enum onnxc_activation {
   ONNXC_ACTIVATION_NONE = 0,
   ONNXC_ACTIVATION_RELU = 1,
-  ONNXC_ACTIVATION_LEAKY_RELU = 2,   /* x < 0 ? alpha * x : x */
-  ONNXC_ACTIVATION_CLIP = 3,         /* min(max(x, alpha), beta) */
+  ONNXC_ACTIVATION_LEAKY_RELU = 2, /* x < 0 ? alpha * x : x */
+  ONNXC_ACTIVATION_CLIP = 3,       /* min(max(x, alpha), beta) */
   ONNXC_ACTIVATION_SIGMOID = 4,
   ONNXC_ACTIVATION_TANH = 5,
   ONNXC_ACTIVATION_HARD_SIGMOID = 6, /* max(0, min(1, alpha * x + beta)) */
@@ -74,15 +74,13 @@ void onnxc_sgemm_strided(size_t m, size_t n, size_t k, float alpha,
                          ptrdiff_t a_col_stride, const float *b,
                          ptrdiff_t b_row_stride, ptrdiff_t b_col_stride,
                          float beta, float *c, ptrdiff_t ldc,
-                         const onnxc_sgemm_epilogue *epilogue,
-                         int max_threads);
+                         const onnxc_sgemm_epilogue *epilogue, int max_threads);
 
 /* The plain triple loop (double accumulation) everything is tested against. */
 void onnxc_sgemm_reference(int trans_a, int trans_b, size_t m, size_t n,
-                           size_t k, float alpha, const float *a,
-                           ptrdiff_t lda, const float *b, ptrdiff_t ldb,
-                           float beta, float *c, ptrdiff_t ldc,
-                           const onnxc_sgemm_epilogue *epilogue);
+                           size_t k, float alpha, const float *a, ptrdiff_t lda,
+                           const float *b, ptrdiff_t ldb, float beta, float *c,
+                           ptrdiff_t ldc, const onnxc_sgemm_epilogue *epilogue);
 
 /* The activation on one value, as the kernels apply it. */
 float onnxc_apply_activation(float x, const onnxc_sgemm_epilogue *epilogue);

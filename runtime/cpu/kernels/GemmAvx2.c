@@ -6,8 +6,8 @@
  *
  *===----------------------------------------------------------------------===*/
 
-#include "GemmKernels.h"
 #include "Gemm.h"
+#include "GemmKernels.h"
 
 #include <immintrin.h>
 
@@ -29,9 +29,9 @@ enum { MR = 6, NR = 16 };
 static void avx2_6x16(size_t kc, const float *a, const float *b, float *c,
                       ptrdiff_t ldc, size_t mr, size_t nr, float alpha,
                       float beta) {
-  __m256 c00 = _mm256_setzero_ps(), c01 = c00, c10 = c00, c11 = c00,
-         c20 = c00, c21 = c00, c30 = c00, c31 = c00, c40 = c00, c41 = c00,
-         c50 = c00, c51 = c00;
+  __m256 c00 = _mm256_setzero_ps(), c01 = c00, c10 = c00, c11 = c00, c20 = c00,
+         c21 = c00, c30 = c00, c31 = c00, c40 = c00, c41 = c00, c50 = c00,
+         c51 = c00;
 #pragma GCC unroll 4
   for (size_t p = 0; p < kc; ++p) {
     __m256 b0 = _mm256_loadu_ps(b);

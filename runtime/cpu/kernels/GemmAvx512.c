@@ -7,8 +7,8 @@
  *
  *===----------------------------------------------------------------------===*/
 
-#include "GemmKernels.h"
 #include "Gemm.h"
+#include "GemmKernels.h"
 
 #include <immintrin.h>
 
@@ -39,10 +39,10 @@ enum { MR = 12, NR = 32 };
 static void avx512_12x32(size_t kc, const float *a, const float *b, float *c,
                          ptrdiff_t ldc, size_t mr, size_t nr, float alpha,
                          float beta) {
-  __m512 c00 = _mm512_setzero_ps(), c01 = c00, c10 = c00, c11 = c00,
-         c20 = c00, c21 = c00, c30 = c00, c31 = c00, c40 = c00, c41 = c00,
-         c50 = c00, c51 = c00, c60 = c00, c61 = c00, c70 = c00, c71 = c00,
-         c80 = c00, c81 = c00, c90 = c00, c91 = c00;
+  __m512 c00 = _mm512_setzero_ps(), c01 = c00, c10 = c00, c11 = c00, c20 = c00,
+         c21 = c00, c30 = c00, c31 = c00, c40 = c00, c41 = c00, c50 = c00,
+         c51 = c00, c60 = c00, c61 = c00, c70 = c00, c71 = c00, c80 = c00,
+         c81 = c00, c90 = c00, c91 = c00;
   __m512 c100 = c00, c101 = c00, c110 = c00, c111 = c00;
   /* The C tile is read (beta) and written after the loop: start fetching
    * its 24 lines now so the stores do not wait for them. */
@@ -70,7 +70,7 @@ static void avx512_12x32(size_t kc, const float *a, const float *b, float *c,
     b += NR;
   }
   __mmask16 m0 = nr >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << nr) - 1);
-  __mmask16 m1 = nr >= 32   ? (__mmask16)0xFFFF
+  __mmask16 m1 = nr >= 32  ? (__mmask16)0xFFFF
                  : nr > 16 ? (__mmask16)((1u << (nr - 16)) - 1)
                            : (__mmask16)0;
   __m512 valpha = _mm512_set1_ps(alpha), vbeta = _mm512_set1_ps(beta);

@@ -15,9 +15,9 @@
 #include <stddef.h>
 
 typedef void (*onnxc_sgemm_ukernel_fn)(size_t kc, const float *a,
-                                       const float *b, float *c,
-                                       ptrdiff_t ldc, size_t mr, size_t nr,
-                                       float alpha, float beta);
+                                       const float *b, float *c, ptrdiff_t ldc,
+                                       size_t mr, size_t nr, float alpha,
+                                       float beta);
 
 /* A micro-kernel with its tile and cache-block sizes. */
 typedef struct onnxc_sgemm_variant {

@@ -6,8 +6,8 @@
  *
  *===----------------------------------------------------------------------===*/
 
-#include "GemmKernels.h"
 #include "Gemm.h"
+#include "GemmKernels.h"
 
 /* 4 x 16 fills half of AArch64's 32 NEON registers; baseline x86-64 has only
  * 16 SSE registers, where 4 x 16 would spill. */
@@ -18,8 +18,8 @@ enum { MR = 4, NR = 16 };
 #endif
 
 static void portable_kernel(size_t kc, const float *a, const float *b, float *c,
-                          ptrdiff_t ldc, size_t mr, size_t nr, float alpha,
-                          float beta) {
+                            ptrdiff_t ldc, size_t mr, size_t nr, float alpha,
+                            float beta) {
   float acc[MR][NR] = {{0}};
   for (size_t p = 0; p < kc; ++p) {
     for (int r = 0; r < MR; ++r) {

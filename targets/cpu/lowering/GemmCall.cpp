@@ -89,8 +89,7 @@ std::optional<Activation> activationFor(StringRef name,
     act.kind = kActClip;
     act.alpha = values[0];
     act.beta = values[1];
-  } else if (name == "HardSigmoid" &&
-             (values.empty() || values.size() == 2)) {
+  } else if (name == "HardSigmoid" && (values.empty() || values.size() == 2)) {
     act.kind = kActHardSigmoid;
     act.alpha = param(0, 0.2f);
     act.beta = param(1, 0.5f);
@@ -116,8 +115,8 @@ bool compatible(int64_t a, int64_t b) {
 
 /// The run-time size of a result dim that broadcasts operand dims `x` and
 /// `y` (either may be absent: `hasX`/`hasY`).
-OpFoldResult broadcastSize(OpBuilder &b, Location loc, Value xTensor,
-                           int64_t x, Value yTensor, int64_t y) {
+OpFoldResult broadcastSize(OpBuilder &b, Location loc, Value xTensor, int64_t x,
+                           Value yTensor, int64_t y) {
   if (x < 0)
     return mixedDims(b, loc, yTensor)[y];
   if (y < 0)
@@ -143,9 +142,8 @@ OpFoldResult broadcastSize(OpBuilder &b, Location loc, Value xTensor,
 Value buildCall(ConversionPatternRewriter &rewriter, Location loc,
                 func::FuncOp callee, Value a, Value b, Value bias,
                 Value thirdOperand, RankedTensorType resultType,
-                ArrayRef<OpFoldResult> sizes,
-                int32_t flags, float alpha, float biasScale,
-                const Activation &act) {
+                ArrayRef<OpFoldResult> sizes, int32_t flags, float alpha,
+                float biasScale, const Activation &act) {
   Type f32 = rewriter.getF32Type();
   // The callee takes all-dynamic memrefs of each operand's rank.
   auto dynamicOf = [&](Value v) {
@@ -168,8 +166,8 @@ Value buildCall(ConversionPatternRewriter &rewriter, Location loc,
   SmallVector<Value> dynamicSizes;
   for (auto [d, size] : llvm::enumerate(sizes))
     if (resultType.isDynamicDim(d))
-      dynamicSizes.push_back(getValueOrCreateConstantIndexOp(rewriter, loc,
-                                                             size));
+      dynamicSizes.push_back(
+          getValueOrCreateConstantIndexOp(rewriter, loc, size));
   auto resultMemref = MemRefType::get(resultType.getShape(), f32);
   Value buffer = rewriter.create<memref::AllocOp>(
       loc, resultMemref, dynamicSizes, rewriter.getI64IntegerAttr(64));
@@ -183,15 +181,13 @@ Value buildCall(ConversionPatternRewriter &rewriter, Location loc,
     return rewriter.create<arith::ConstantIntOp>(loc, v, 32);
   };
   auto f32c = [&](float v) -> Value {
-    return rewriter.create<arith::ConstantOp>(loc,
-                                              rewriter.getF32FloatAttr(v));
+    return rewriter.create<arith::ConstantOp>(loc, rewriter.getF32FloatAttr(v));
   };
   rewriter.create<func::CallOp>(
       loc, callee,
-      ValueRange{aRef, bRef, biasRef,
-                 castToCallee(buffer),
-                 i32(flags), f32c(alpha), f32c(biasScale), i32(act.kind),
-                 f32c(act.alpha), f32c(act.beta)});
+      ValueRange{aRef, bRef, biasRef, castToCallee(buffer), i32(flags),
+                 f32c(alpha), f32c(biasScale), i32(act.kind), f32c(act.alpha),
+                 f32c(act.beta)});
   return rewriter.create<bufferization::ToTensorOp>(
       loc, resultType, buffer, /*restrict=*/rewriter.getUnitAttr(),
       /*writable=*/rewriter.getUnitAttr());
@@ -252,8 +248,8 @@ LogicalResult lowerMatMul(ConversionPatternRewriter &rewriter, Operation *op,
     sizes.push_back(mixedDims(rewriter, loc, a)[ra - 2]);
   if (rb >= 2)
     sizes.push_back(mixedDims(rewriter, loc, b)[rb - 1]);
-  Value result = buildCall(rewriter, loc, callee, a, b, bias, bias,
-                           resultType, sizes, 0, alpha, 1.0f, act);
+  Value result = buildCall(rewriter, loc, callee, a, b, bias, bias, resultType,
+                           sizes, 0, alpha, 1.0f, act);
   rewriter.replaceOp(op, result);
   return success();
 }
@@ -269,8 +265,7 @@ LogicalResult lowerGemm(ConversionPatternRewriter &rewriter, Operation *op,
   func::FuncOp callee = lookupCallee(op);
   if (!callee)
     return rewriter.notifyMatchFailure(op, "runtime GEMM not declared");
-  if (aType.getRank() != 2 || bType.getRank() != 2 ||
-      resultType.getRank() != 2)
+  if (aType.getRank() != 2 || bType.getRank() != 2 || resultType.getRank() != 2)
     return rewriter.notifyMatchFailure(op, "Gemm operands must be 2-D");
   if (!compatible(aType.getDimSize(transA ? 0 : 1),
                   bType.getDimSize(transB ? 1 : 0)))
@@ -292,9 +287,9 @@ LogicalResult lowerGemm(ConversionPatternRewriter &rewriter, Operation *op,
       mixedDims(rewriter, loc, a)[transA ? 1 : 0],
       mixedDims(rewriter, loc, b)[transB ? 0 : 1]};
   int32_t flags = (transA ? kTransA : 0) | (transB ? kTransB : 0);
-  Value result = buildCall(rewriter, loc, callee, a, b, bias,
-                           present(c) ? c : Value(), resultType, sizes, flags,
-                           alpha, beta, act);
+  Value result =
+      buildCall(rewriter, loc, callee, a, b, bias, present(c) ? c : Value(),
+                resultType, sizes, flags, alpha, beta, act);
   rewriter.replaceOp(op, result);
   return success();
 }
