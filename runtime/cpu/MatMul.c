@@ -128,7 +128,7 @@ void _mlir_ciface_onnxc_rt_matmul_f32(
     onnxc_unranked_memref *bias_ref, onnxc_unranked_memref *y_ref,
     int32_t flags, float alpha, float bias_scale, int32_t activation,
     float activation_alpha, float activation_beta) {
-  view a, b, bias, y;
+  view a, b, y, bias = {0};
   if (!read_view(a_ref, &a) || !read_view(b_ref, &b) || !read_view(y_ref, &y))
     return;
   int has_bias = (flags & ONNXC_MATMUL_BIAS) && read_view(bias_ref, &bias);
