@@ -269,6 +269,11 @@ TEST_P(GemmIsaTest, SeveralThreads) {
     c.residual = true;
     c.epilogue.activation = ONNXC_ACTIVATION_TANH;
     checkCase(c, isa, threads);
+    // One row: the unpacked path, its columns split across threads.
+    c.m = 1;
+    c.n = 1000;
+    c.k = 300;
+    checkCase(c, isa, threads);
     // Few rows: the columns are split across threads instead.
     c.m = 3;
     c.n = 1000;
