@@ -187,14 +187,34 @@ static void pack_a(size_t mc, size_t kc, size_t mr_tile, const float *a,
   }
 }
 
+static inline void copy_rows(size_t kc, size_t width, const float *src,
+                             ptrdiff_t rs, float *dst) {
+  for (size_t p = 0; p < kc; ++p)
+    for (size_t c = 0; c < width; ++c)
+      dst[p * width + c] = src[(ptrdiff_t)p * rs + (ptrdiff_t)c];
+}
+
 /* Columns [0, cols) x rows [0, kc) of op(B) into one NR-wide panel,
  * zero-padded: dst[p * NR + c] = op(B)[p][c]. */
 static void pack_b_panel(size_t kc, size_t cols, size_t nr_tile, const float *b,
                          ptrdiff_t rs, ptrdiff_t cs, float *dst) {
   if (cs == 1 && cols == nr_tile) {
-    for (size_t p = 0; p < kc; ++p)
-      memcpy(dst + p * nr_tile, b + (ptrdiff_t)p * rs, nr_tile * sizeof(float));
-    return;
+    /* Row-major B: each panel row is a short contiguous copy; constant
+     * widths become a few vector moves instead of memcpy calls. */
+    switch (nr_tile) {
+    case 32:
+      copy_rows(kc, 32, b, rs, dst);
+      return;
+    case 16:
+      copy_rows(kc, 16, b, rs, dst);
+      return;
+    case 8:
+      copy_rows(kc, 8, b, rs, dst);
+      return;
+    default:
+      copy_rows(kc, nr_tile, b, rs, dst);
+      return;
+    }
   }
   for (size_t p = 0; p < kc; ++p) {
     const float *row = b + (ptrdiff_t)p * rs;

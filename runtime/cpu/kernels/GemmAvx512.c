@@ -52,6 +52,8 @@ static void avx512_12x32(size_t kc, const float *a, const float *b, float *c,
   }
 #pragma GCC unroll 4
   for (size_t p = 0; p < kc; ++p) {
+    _mm_prefetch((const char *)(b + 16 * NR), _MM_HINT_T0);
+    _mm_prefetch((const char *)(b + 16 * NR + 16), _MM_HINT_T0);
     __m512 b0 = _mm512_loadu_ps(b);
     __m512 b1 = _mm512_loadu_ps(b + 16);
     FMA_ROW(0);
