@@ -11,6 +11,9 @@ debian_packages=(
   libonnx-dev libprotobuf-dev protobuf-compiler libfmt-dev libcli11-dev
   libgtest-dev zlib1g-dev libzstd-dev
   clang-19 libclang-rt-19-dev
+  # Cross-compiled artifacts (runtime/cross, ctest label cross): the AArch64
+  # runtime's compiler and libc, and qemu-user to run the artifacts.
+  qemu-user gcc-aarch64-linux-gnu libc6-dev-arm64-cross
 )
 
 missing=()
