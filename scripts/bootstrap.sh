@@ -12,8 +12,9 @@ debian_packages=(
   libgtest-dev zlib1g-dev libzstd-dev
   clang-19 libclang-rt-19-dev
   # Cross-compiled artifacts (runtime/cross, ctest label cross): the AArch64
-  # runtime's compiler and libc, and qemu-user to run the artifacts.
+  # and RISC-V 64 runtimes' compilers and libcs, and qemu-user to run them.
   qemu-user gcc-aarch64-linux-gnu libc6-dev-arm64-cross
+  gcc-riscv64-linux-gnu libc6-dev-riscv64-cross
 )
 
 missing=()

@@ -65,6 +65,14 @@ createTargetMachine(StringRef tripleName, StringRef cpu, int optLevel) {
                              "'%s' is not a CPU of target '%s' (--mcpu)",
                              cpuName.c_str(), triple.str().c_str());
   TargetOptions options;
+  // RISC-V Linux distributions are RV64GC with the hard-float lp64d ABI
+  // (their libc and our runtime archive); LLVM's default is soft-float lp64,
+  // which the linker refuses to mix with them.
+  if (triple.getArch() == Triple::riscv64 && triple.isOSLinux()) {
+    for (const char *feature : {"m", "a", "f", "d", "c"})
+      features.AddFeature(feature);
+    options.MCOptions.ABIName = "lp64d";
+  }
   CodeGenOptLevel level = optLevel <= 0   ? CodeGenOptLevel::None
                           : optLevel == 1 ? CodeGenOptLevel::Less
                           : optLevel == 2 ? CodeGenOptLevel::Default
