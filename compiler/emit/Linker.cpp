@@ -117,21 +117,18 @@ static Error runLld(const std::vector<std::string> &args,
 
 Error linkSharedLibrary(StringRef objectPath, StringRef runtimeArchive,
                         StringRef outputPath, StringRef tripleName) {
-  std::vector<std::string> args = {"ld.lld",
-                                   "-shared",
-                                   "--gc-sections",
-                                   "-z",
-                                   "now",
-                                   "-z",
-                                   "relro",
-                                   "--hash-style=gnu",
-                                   "--build-id=sha1",
-                                   "-soname",
-                                   llvm::sys::path::filename(outputPath).str(),
-                                   "-o",
-                                   outputPath.str(),
-                                   objectPath.str(),
-                                   runtimeArchive.str()};
+  std::vector<std::string> args = {
+      "ld.lld", "-shared", "--gc-sections", "-z", "now", "-z", "relro",
+      "--hash-style=gnu", "--build-id=sha1",
+      "-soname", llvm::sys::path::filename(outputPath).str(), "-o",
+      outputPath.str(),
+      objectPath.str(), runtimeArchive.str()};
+  // The compiler support library the runtime was built with, when the build
+  // put it next to the archive: helpers that compiled code calls.
+  SmallString<256> libgcc(sys::path::parent_path(runtimeArchive));
+  sys::path::append(libgcc, "libgcc.a");
+  if (sys::fs::exists(libgcc))
+    args.push_back(libgcc.str().str());
   SmallVector<SmallString<128>> temporaries;
   auto removeTemporaries = make_scope_exit([&] {
     for (const SmallString<128> &path : temporaries)

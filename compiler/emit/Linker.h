@@ -24,9 +24,9 @@ bool isHostTriple(llvm::StringRef triple);
 llvm::Expected<std::string> findCpuRuntimeArchive(const char *argv0,
                                                   llvm::StringRef triple);
 
-/// Links `objectPath` and the runtime archive into the shared library
-/// `outputPath` for `triple` with lld's ELF driver (no external linker
-/// process, any target). libm and libc become needed libraries: for the host
+/// Links `objectPath`, the runtime archive and the libgcc.a next to it (if
+/// any) into the shared library `outputPath` for `triple` with lld's ELF
+/// driver (no external linker process, any target). libm and libc become needed libraries: for the host
 /// from its own link-time libraries, for a foreign target from stubs onnxc
 /// makes, so cross-linking needs no target sysroot.
 llvm::Error linkSharedLibrary(llvm::StringRef objectPath,
