@@ -87,6 +87,15 @@ def main():
             out_dir.mkdir()
             run([*prefix, program, artifact, out_dir, *feeds])
             outputs[side] = {p.stem: np.load(p) for p in out_dir.glob("*.npy")}
+        # The host's loader refuses the foreign artifact, saying why.
+        info = subprocess.run([args.onnxc, "info",
+                               work / f"lib{model}.{triple}.so"],
+                              capture_output=True, text=True)
+        machine = {"aarch64": "AArch64", "riscv64": "RISC-V"}.get(arch, arch)
+        if info.returncode == 0 or f"an artifact for {machine}" not in info.stderr:
+            print(f"cross: onnxc info on the {triple} artifact: "
+                  f"{info.returncode} {info.stderr.strip()}")
+            failed = True
         host, foreign = outputs["host"], outputs[triple]
         if not host or sorted(host) != sorted(foreign):
             print(f"cross: {model}: outputs {sorted(host)} (host) vs "
