@@ -658,7 +658,7 @@ LogicalResult ModelImporter::importFusedNode(const ::onnx::NodeProto &node,
   std::optional<unsigned> numOperands;
   if (name)
     numOperands = getFixedOperandCount(
-        *name, std::integer_sequence<unsigned, 2, 3, 4, 5, 6, 7, 8>());
+        *name, std::integer_sequence<unsigned, 1, 2, 3, 4, 5, 6, 7, 8>());
   if (!numOperands)
     return emitError(loc) << "unknown op type '" << node.op_type()
                           << "' in domain 'onnxc'";

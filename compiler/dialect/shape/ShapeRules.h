@@ -159,6 +159,12 @@ public:
            unsigned numRequired = kAllRequired) {
     rules[("onnx." + name).str()] = {infer, numRequired};
   }
+  /// Registers `infer` for the op `fullName` of another dialect
+  /// ("onnxc.BlockedConv").
+  void addQualified(llvm::StringRef fullName, ShapeRule infer,
+                    unsigned numRequired = kAllRequired) {
+    rules[fullName] = {infer, numRequired};
+  }
   /// Registers the rule of `existing` (a full name, "onnx.Conv") for the op
   /// `fullName` ("onnxc.FusedConv") whose leading operands and attributes
   /// are those of `existing`.
@@ -212,6 +218,8 @@ void addTfIdfVectorizerRules(RuleTable &rules);
 /// The onnxc fused ops: the rules of their core ops (Fused.cpp). Must be
 /// added after those.
 void addFusedRules(RuleTable &rules);
+/// The onnxc blocked-layout ops (BlockedLayout.cpp).
+void addBlockedLayoutRules(RuleTable &rules);
 
 /// Multidirectional (numpy) broadcasting of two shapes with the dynamic-dim
 /// policy of Elementwise.cpp. Returns false when two static dims conflict.

@@ -129,6 +129,9 @@ void populateClassicMlPatterns(const mlir::TypeConverter &typeConverter,
 // onnxc.FusedConv, FusedMatMul, FusedGemm (Fused.cpp)
 void populateFusedPatterns(const mlir::TypeConverter &typeConverter,
                            mlir::RewritePatternSet &patterns);
+// onnxc.ReorderToBlocked, ReorderFromBlocked, BlockedConv (BlockedLayout.cpp)
+void populateBlockedLayoutPatterns(const mlir::TypeConverter &typeConverter,
+                                   mlir::RewritePatternSet &patterns);
 
 /// Every family above, in one place: the conversion pass and the capability
 /// table (CpuTarget.cpp) both take exactly this set. A new family file adds
