@@ -641,6 +641,8 @@ static std::optional<unsigned>
 getFixedOperandCount(RegisteredOperationName name,
                      std::integer_sequence<unsigned, N...>) {
   std::optional<unsigned> count;
+  if (name.hasTrait<OpTrait::OneOperand>())
+    count = 1;
   ((name.hasTrait<OpTrait::NOperands<N>::template Impl>() ? (void)(count = N)
                                                           : (void)0),
    ...);
@@ -658,7 +660,7 @@ LogicalResult ModelImporter::importFusedNode(const ::onnx::NodeProto &node,
   std::optional<unsigned> numOperands;
   if (name)
     numOperands = getFixedOperandCount(
-        *name, std::integer_sequence<unsigned, 1, 2, 3, 4, 5, 6, 7, 8>());
+        *name, std::integer_sequence<unsigned, 2, 3, 4, 5, 6, 7, 8>());
   if (!numOperands)
     return emitError(loc) << "unknown op type '" << node.op_type()
                           << "' in domain 'onnxc'";
