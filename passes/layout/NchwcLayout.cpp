@@ -377,6 +377,9 @@ void NchwcLayoutPass::rewriteBlock(Block &block) {
   llvm::DenseMap<Value, Value> blocked;
   int64_t numIn = 0, numOut = 0, numConvs = 0, numOthers = 0;
   OpBuilder b(&getContext());
+  // Where a reorder in is created: at the first member that reads the value
+  // (its node name names the reorder too).
+  Location consumerLoc = b.getUnknownLoc();
   auto getBlocked = [&](Value value) {
     Value &entry = blocked[value];
     if (!entry) {
@@ -384,7 +387,7 @@ void NchwcLayoutPass::rewriteBlock(Block &block) {
       // member that reads it is (which dominates the later ones).
       auto type = llvm::cast<RankedTensorType>(value.getType());
       entry = b.create<fused::ReorderToBlockedOp>(
-          value.getLoc(), getBlockedType(type, blockSize), value,
+          consumerLoc, getBlockedType(type, blockSize), value,
           b.getI64IntegerAttr(blockSize));
       ++numIn;
     }
@@ -397,6 +400,7 @@ void NchwcLayoutPass::rewriteBlock(Block &block) {
     b.setInsertionPoint(&op);
     OpKind kind = kinds[&op];
     Location loc = op.getLoc();
+    consumerLoc = loc;
     auto resultType = llvm::cast<RankedTensorType>(op.getResult(0).getType());
     Value result;
     if (kind == OpKind::Conv) {
