@@ -88,9 +88,11 @@ LogicalResult inferBlockedConv(RuleContext &ctx) {
 } // namespace
 
 void addBlockedLayoutRules(RuleTable &rules) {
-  rules.addQualified("onnxc.ReorderToBlocked", inferReorderToBlocked);
-  rules.addQualified("onnxc.ReorderFromBlocked", inferReorderFromBlocked);
-  rules.addQualified("onnxc.BlockedConv", inferBlockedConv, 2);
+  rules.addWithFullName("onnxc.ReorderToBlocked", inferReorderToBlocked,
+                        RuleTable::kAllRequired);
+  rules.addWithFullName("onnxc.ReorderFromBlocked", inferReorderFromBlocked,
+                        RuleTable::kAllRequired);
+  rules.addWithFullName("onnxc.BlockedConv", inferBlockedConv, 2);
 }
 
 } // namespace onnxc::shape

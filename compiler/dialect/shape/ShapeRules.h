@@ -159,12 +159,6 @@ public:
            unsigned numRequired = kAllRequired) {
     rules[("onnx." + name).str()] = {infer, numRequired};
   }
-  /// Registers `infer` for the op `fullName` of another dialect
-  /// ("onnxc.BlockedConv").
-  void addQualified(llvm::StringRef fullName, ShapeRule infer,
-                    unsigned numRequired = kAllRequired) {
-    rules[fullName] = {infer, numRequired};
-  }
   /// Registers the rule of `existing` (a full name, "onnx.Conv") for the op
   /// `fullName` ("onnxc.FusedConv") whose leading operands and attributes
   /// are those of `existing`.
@@ -172,6 +166,12 @@ public:
                 unsigned numRequired) {
     if (const Rule *rule = lookup(existing))
       rules[fullName] = {rule->infer, numRequired};
+  }
+  /// Registers `infer` for the op `fullName` of another dialect
+  /// ("onnxc.EmbedLayerNorm").
+  void addWithFullName(llvm::StringRef fullName, ShapeRule infer,
+                       unsigned numRequired) {
+    rules[fullName] = {infer, numRequired};
   }
   const Rule *lookup(llvm::StringRef opName) const {
     auto it = rules.find(opName);
