@@ -31,7 +31,9 @@
 // activation can map 0 to 0.5), which is all that matters: the blocked
 // weights are zero there, and ReorderFromBlocked drops them. Unary ops that
 // can make a finite value infinite or NaN (Log, Sqrt, Reciprocal, ...) end
-// a region for that reason.
+// a region for that reason. (An infinite value in the input itself can
+// still make a padding lane NaN, and NaN * 0 then reaches the outputs of the
+// next convolution, where the NCHW graph might give +-inf.)
 //
 //===----------------------------------------------------------------------===//
 

@@ -173,6 +173,11 @@ CASES = {
                                  strides=[2, 2], pads=[1, 1, 1, 1]),
                             dict(op="GlobalAveragePool")]),
     # AveragePool (count_include_pad, ceil_mode) between two convolutions
+    # dynamic height and width: output sizes computed at run time
+    "dynamic_spatial": (16, [dict(out=16, strides=[2, 2], pads=[1, 1, 1, 1],
+                                  act="Relu"),
+                             dict(out=16, pads=[0, 1, 1, 0], dilations=[1, 2])],
+                        ("h", "w")),
     "avgpool": (24, [dict(out=24, pads=[1, 1, 1, 1], act="Relu"),
                      dict(op="AveragePool", kernel_shape=[2, 2],
                           strides=[2, 2], pads=[0, 0, 1, 1],
@@ -183,8 +188,8 @@ CASES = {
 
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_chain_matches_ort(name):
-    channels, steps = CASES[name]
-    model = conv_chain(channels, steps)
+    channels, steps, *size = CASES[name]
+    model = conv_chain(channels, steps, *size)
     x = RNG.standard_normal((2, channels, 9, 11)).astype(np.float32)
     want = run_ort(model, {"x": x})
     with tempfile.TemporaryDirectory() as tmp:
