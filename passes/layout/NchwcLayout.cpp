@@ -369,15 +369,28 @@ void NchwcLayoutPass::rewriteBlock(Block &block) {
     for (auto m = regions.member_begin(it); m != regions.member_end(); ++m)
       members.insert(*m);
   }
-  if (members.empty()) {
-    addRewriteCount(getArgument(), "skipped-regions", numSkipped);
-    return;
-  }
+  // Every counter on every run, so that --print-pass-stats lists them in
+  // one order.
+  int64_t numIn = 0, numOut = 0, numConvs = 0, numOthers = 0;
+  auto report = [&] {
+    int64_t nchwConvs = 0;
+    for (Operation &op : block)
+      nchwConvs += isOnnxOp(&op, "Conv") || llvm::isa<fused::FusedConvOp>(op);
+    StringRef pass = getArgument();
+    addRewriteCount(pass, "regions", numRegions);
+    addRewriteCount(pass, "skipped-regions", numSkipped);
+    addRewriteCount(pass, "blocked-convs", numConvs);
+    addRewriteCount(pass, "blocked-other-ops", numOthers);
+    addRewriteCount(pass, "reorders-in", numIn);
+    addRewriteCount(pass, "reorders-out", numOut);
+    addRewriteCount(pass, "nchw-convs", nchwConvs);
+  };
+  if (members.empty())
+    return report();
 
   // 3. Rewrite the members in order; `blocked` maps a value of the original
   // graph to its blocked form.
   llvm::DenseMap<Value, Value> blocked;
-  int64_t numIn = 0, numOut = 0, numConvs = 0, numOthers = 0;
   OpBuilder b(&getContext());
   // Where a reorder in is created: at the first member that reads the value
   // (its node name names the reorder too).
@@ -493,13 +506,7 @@ void NchwcLayoutPass::rewriteBlock(Block &block) {
     if (def->use_empty())
       def->erase();
 
-  StringRef pass = getArgument();
-  addRewriteCount(pass, "regions", numRegions);
-  addRewriteCount(pass, "skipped-regions", numSkipped);
-  addRewriteCount(pass, "blocked-convs", numConvs);
-  addRewriteCount(pass, "blocked-other-ops", numOthers);
-  addRewriteCount(pass, "reorders-in", numIn);
-  addRewriteCount(pass, "reorders-out", numOut);
+  report();
 }
 
 void NchwcLayoutPass::runOnOperation() {

@@ -73,6 +73,7 @@ def test_resnet_small_o3():
     assert layout["blocked-convs"] == 10
     assert layout["reorders-in"] == 1
     assert layout["reorders-out"] == 1
+    assert layout["nchw-convs"] == 1
 
 
 def test_resnet_small_optimize_round_trip():
@@ -214,5 +215,6 @@ def test_not_fired_on_single_conv_or_grouped():
         with tempfile.TemporaryDirectory() as tmp:
             got = Artifact(compile_model(model, tmp, args=["-O3"])).run({"x": x})
             _, counts, _ = pass_stats(os.path.join(tmp, "model.onnx"), 3)
-        assert counts.get(PASS, {}).get("regions", 0) == 0
+        assert counts[PASS]["regions"] == 0
+        assert counts[PASS]["nchw-convs"] == len(convs)
         check_close(got, want, "not fired")
