@@ -13,7 +13,10 @@
 //                  and ONNX Runtime's transformer fusions BiasGelu,
 //                  BiasSoftmax, EmbedLayerNorm, SkipLayerNorm; the default:
 //                  kDefaultOptLevel
-//   -O3  layout    + layout transformations (none yet: as -O2)
+//   -O3  layout    + the NCHWc layout: chains of f32 convolutions (and the
+//                  activations, residual adds and pools between them) run
+//                  on channel-blocked tensors, reordered only at the
+//                  chain's ends (onnxc-nchwc-layout)
 //
 // Shape inference runs again at the end: folding and fusion can make types
 // more precise (a Reshape whose target became a constant), and later stages
@@ -67,7 +70,9 @@ void buildGraphOptimizationPipeline(OpPassManager &pm, int level) {
   }
 
   if (level >= 3) {
-    // -O3, layout: NCHWc for CPU convolution chains (not written yet).
+    // -O3, layout: after the fusions, so that a convolution comes with its
+    // bias, residual add and activation and the blocked form keeps them.
+    funcPm.addPass(createNchwcLayoutPass());
   }
 
   addCleanups(funcPm);

@@ -200,4 +200,74 @@ def Onnxc_EmbedLayerNormOp : Onnxc_Op<"EmbedLayerNorm", [Pure]> {
   let hasVerifier = 1;
 }
 
+//===----------------------------------------------------------------------===//
+// Blocked (NCHWc) layout: passes/layout/NchwcLayout.cpp
+//===----------------------------------------------------------------------===//
+//
+// A blocked tensor holds an [N, C, D1..Dr] tensor as
+// [N, ceil(C/B), D1..Dr, B]: channel c is at (c / B, ..., c % B). B, the
+// block size, is the last dim. The channels past C in the last block (the
+// padding) are zero when ReorderToBlocked makes them; ops on blocked tensors
+// keep them finite but otherwise unspecified (an activation may map 0 to
+// 0.5), and every consumer ignores them: the blocked weights of a
+// BlockedConv are zero there, and ReorderFromBlocked drops them.
+
+def Onnxc_ReorderToBlockedOp : Onnxc_Op<"ReorderToBlocked", [Pure]> {
+  let summary = "[N, C, D...] -> [N, ceil(C/B), D..., B], zero-padded";
+  let description = [{
+    `Y[n, c / B, d..., c % B] = X[n, c, d...]`, and 0 in the last block's
+    channels past C. X has rank >= 3.
+  }];
+  let arguments = (ins AnyType:$X, Onnxc_IntAttr:$block_size);
+  let results = (outs AnyType:$Y);
+  let hasVerifier = 1;
+}
+
+def Onnxc_ReorderFromBlockedOp : Onnxc_Op<"ReorderFromBlocked", [Pure]> {
+  let summary = "[N, ceil(C/B), D..., B] -> [N, C, D...]";
+  let description = [{
+    The inverse of ReorderToBlocked: `Y[n, c, d...] = X[n, c / B, d..., c % B]`
+    for the `channels` (C) true channels; the padding is dropped.
+  }];
+  let arguments = (ins AnyType:$X, Onnxc_IntAttr:$channels);
+  let results = (outs AnyType:$Y);
+  let hasVerifier = 1;
+}
+
+def Onnxc_BlockedConvOp : Onnxc_Op<"BlockedConv", [Pure]> {
+  let summary = "FusedConv on blocked tensors with pre-blocked weights";
+  let description = [{
+    `Y = activation(Conv(X, W, B) + Z)` (see FusedConv) where X, Y and Z are
+    blocked tensors of block size `b` (their last dim) and W and B are
+    blocked once at compile time:
+
+    - group = 1: W is [ceil(M/b), ceil(C/b), K1..Kr, b, b], where
+      `W[m / b, c / b, k..., c % b, m % b]` is ONNX's W[m, c, k...]
+      (output channels innermost, so that one input channel updates b
+      outputs with one vector operation);
+    - depthwise (group = C = M): W is [ceil(C/b), K1..Kr, b], holding
+      W[c, 0, k...] at [c / b, k..., c % b].
+
+    Weights (and B) are zero where the channel is padding. B, when present,
+    is [ceil(M/b), b]. Z, when present, has Y's type. Pads are explicit
+    (`pads`, begin values then end values); there is no auto_pad. Strides,
+    dilations and pads default as in Conv; `kernel_shape`, when given, must
+    agree with W.
+  }];
+  let arguments = (ins
+    AnyType:$X,
+    AnyType:$W,
+    AnyType:$B,
+    AnyType:$Z,
+    OptionalAttr<I64ArrayAttr>:$dilations,
+    DefaultValuedAttr<Onnxc_IntAttr, "1">:$group,
+    OptionalAttr<I64ArrayAttr>:$kernel_shape,
+    OptionalAttr<I64ArrayAttr>:$pads,
+    OptionalAttr<I64ArrayAttr>:$strides,
+    DefaultValuedStrAttr<StrAttr, "">:$activation,
+    OptionalAttr<F32ArrayAttr>:$activation_params);
+  let results = (outs AnyType:$Y);
+  let hasVerifier = 1;
+}
+
 #endif // ONNXC_DIALECT_ONNXC_ONNXCOPS_TD

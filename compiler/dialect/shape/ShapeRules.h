@@ -218,6 +218,8 @@ void addTfIdfVectorizerRules(RuleTable &rules);
 /// The onnxc fused ops: the rules of their core ops (Fused.cpp). Must be
 /// added after those.
 void addFusedRules(RuleTable &rules);
+/// The onnxc blocked-layout ops (BlockedLayout.cpp).
+void addBlockedLayoutRules(RuleTable &rules);
 
 /// Multidirectional (numpy) broadcasting of two shapes with the dynamic-dim
 /// policy of Elementwise.cpp. Returns false when two static dims conflict.

@@ -16,6 +16,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "compiler/dialect/onnxc/OnnxcDialect.h"
+#include "targets/cpu/lowering/FusedActivation.h"
 #include "targets/cpu/lowering/LinalgBuilders.h"
 #include "targets/cpu/lowering/Patterns.h"
 
@@ -33,6 +34,7 @@ namespace {
 Value floatConst(OpBuilder &b, Location loc, Type type, double value) {
   return b.create<arith::ConstantOp>(loc, b.getFloatAttr(type, value));
 }
+} // namespace
 
 /// Checks the activation `name` and its parameters before anything is built.
 LogicalResult verifyActivation(Operation *op, StringRef name,
@@ -111,6 +113,8 @@ Value applyActivation(OpBuilder &b, Location loc, Value x, StringRef name,
   }
   return x; // "": no activation
 }
+
+namespace {
 
 /// Creates the core op `name` (an onnx op the conversion lowers next) on
 /// `operands` with `op`'s attributes named in `attrNames`.

@@ -133,6 +133,9 @@ void populateFusedPatterns(const mlir::TypeConverter &typeConverter,
 // outrank the linalg patterns of the same ops (GemmCall.cpp)
 void populateGemmCallPatterns(const mlir::TypeConverter &typeConverter,
                               mlir::RewritePatternSet &patterns);
+// onnxc.ReorderToBlocked, ReorderFromBlocked, BlockedConv (BlockedLayout.cpp)
+void populateBlockedLayoutPatterns(const mlir::TypeConverter &typeConverter,
+                                   mlir::RewritePatternSet &patterns);
 
 /// Every family above, in one place: the conversion pass and the capability
 /// table (CpuTarget.cpp) both take exactly this set. A new family file adds
