@@ -10,7 +10,7 @@ import os
 import numpy as np
 
 ONNXC_MAX_RANK = 16
-ONNXC_ABI_VERSION = 1
+ONNXC_ABI_VERSION = 2
 
 # onnxc_dtype (ONNX TensorProto numbering) <-> numpy. ml_dtypes, when
 # installed, adds the types numpy lacks (bfloat16, float8, int4, ...).
@@ -71,7 +71,11 @@ Model._fields_ = [("abi_version", ctypes.c_uint32), ("num_inputs", ctypes.c_int3
                   ("num_outputs", ctypes.c_int32), ("reserved", ctypes.c_int32),
                   ("name", ctypes.c_char_p), ("inputs", ctypes.POINTER(TensorInfo)),
                   ("outputs", ctypes.POINTER(TensorInfo)), ("run", RunFn),
-                  ("release_tensor", ReleaseFn), ("graph_invoke", ctypes.c_void_p)]
+                  ("release_tensor", ReleaseFn), ("graph_invoke", ctypes.c_void_p),
+                  # ABI 2
+                  ("set_num_threads", ctypes.c_void_p),
+                  ("workspace_size", ctypes.c_uint64),
+                  ("run_with_workspace", ctypes.c_void_p)]
 
 
 class RunError(RuntimeError):
@@ -115,6 +119,8 @@ class Artifact:
         self.name = m.name.decode() if m.name else ""
         self.inputs = [_info(m.inputs[i]) for i in range(m.num_inputs)]
         self.outputs = [_info(m.outputs[i]) for i in range(m.num_outputs)]
+        # The bytes of intermediate buffers one run needs (the memory plan).
+        self.workspace_size = m.workspace_size
 
     def run(self, feeds):
         m = self._model.contents
