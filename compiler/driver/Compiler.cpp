@@ -137,12 +137,11 @@ bool writeOutput(llvm::StringRef path,
 
 std::string defaultOutputPath(const CompilerOptions &options) {
   llvm::SmallString<256> path(options.modelPath);
-  const char *ext = options.emit == EmitKind::Lib ? ".so"
-                    : options.emit == EmitKind::Obj ||
-                            options.emit == EmitKind::Static
-                        ? ".o"
-                    : options.emit == EmitKind::Llvm ? ".ll"
-                                                     : ".mlir";
+  const char *ext =
+      options.emit == EmitKind::Lib ? ".so"
+      : options.emit == EmitKind::Obj || options.emit == EmitKind::Static ? ".o"
+      : options.emit == EmitKind::Llvm ? ".ll"
+                                       : ".mlir";
   llvm::sys::path::replace_extension(path, ext);
   return path.str().str();
 }

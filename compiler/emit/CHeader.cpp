@@ -263,16 +263,15 @@ void writeCHeader(const ModelMeta &meta, const CHeaderOptions &options,
   } else {
     // The wrappers' own names are not free for tensors.
     StringSet<> taken;
-    for (const char *local : {"model", "inputs", "outputs", "workspace",
-                              "workspace_size"})
+    for (const char *local :
+         {"model", "inputs", "outputs", "workspace", "workspace_size"})
       taken.insert(local);
     std::vector<std::string> ins = parameterNames(meta.inputs, "input", taken);
     std::vector<std::string> outs =
         parameterNames(meta.outputs, "output", taken);
     auto writeRun = [&](bool withWorkspace) {
       if (withWorkspace)
-        os << "\n/* " << prefix
-           << "_run with the caller's workspace: " << macro
+        os << "\n/* " << prefix << "_run with the caller's workspace: " << macro
            << "_WORKSPACE_SIZE bytes aligned\n * to ONNXC_WORKSPACE_ALIGNMENT "
               "(one per concurrent run). Calls no allocator\n * when the "
               "artifact was built with --emit static. */\n";

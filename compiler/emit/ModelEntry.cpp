@@ -259,8 +259,8 @@ Error addModelEntry(Module &module, const ModelMeta &meta,
       b.i32Ty, {ptrTy, ptrTy, b.i32Ty, ptrTy, b.i32Ty, ptrTy}, false);
   FunctionCallee run = module.getOrInsertFunction("onnxc_cpu_run", runTy);
   FunctionType *runWorkspaceTy = FunctionType::get(
-      b.i32Ty,
-      {ptrTy, ptrTy, b.i32Ty, ptrTy, b.i32Ty, ptrTy, b.i64Ty, ptrTy}, false);
+      b.i32Ty, {ptrTy, ptrTy, b.i32Ty, ptrTy, b.i32Ty, ptrTy, b.i64Ty, ptrTy},
+      false);
   FunctionCallee runWithWorkspace = module.getOrInsertFunction(
       "onnxc_cpu_run_with_workspace", runWorkspaceTy);
   FunctionCallee release = module.getOrInsertFunction(
@@ -270,9 +270,9 @@ Error addModelEntry(Module &module, const ModelMeta &meta,
   // struct onnxc_model { u32 abi; i32 nin; i32 nout; i32 reserved; ptr name;
   //   ptr inputs; ptr outputs; ptr run; ptr release; ptr graph_invoke;
   //   ptr set_num_threads; u64 workspace_size; ptr run_with_workspace; }
-  StructType *modelTy = StructType::get(
-      ctx, {b.i32Ty, b.i32Ty, b.i32Ty, b.i32Ty, ptrTy, ptrTy, ptrTy, ptrTy,
-            ptrTy, ptrTy, ptrTy, b.i64Ty, ptrTy});
+  StructType *modelTy =
+      StructType::get(ctx, {b.i32Ty, b.i32Ty, b.i32Ty, b.i32Ty, ptrTy, ptrTy,
+                            ptrTy, ptrTy, ptrTy, ptrTy, ptrTy, b.i64Ty, ptrTy});
   Constant *model = ConstantStruct::get(
       modelTy,
       {ConstantInt::get(b.i32Ty, ONNXC_ABI_VERSION),
@@ -280,9 +280,8 @@ Error addModelEntry(Module &module, const ModelMeta &meta,
        ConstantInt::get(b.i32Ty, meta.outputs.size()),
        ConstantInt::get(b.i32Ty, 0), b.string(meta.graphName),
        b.tensorInfos(meta.inputs, "inputs"),
-       b.tensorInfos(meta.outputs, "outputs"),
-       cast<Constant>(run.getCallee()), cast<Constant>(release.getCallee()),
-       invoke,
+       b.tensorInfos(meta.outputs, "outputs"), cast<Constant>(run.getCallee()),
+       cast<Constant>(release.getCallee()), invoke,
        // set_num_threads: filled in by the thread-pool work; null until then.
        ConstantPointerNull::get(ptrTy),
        ConstantInt::get(b.i64Ty, meta.workspaceSize),

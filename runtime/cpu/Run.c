@@ -219,9 +219,9 @@ static int run_graph(const onnxc_model *model, const onnxc_tensor *inputs,
     input_ptrs[i] = block + at;
     at += descriptor_words(inputs[i].rank);
   }
-  int64_t workspace_descriptor[5] = {
-      (int64_t)(intptr_t)workspace, (int64_t)(intptr_t)workspace, 0,
-      (int64_t)model->workspace_size, 1};
+  int64_t workspace_descriptor[5] = {(int64_t)(intptr_t)workspace,
+                                     (int64_t)(intptr_t)workspace, 0,
+                                     (int64_t)model->workspace_size, 1};
   if (model->workspace_size > 0)
     input_ptrs[num_inputs] = workspace_descriptor;
   int64_t *results = block + input_words;
@@ -240,9 +240,9 @@ static int run_graph(const onnxc_model *model, const onnxc_tensor *inputs,
     int64_t count = element_count(h->sizes_and_strides, info->rank);
     size_t bytes = (size_t)count * elem;
     const char *data = (const char *)h->aligned + h->offset * (int64_t)elem;
-    int take = code == ONNXC_OK && !out->data &&
-               !is_taken(h->allocated, inputs, num_inputs, outputs, o,
-                         workspace);
+    int take =
+        code == ONNXC_OK && !out->data &&
+        !is_taken(h->allocated, inputs, num_inputs, outputs, o, workspace);
     if (code == ONNXC_OK) {
       if (out->data && out->size_bytes < bytes) {
         code = fail(err, ONNXC_INVALID_ARGUMENT,

@@ -156,7 +156,6 @@ TEST(Loader, ManyThreadsShareOneLoadedArtifact) {
   onnxc_unload(lib);
 }
 
-
 /// runTinyCnn for a batch-1 artifact, through run_with_workspace with the
 /// caller's `workspace` and output buffer.
 std::vector<float> runTinyCnnWithWorkspace(const onnxc_model *model, int seed,
@@ -200,8 +199,7 @@ TEST(Loader, ConcurrentRunsNeverShareAWorkspace) {
   ASSERT_EQ(std::system(command.c_str()), 0) << command;
   onnxc_library *lib = nullptr;
   onnxc_error err;
-  ASSERT_EQ(onnxc_load(artifact.c_str(), &lib, &err), ONNXC_OK)
-      << err.message;
+  ASSERT_EQ(onnxc_load(artifact.c_str(), &lib, &err), ONNXC_OK) << err.message;
   const onnxc_model *model = onnxc_library_model(lib);
   // The conv and pool buffers alone are over 25 KB.
   ASSERT_GT(model->workspace_size, 25000u);
@@ -239,16 +237,15 @@ TEST(Loader, ConcurrentRunsNeverShareAWorkspace) {
 
   void *workspace = std::aligned_alloc(ONNXC_WORKSPACE_ALIGNMENT, size + 64);
   error.clear();
-  EXPECT_TRUE(runTinyCnnWithWorkspace(model, 0, workspace, size - 64, error)
-                  .empty());
+  EXPECT_TRUE(
+      runTinyCnnWithWorkspace(model, 0, workspace, size - 64, error).empty());
   EXPECT_NE(error.find("the workspace holds " + std::to_string(size - 64) +
                        " bytes, the model needs " + std::to_string(size)),
             std::string::npos)
       << error;
   error.clear();
-  EXPECT_TRUE(runTinyCnnWithWorkspace(model, 0,
-                                      static_cast<char *>(workspace) + 16,
-                                      size, error)
+  EXPECT_TRUE(runTinyCnnWithWorkspace(
+                  model, 0, static_cast<char *>(workspace) + 16, size, error)
                   .empty());
   EXPECT_NE(error.find("not aligned to 64 bytes"), std::string::npos) << error;
   std::free(workspace);

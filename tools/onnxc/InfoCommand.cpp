@@ -153,8 +153,8 @@ int artifactInfo(const std::string &path) {
   fmt::print("workspace_size: {} bytes\n", model->workspace_size);
   // The sum of the planned buffers is not in the model struct; a shared
   // library exports it (still loaded: this only takes a reference).
-  std::string openPath = path.find('/') == std::string::npos ? "./" + path
-                                                             : path;
+  std::string openPath =
+      path.find('/') == std::string::npos ? "./" + path : path;
   if (void *handle = dlopen(openPath.c_str(), RTLD_LAZY | RTLD_LOCAL)) {
     if (const auto *planned = static_cast<const uint64_t *>(
             dlsym(handle, ONNXC_PLANNED_BYTES_SYMBOL));

@@ -110,9 +110,8 @@ bool traceLifetime(Block &entry, const DenseMap<Operation *, unsigned> &pos,
         for (Value result : user->getResults())
           if (isa<BaseMemRefType>(result.getType()))
             worklist.push_back(result);
-      } else if (llvm::any_of(user->getResultTypes(), [](Type t) {
-                   return isa<BaseMemRefType>(t);
-                 })) {
+      } else if (llvm::any_of(user->getResultTypes(),
+                              [](Type t) { return isa<BaseMemRefType>(t); })) {
         // A memref made from this one by an op that is not a view (a call,
         // a select): it might be this buffer.
         return false;
@@ -147,7 +146,8 @@ int64_t placeBuffers(MutableArrayRef<Buffer> buffers) {
     for (auto [lo, hi] : busy) {
       if (offset + b->bytes <= lo)
         break;
-      offset = std::max<int64_t>(offset, llvm::alignTo(hi, kWorkspaceAlignment));
+      offset =
+          std::max<int64_t>(offset, llvm::alignTo(hi, kWorkspaceAlignment));
     }
     b->offset = offset;
     size = std::max(size, offset + b->bytes);
@@ -156,8 +156,7 @@ int64_t placeBuffers(MutableArrayRef<Buffer> buffers) {
   return static_cast<int64_t>(llvm::alignTo(size, kWorkspaceAlignment));
 }
 
-struct PlanWorkspacePass
-    : public impl::PlanWorkspaceBase<PlanWorkspacePass> {
+struct PlanWorkspacePass : public impl::PlanWorkspaceBase<PlanWorkspacePass> {
   using PlanWorkspaceBase::PlanWorkspaceBase;
 
   void runOnOperation() override {

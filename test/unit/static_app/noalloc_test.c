@@ -27,8 +27,8 @@ void *__libc_realloc(void *, size_t);
 void *__libc_memalign(size_t, size_t);
 void __libc_free(void *);
 
-static volatile int watching;  /* a run is in progress */
-static volatile int calls;     /* allocator calls while watching */
+static volatile int watching; /* a run is in progress */
+static volatile int calls;    /* allocator calls while watching */
 static const char *volatile first_call;
 
 static void note(const char *what) {
@@ -77,7 +77,8 @@ void *valloc(size_t n) {
   return __libc_memalign(4096, n);
 }
 
-/* ---- Test data ------------------------------------------------------------ */
+/* ---- Test data ------------------------------------------------------------
+ */
 
 static int failures;
 
@@ -114,14 +115,15 @@ static float max_diff(const float *a, const float *b, size_t n) {
   return m;
 }
 
-/* ---- The runs ------------------------------------------------------------- */
+/* ---- The runs -------------------------------------------------------------
+ */
 
 /* The workspaces and buffers live in static storage: a run needs nothing
  * from the heap. */
-static alignas(ONNXC_WORKSPACE_ALIGNMENT) unsigned char
-    cnn_workspace[CNN_WORKSPACE_SIZE + ONNXC_WORKSPACE_ALIGNMENT];
-static alignas(ONNXC_WORKSPACE_ALIGNMENT) unsigned char
-    mlp_workspace[MLP_WORKSPACE_SIZE + ONNXC_WORKSPACE_ALIGNMENT];
+static alignas(ONNXC_WORKSPACE_ALIGNMENT) unsigned char cnn_workspace
+    [CNN_WORKSPACE_SIZE + ONNXC_WORKSPACE_ALIGNMENT];
+static alignas(ONNXC_WORKSPACE_ALIGNMENT) unsigned char mlp_workspace
+    [MLP_WORKSPACE_SIZE + ONNXC_WORKSPACE_ALIGNMENT];
 static float cnn_in[CNN_INPUT0_NUM_ELEMENTS], cnn_out[CNN_OUTPUT0_NUM_ELEMENTS],
     cnn_expected[CNN_OUTPUT0_NUM_ELEMENTS];
 static float mlp_in[MLP_INPUT0_NUM_ELEMENTS], mlp_out[MLP_OUTPUT0_NUM_ELEMENTS],
