@@ -61,8 +61,9 @@ def PlanWorkspace : Pass<"onnxc-plan-workspace", "mlir::ModuleOp"> {
   let summary = "Place the graph's static intermediate buffers in one workspace";
   let description = [{
     Runs after bufferization and deallocation. Every memref.alloc of static
-    size in the entry block of the graph function whose views can all be
-    followed becomes a memref.view at a 64-byte-aligned offset of a workspace
+    size in the graph function whose views can all be followed (in the entry
+    block, or in scf.for/while/if bodies without leaving its iteration)
+    becomes a memref.view at a 64-byte-aligned offset of a workspace
     (an i8 memref appended as the function's last argument, marked
     `onnxc.workspace`); offsets come from the buffers' lifetimes, so buffers
     never live at the same time share bytes. Their deallocs are erased.

@@ -17,7 +17,9 @@
 // allocates. A buffer that flows anywhere this pass cannot follow (into a
 // loop's iteration arguments, out of a region, through an op that returns a
 // memref without being a view) stays on the heap, as do buffers of dynamic
-// size and allocs inside loops and branches.
+// size. An alloc inside scf loops and branches is planned too when it does
+// not leave its iteration: it takes one slot, live over the whole loop (or
+// branch) op, that every iteration reuses.
 //
 // Placement is greedy by size, largest first: each buffer takes the lowest
 // 64-byte-aligned offset that does not overlap a placed buffer live at the
@@ -32,6 +34,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Interfaces/ControlFlowInterfaces.h"
@@ -123,6 +126,20 @@ bool traceLifetime(Block &entry, const DenseMap<Operation *, unsigned> &pos,
   return true;
 }
 
+/// Whether `alloc` may take one workspace slot for all the times it runs:
+/// it is in the entry block, or in loops and branches that run their
+/// iterations one after another (a loop body's buffer that is not yielded
+/// dies within its iteration, so every iteration may reuse the same bytes;
+/// traceLifetime refuses yielded ones). Not inside anything else, which
+/// might run its regions at the same time.
+bool isHoistable(memref::AllocOp alloc, func::FuncOp func) {
+  for (Operation *op = alloc->getParentOp(); op != func;
+       op = op->getParentOp())
+    if (!isa<scf::ForOp, scf::WhileOp, scf::IfOp, scf::ExecuteRegionOp>(op))
+      return false;
+  return true;
+}
+
 /// Greedy placement, largest first; returns the workspace size.
 int64_t placeBuffers(MutableArrayRef<Buffer> buffers) {
   SmallVector<Buffer *> order;
@@ -175,20 +192,20 @@ struct PlanWorkspacePass : public impl::PlanWorkspaceBase<PlanWorkspacePass> {
       pos[&op] = position++;
 
     SmallVector<Buffer> buffers;
-    for (Operation &op : entry) {
-      auto alloc = dyn_cast<memref::AllocOp>(op);
-      if (!alloc)
-        continue;
+    SmallVector<memref::AllocOp> allocs;
+    func.walk([&](memref::AllocOp alloc) { allocs.push_back(alloc); });
+    for (memref::AllocOp alloc : allocs) {
       MemRefType type = alloc.getType();
       int64_t elem = elementBytes(type.getElementType());
       if (!type.hasStaticShape() || !type.getLayout().isIdentity() ||
           type.getMemorySpace() || elem == 0 ||
-          alloc.getAlignment().value_or(0) > kWorkspaceAlignment)
+          alloc.getAlignment().value_or(0) > kWorkspaceAlignment ||
+          !isHoistable(alloc, func))
         continue;
       Buffer buffer;
       buffer.alloc = alloc;
       buffer.bytes = std::max<int64_t>(type.getNumElements() * elem, 1);
-      buffer.start = pos[alloc];
+      buffer.start = pos[entry.findAncestorOpInBlock(*alloc)];
       if (traceLifetime(entry, pos, buffer))
         buffers.push_back(std::move(buffer));
     }
@@ -239,9 +256,14 @@ struct PlanWorkspacePass : public impl::PlanWorkspaceBase<PlanWorkspacePass> {
       if (!type.hasStaticShape())
         diag << "a buffer of type " << type
              << " has a size only known at run time";
+      else if (auto alloc = dyn_cast<memref::AllocOp>(op);
+               alloc && !isHoistable(alloc, func))
+        diag << "a buffer of type " << type << " is allocated inside '"
+             << entry.findAncestorOpInBlock(*op)->getName()
+             << "', which the memory plan does not enter";
       else if (op->getBlock() != &entry)
         diag << "a buffer of type " << type
-             << " is allocated inside a loop or branch";
+             << " leaves the loop or branch that allocates it";
       else
         diag << "a buffer of type " << type
              << " flows where the memory plan cannot follow it";

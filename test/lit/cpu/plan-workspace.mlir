@@ -94,13 +94,62 @@ func.func @main_graph(%n: index) -> memref<4xf32> {
   // expected-error @+1 {{a buffer of type 'memref<4xf32>' flows where the memory plan cannot follow it}}
   %init = memref.alloc() : memref<4xf32>
   %r = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %init) -> memref<4xf32> {
-    // expected-error @+1 {{a buffer of type 'memref<4xf32>' is allocated inside a loop or branch}}
+    // expected-error @+1 {{a buffer of type 'memref<4xf32>' leaves the loop or branch that allocates it}}
     %next = memref.alloc() : memref<4xf32>
     memref.copy %acc, %next : memref<4xf32> to memref<4xf32>
     memref.dealloc %acc : memref<4xf32>
     scf.yield %next : memref<4xf32>
   }
   return %r : memref<4xf32>
+}
+
+// -----
+
+// A loop body's temporary that is not yielded dies within its iteration: it
+// takes one slot, live over the whole loop, that every iteration reuses; so
+// does a branch's. Inside scf.parallel, whose iterations may run at the same
+// time, it stays on the heap. The loop's and the branch's temporaries run
+// one after the other: they share offset 64.
+// CHECK-LABEL: module attributes {onnxc.workspace_planned_bytes = 192 : i64, onnxc.workspace_size = 128 : i64}
+// CHECK: func.func @main_graph(%{{.*}}: memref<4xf32>, %{{.*}}: i1, %[[WS:.*]]: memref<128xi8> {onnxc.workspace})
+// CHECK: %[[O0:.*]] = arith.constant 0 : index
+// CHECK-NEXT: %[[ACC:.*]] = memref.view %[[WS]][%[[O0]]][] : memref<128xi8> to memref<4xf32>
+// CHECK: scf.for
+// CHECK-NEXT: %[[O1:.*]] = arith.constant 64 : index
+// CHECK-NEXT: memref.view %[[WS]][%[[O1]]][] : memref<128xi8> to memref<4xf32>
+// CHECK-NOT: memref.dealloc
+// CHECK: scf.if
+// CHECK-NEXT: %[[O2:.*]] = arith.constant 64 : index
+// CHECK-NEXT: memref.view %[[WS]][%[[O2]]][] : memref<128xi8> to memref<4xf32>
+// CHECK: scf.parallel
+// CHECK-NEXT: memref.alloc() : memref<4xf32>
+// CHECK: memref.dealloc
+// CHECK-NOT: memref.dealloc
+// CHECK: return
+func.func @main_graph(%in: memref<4xf32>, %flag: i1) {
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %acc = memref.alloc() : memref<4xf32>
+  memref.copy %in, %acc : memref<4xf32> to memref<4xf32>
+  scf.for %i = %c1 to %c4 step %c1 {
+    %tmp = memref.alloc() : memref<4xf32>
+    memref.copy %acc, %tmp : memref<4xf32> to memref<4xf32>
+    memref.copy %tmp, %in : memref<4xf32> to memref<4xf32>
+    memref.dealloc %tmp : memref<4xf32>
+  }
+  scf.if %flag {
+    %b = memref.alloc() : memref<4xf32>
+    memref.copy %acc, %b : memref<4xf32> to memref<4xf32>
+    memref.dealloc %b : memref<4xf32>
+  }
+  scf.parallel (%j) = (%c1) to (%c4) step (%c1) {
+    // expected-error @+1 {{a buffer of type 'memref<4xf32>' is allocated inside 'scf.parallel', which the memory plan does not enter}}
+    %p = memref.alloc() : memref<4xf32>
+    memref.copy %in, %p : memref<4xf32> to memref<4xf32>
+    memref.dealloc %p : memref<4xf32>
+  }
+  memref.dealloc %acc : memref<4xf32>
+  return
 }
 
 // -----
