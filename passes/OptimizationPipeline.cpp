@@ -7,9 +7,12 @@
 //   -O1  basic     constant folding, redundant-node elimination, CSE,
 //                  Conv+BatchNorm folding, MatMul+bias (Gemm, or FusedMatMul
 //                  above 2-D), GELU and LayerNorm recognition
-//   -O2  extended  + attention, MatMul scale, and the epilogue fusions into
-//                  the `onnxc` dialect's fused ops (residual add,
-//                  activations); the default: kDefaultOptLevel
+//   -O2  extended  + QDQ -> QLinearConv/QLinearMatMul, attention, MatMul
+//                  scale, the epilogue fusions into the `onnxc` dialect's
+//                  fused ops (residual add, activations, Gelu/FastGelu),
+//                  and ONNX Runtime's transformer fusions BiasGelu,
+//                  BiasSoftmax, EmbedLayerNorm, SkipLayerNorm; the default:
+//                  kDefaultOptLevel
 //   -O3  layout    + layout transformations (none yet: as -O2)
 //
 // Shape inference runs again at the end: folding and fusion can make types
@@ -57,8 +60,9 @@ void buildGraphOptimizationPipeline(OpPassManager &pm, int level) {
   addBasicFusionPasses(funcPm);
 
   if (level >= 2) {
-    // -O2, extended: attention, and fusions into the onnxc dialect's fused
-    // ops (Conv/Gemm/MatMul + bias, residual add, activation).
+    // -O2, extended: QDQ to quantized ops, attention, and fusions into the
+    // onnxc dialect's fused ops (Conv/Gemm/MatMul + bias, residual add,
+    // activation, the transformer fusions).
     addExtendedFusionPasses(funcPm);
   }
 

@@ -18,6 +18,9 @@
 //   Sigmoid     1 / (1 + exp(-x))
 //   Tanh        tanh(x)
 //   HardSigmoid [alpha, beta]      max(0, min(1, alpha * x + beta))
+//   Gelu        0.5 * x * (1 + erf(x / sqrt(2)))
+//   FastGelu    0.5 * x * (1 + tanh(sqrt(2 / pi) * (x + 0.044715 * x^3)))
+//               (ONNX Gelu approximate = "tanh"; ONNX Runtime's FastGelu)
 //
 //===----------------------------------------------------------------------===//
 
@@ -109,6 +112,92 @@ def Onnxc_FusedGemmOp : Onnxc_Op<"FusedGemm", [Pure]> {
     DefaultValuedStrAttr<StrAttr, "">:$activation,
     OptionalAttr<F32ArrayAttr>:$activation_params);
   let results = (outs AnyType:$Y);
+}
+
+//===----------------------------------------------------------------------===//
+// Transformer fusions (ONNX Runtime's extended level): the ops below lower to
+// their onnx decomposition followed by elementwise fusion, and exist so the
+// graph shows (and a target may claim) the fused pattern as one node.
+//===----------------------------------------------------------------------===//
+
+def Onnxc_SkipLayerNormOp : Onnxc_Op<"SkipLayerNorm", [Pure]> {
+  let summary = "Residual add (+ bias) then layer normalization";
+  let description = [{
+    `Y = LayerNormalization(input + skip + bias, gamma, beta, axis = -1,
+    epsilon)`.
+
+    `input` and `skip` have the same shape (no broadcasting); `gamma`,
+    `beta` and `bias` are 1-D over the last dim. `beta` and `bias` may be
+    omitted (`none`). Unlike ONNX Runtime's SkipLayerNormalization this op
+    has no output for the sum itself: the fusion does not fire when the sum
+    has another user.
+  }];
+  let arguments = (ins
+    AnyType:$input,
+    AnyType:$skip,
+    AnyType:$gamma,
+    AnyType:$beta,
+    AnyType:$bias,
+    DefaultValuedAttr<F32Attr, "1.0e-5">:$epsilon);
+  let results = (outs AnyType:$Y);
+  let hasVerifier = 1;
+}
+
+def Onnxc_BiasGeluOp : Onnxc_Op<"BiasGelu", [Pure]> {
+  let summary = "Gelu of a biased input";
+  let description = [{
+    `Y = Gelu(X + bias, approximate)`. `bias` broadcasts onto X without
+    changing its shape (a 1-D bias over the last dim, as a Linear layer
+    adds). approximate is "none" (erf) or "tanh" (ONNX Runtime's FastGelu).
+  }];
+  let arguments = (ins
+    AnyType:$X,
+    AnyType:$bias,
+    DefaultValuedStrAttr<StrAttr, "none">:$approximate);
+  let results = (outs AnyType:$Y);
+  let hasVerifier = 1;
+}
+
+def Onnxc_BiasSoftmaxOp : Onnxc_Op<"BiasSoftmax", [Pure]> {
+  let summary = "Softmax of data plus a broadcast bias (an attention mask)";
+  let description = [{
+    `Y = Softmax(data + bias, axis)`. `bias` broadcasts onto `data` without
+    changing its shape (BERT's [batch, 1, 1, seq] additive mask onto
+    [batch, heads, seq, seq] scores).
+  }];
+  let arguments = (ins
+    AnyType:$data,
+    AnyType:$bias,
+    DefaultValuedAttr<Onnxc_IntAttr, "-1">:$axis);
+  let results = (outs AnyType:$Y);
+  let hasVerifier = 1;
+}
+
+def Onnxc_EmbedLayerNormOp : Onnxc_Op<"EmbedLayerNorm", [Pure]> {
+  let summary = "Sum of embedding lookups then layer normalization";
+  let description = [{
+    `Y = LayerNormalization((word_embedding[input_ids] +
+    segment_embedding[segment_ids]) + position_embedding[position_ids],
+    gamma, beta, axis = -1, epsilon)` (added in that order, as BERT does),
+    each lookup an ONNX Gather on axis 0
+    (negative indices count from the end) of a 2-D [vocab, hidden] table.
+    The index tensors broadcast against each other (BERT's position ids are
+    [1, seq] against [batch, seq] input ids); Y is their broadcast shape
+    followed by hidden. `segment_ids` with `segment_embedding` and `beta`
+    may be omitted (`none`).
+  }];
+  let arguments = (ins
+    AnyType:$input_ids,
+    AnyType:$segment_ids,
+    AnyType:$position_ids,
+    AnyType:$word_embedding,
+    AnyType:$position_embedding,
+    AnyType:$segment_embedding,
+    AnyType:$gamma,
+    AnyType:$beta,
+    DefaultValuedAttr<F32Attr, "1.0e-5">:$epsilon);
+  let results = (outs AnyType:$Y);
+  let hasVerifier = 1;
 }
 
 #endif // ONNXC_DIALECT_ONNXC_ONNXCOPS_TD

@@ -167,6 +167,12 @@ public:
     if (const Rule *rule = lookup(existing))
       rules[fullName] = {rule->infer, numRequired};
   }
+  /// Registers `infer` for the op `fullName` of another dialect
+  /// ("onnxc.EmbedLayerNorm").
+  void addWithFullName(llvm::StringRef fullName, ShapeRule infer,
+                       unsigned numRequired) {
+    rules[fullName] = {infer, numRequired};
+  }
   const Rule *lookup(llvm::StringRef opName) const {
     auto it = rules.find(opName);
     return it == rules.end() ? nullptr : &it->second;
