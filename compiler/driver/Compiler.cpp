@@ -420,7 +420,10 @@ bool compileModel(const CompilerOptions &options) {
 
   // Lowering to the LLVM dialect.
   PassManager lowerPm(&ctx);
-  lowerPm.addPass(cpu::createDeclareRuntimeHelpersPass());
+  // A static artifact must not allocate while it runs; the GEMM kernel
+  // allocates its packing buffers, so MatMul/Gemm become loops there.
+  lowerPm.addPass(cpu::createDeclareRuntimeHelpersPass(
+      /*gemmKernel=*/!emitStatic));
   lowerPm.addNestedPass<func::FuncOp>(cpu::createConvertOnnxToLinalgPass());
   cpu::buildCpuLoweringPipeline(lowerPm, options.optLevel, emitStatic);
   if (failed(lowerPm.run(*module)))

@@ -18,7 +18,7 @@ std::unique_ptr<mlir::Pass> createConvertOnnxToLinalgPass();
 
 /// Declares the runtime functions lowerings call (see Passes.td and
 /// lowering/RuntimeHelpers.h); runs before convert-onnx-to-linalg.
-std::unique_ptr<mlir::Pass> createDeclareRuntimeHelpersPass();
+std::unique_ptr<mlir::Pass> createDeclareRuntimeHelpersPass(bool gemmKernel = true);
 
 /// tensor.expand_shape with dynamic dims -> tensor.reshape (see
 /// transforms/DynamicExpandShapeToReshape.cpp); defined by the generated

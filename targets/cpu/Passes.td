@@ -30,9 +30,17 @@ def DeclareRuntimeHelpers
   let description = [{
     Adds a private `func.func` declaration (with `llvm.emit_c_interface`) for
     every runtime helper (runtime/cpu/) that convert-onnx-to-linalg will call
-    for the module's onnx ops (NonMaxSuppression, Unique). Runs before it: a
-    pass on one function may not add symbols to the module.
+    for the module's onnx ops (NonMaxSuppression, Unique, the GEMM). Runs
+    before it: a pass on one function may not add symbols to the module.
+    With `gemm-kernel=false` the GEMM kernel is not declared, so f32
+    MatMul/Gemm lower to loops instead: the kernel allocates its packing
+    buffers, which an artifact that must not allocate (--emit static)
+    cannot allow.
   }];
+  let options = [
+    Option<"gemmKernel", "gemm-kernel", "bool", "true",
+           "declare the GEMM kernel (MatMul/Gemm become calls into it)">
+  ];
   let constructor = "onnxc::cpu::createDeclareRuntimeHelpersPass()";
   let dependentDialects = ["mlir::func::FuncDialect"];
 }

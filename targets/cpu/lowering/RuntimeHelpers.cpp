@@ -18,6 +18,7 @@
 #include "llvm/Support/FormatVariadic.h"
 
 namespace onnxc::cpu {
+#define GEN_PASS_DECL_DECLARERUNTIMEHELPERS
 #define GEN_PASS_DEF_DECLARERUNTIMEHELPERS
 #include "targets/cpu/Passes.h.inc"
 } // namespace onnxc::cpu
@@ -59,6 +60,8 @@ std::optional<StringRef> uniqueSuffix(Type type) {
 
 struct DeclareRuntimeHelpersPass
     : impl::DeclareRuntimeHelpersBase<DeclareRuntimeHelpersPass> {
+  using DeclareRuntimeHelpersBase::DeclareRuntimeHelpersBase;
+
   void runOnOperation() override {
     ModuleOp module = getOperation();
     SymbolTable symbols(module);
@@ -66,6 +69,9 @@ struct DeclareRuntimeHelpersPass
     module.walk([&](Operation *op) {
       std::optional<RuntimeHelper> helper = runtimeHelperFor(op);
       if (!helper || symbols.lookup(helper->name))
+        return;
+      // The GEMM is the one helper called through a wrapper (`target`).
+      if (!gemmKernel && !helper->target.empty())
         return;
       if (helper->target.empty()) {
         declare(builder, symbols, module.getLoc(), helper->name,
@@ -194,8 +200,10 @@ std::optional<RuntimeHelper> runtimeHelperFor(Operation *op) {
   return std::nullopt;
 }
 
-std::unique_ptr<Pass> createDeclareRuntimeHelpersPass() {
-  return std::make_unique<DeclareRuntimeHelpersPass>();
+std::unique_ptr<Pass> createDeclareRuntimeHelpersPass(bool gemmKernel) {
+  DeclareRuntimeHelpersOptions options;
+  options.gemmKernel = gemmKernel;
+  return std::make_unique<DeclareRuntimeHelpersPass>(options);
 }
 
 } // namespace onnxc::cpu
