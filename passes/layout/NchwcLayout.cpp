@@ -27,13 +27,12 @@
 // alone: a single convolution would pay a reorder on each side for one op.
 //
 // The padding channels of a blocked tensor (past C in its last block) are
-// zero after ReorderToBlocked; the ops above keep them finite (an
-// activation can map 0 to 0.5), which is all that matters: the blocked
-// weights are zero there, and ReorderFromBlocked drops them. Unary ops that
-// can make a finite value infinite or NaN (Log, Sqrt, Reciprocal, ...) end
-// a region for that reason. (An infinite value in the input itself can
-// still make a padding lane NaN, and NaN * 0 then reaches the outputs of the
-// next convolution, where the NCHW graph might give +-inf.)
+// zero after ReorderToBlocked and unspecified after that: an infinite input
+// makes a BlockedConv's padding lane inf * 0 = NaN. They never reach a real
+// channel: the ops above work lane by lane, a BlockedConv carries its true
+// channel counts (in_channels, out_channels) and its lowering leaves the
+// padding input lanes out of the reduction (0 * NaN would be NaN), and
+// ReorderFromBlocked drops them.
 //
 //===----------------------------------------------------------------------===//
 
@@ -309,8 +308,11 @@ Value NchwcLayoutPass::createBlockedConv(OpBuilder &b, Operation *op,
     z = createNoValue(b, loc);
   auto resultType = getBlockedType(
       llvm::cast<RankedTensorType>(op->getResult(0).getType()), blockSize);
+  ArrayRef<int64_t> weightShape = info.weights.getType().getShape();
+  int64_t inChannels = depthwise ? info.group : weightShape[1];
   auto conv = b.create<fused::BlockedConvOp>(
-      loc, resultType, x, weights, bias, z, b.getI64ArrayAttr(info.dilations),
+      loc, resultType, x, weights, bias, z, b.getI64IntegerAttr(inChannels),
+      b.getI64IntegerAttr(weightShape[0]), b.getI64ArrayAttr(info.dilations),
       b.getI64IntegerAttr(info.group), b.getI64ArrayAttr(info.kernel),
       b.getI64ArrayAttr(info.pads), b.getI64ArrayAttr(info.strides),
       info.activation ? info.activation : b.getStringAttr(""),

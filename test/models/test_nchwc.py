@@ -218,3 +218,43 @@ def test_not_fired_on_single_conv_or_grouped():
         assert counts[PASS]["regions"] == 0
         assert counts[PASS]["nchw-convs"] == len(convs)
         check_close(got, want, "not fired")
+
+
+def test_nonfinite_inputs_stay_out_of_padding():
+    """+-inf and NaN in the input make a BlockedConv's padding lanes NaN
+    (inf * 0); the next BlockedConv must not read them (0 * NaN would reach
+    its real channels). 20 -> 24 -> 20 -> 20 channels, so every blocked
+    tensor has padding; the Sigmoid maps the real channels' +-inf to finite
+    values (but the padding's NaN stays NaN), and the residual add of x puts
+    x's infinities back. The outputs match ONNX Runtime's, NaN and +-inf
+    positions included."""
+    model = conv_chain(20, [dict(out=24, k=1, act="Sigmoid"),
+                            dict(out=20, k=1, act="Relu"),
+                            dict(out=20, pads=[1, 1, 1, 1], residual="x")])
+    x = RNG.standard_normal((2, 20, 9, 11)).astype(np.float32)
+    x[0, 3, 2, 4] = np.inf
+    x[1, 17, 5, 5] = -np.inf
+    x[0, 19, 0, 0] = np.inf
+    x[1, 0, 8, 10] = np.nan
+    # ONNX Runtime's own NCHWc transformer (ORT_ENABLE_ALL) has the same
+    # flaw, so the reference runs the graph unoptimized.
+    import onnxruntime as ort
+    options = ort.SessionOptions()
+    options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
+    session = ort.InferenceSession(model.SerializeToString(), options,
+                                   providers=["CPUExecutionProvider"])
+    want = session.run(None, {"x": x})
+    with tempfile.TemporaryDirectory() as tmp:
+        got = Artifact(compile_model(model, tmp, args=["-O3"])).run({"x": x})
+        _, counts, stderr = pass_stats(os.path.join(tmp, "model.onnx"), 3)
+    assert counts[PASS]["blocked-convs"] == 3, stderr
+    (g,), (w,) = got, want
+    assert g.shape == w.shape
+    # ONNX Runtime: the infinities only where x has them, NaN only around
+    # the NaN pixel (the 3x3 convolution spreads it), finite elsewhere.
+    assert np.isinf(w).sum() == 3
+    assert 0 < np.isnan(w).sum() <= 9 * 20
+    np.testing.assert_array_equal(np.isnan(g), np.isnan(w))
+    np.testing.assert_array_equal(np.isposinf(g), np.isposinf(w))
+    np.testing.assert_array_equal(np.isneginf(g), np.isneginf(w))
+    np.testing.assert_allclose(g, w, rtol=1e-4, atol=1e-5, equal_nan=True)

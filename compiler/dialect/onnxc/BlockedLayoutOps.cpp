@@ -72,6 +72,16 @@ LogicalResult ReorderFromBlockedOp::verify() {
 }
 
 LogicalResult BlockedConvOp::verify() {
+  int64_t inChannels = getInChannels(), outChannels = getOutChannels();
+  if (inChannels < 1 || outChannels < 1)
+    return emitOpError() << "in_channels and out_channels must be positive, "
+                            "got "
+                         << inChannels << " and " << outChannels;
+  if (getGroup() != 1 &&
+      (inChannels != getGroup() || outChannels != getGroup()))
+    return emitOpError() << "depthwise (group " << getGroup()
+                         << ") needs in_channels = out_channels = group, got "
+                         << inChannels << " and " << outChannels;
   RankedTensorType x = rankedOrNull(getX().getType());
   RankedTensorType w = rankedOrNull(getW().getType());
   if (!x || !w)
@@ -99,7 +109,16 @@ LogicalResult BlockedConvOp::verify() {
              conflict(x.getDimSize(1), w.getDimSize(1))) {
     return emitOpError() << "weights " << w
                          << " must be [Mb, Cb, K..., b, b] for X " << x;
+  } else if (w.getDimSize(0) != ceilDivStatic(outChannels, block) ||
+             w.getDimSize(1) != ceilDivStatic(inChannels, block)) {
+    return emitOpError() << "weights " << w << " do not hold " << outChannels
+                         << " x " << inChannels << " channels";
   }
+  if (RankedTensorType y = rankedOrNull(getY().getType());
+      y && (y.getRank() != x.getRank() ||
+            conflict(y.getDimSize(1), ceilDivStatic(outChannels, block))))
+    return emitOpError() << "result " << y << " does not hold " << outChannels
+                         << " channels";
   if (x.getElementType() != w.getElementType() ||
       !llvm::isa<FloatType>(x.getElementType()))
     return emitOpError() << "expects X and W of one float type";

@@ -207,10 +207,12 @@ def Onnxc_EmbedLayerNormOp : Onnxc_Op<"EmbedLayerNorm", [Pure]> {
 // A blocked tensor holds an [N, C, D1..Dr] tensor as
 // [N, ceil(C/B), D1..Dr, B]: channel c is at (c / B, ..., c % B). B, the
 // block size, is the last dim. The channels past C in the last block (the
-// padding) are zero when ReorderToBlocked makes them; ops on blocked tensors
-// keep them finite but otherwise unspecified (an activation may map 0 to
-// 0.5), and every consumer ignores them: the blocked weights of a
-// BlockedConv are zero there, and ReorderFromBlocked drops them.
+// padding) are zero when ReorderToBlocked makes them; after that they are
+// unspecified and may be anything, +-inf and NaN included (a BlockedConv
+// computes inf * 0 = NaN there when a real input is infinite). No value of
+// a padding lane ever reaches a real channel: ops that work lane by lane
+// keep padding in padding, a group-1 BlockedConv reads only its
+// `in_channels` true input channels, and ReorderFromBlocked drops them.
 
 def Onnxc_ReorderToBlockedOp : Onnxc_Op<"ReorderToBlocked", [Pure]> {
   let summary = "[N, C, D...] -> [N, ceil(C/B), D..., B], zero-padded";
@@ -248,7 +250,12 @@ def Onnxc_BlockedConvOp : Onnxc_Op<"BlockedConv", [Pure]> {
     - depthwise (group = C = M): W is [ceil(C/b), K1..Kr, b], holding
       W[c, 0, k...] at [c / b, k..., c % b].
 
-    Weights (and B) are zero where the channel is padding. B, when present,
+    Weights (and B) are zero where the channel is padding. `in_channels`
+    (C) and `out_channels` (M) are the true channel counts of X and Y (for
+    depthwise both equal `group`). The input channels past C are never
+    read (with group 1 they do not enter the reduction at all, whatever
+    their values), so an infinite or NaN padding lane of X cannot reach Y's
+    real channels; Y's own padding lanes are unspecified. B, when present,
     is [ceil(M/b), b]. Z, when present, has Y's type. Pads are explicit
     (`pads`, begin values then end values); there is no auto_pad. Strides,
     dilations and pads default as in Conv; `kernel_shape`, when given, must
@@ -259,6 +266,8 @@ def Onnxc_BlockedConvOp : Onnxc_Op<"BlockedConv", [Pure]> {
     AnyType:$W,
     AnyType:$B,
     AnyType:$Z,
+    Onnxc_IntAttr:$in_channels,
+    Onnxc_IntAttr:$out_channels,
     OptionalAttr<I64ArrayAttr>:$dilations,
     DefaultValuedAttr<Onnxc_IntAttr, "1">:$group,
     OptionalAttr<I64ArrayAttr>:$kernel_shape,

@@ -11,7 +11,11 @@
 //    blocked bias (or zero), one linalg.generic for the convolution whose
 //    innermost loop runs over the B output channels of a block (contiguous
 //    in the weights and the result), and one elementwise generic for the
-//    residual add, the activation and the rounding of 16-bit floats.
+//    residual add, the activation and the rounding of 16-bit floats. With
+//    group 1 and in_channels not a multiple of B, the convolution is two
+//    generics, over X's whole channel blocks and over the true lanes of its
+//    last block (X and W sliced), so that X's padding lanes, which may be
+//    inf or NaN, are never read.
 //
 //===----------------------------------------------------------------------===//
 
@@ -279,20 +283,56 @@ struct BlockedConvLowering : OpConversionPattern<fused::BlockedConvOp> {
     SmallVector<AffineMap> maps{AffineMap::get(numLoops, 0, inputExprs, ctx),
                                 AffineMap::get(numLoops, 0, filterExprs, ctx),
                                 AffineMap::get(numLoops, 0, outExprs, ctx)};
-    Value acc =
-        rewriter
-            .create<linalg::GenericOp>(
-                loc, accTensorType, ValueRange{padded, w}, init, maps,
-                iterators,
-                [&](OpBuilder &nb, Location nloc, ValueRange args) {
-                  Value product = nb.create<arith::MulFOp>(
-                      nloc, promoteHalf(nb, nloc, args[0]),
-                      promoteHalf(nb, nloc, args[1]));
-                  nb.create<linalg::YieldOp>(
-                      nloc, nb.create<arith::AddFOp>(nloc, args[2], product)
-                                .getResult());
-                })
-            .getResult(0);
+    auto convolve = [&](Value input, Value filter, Value into) -> Value {
+      return rewriter
+          .create<linalg::GenericOp>(
+              loc, accTensorType, ValueRange{input, filter}, into, maps,
+              iterators,
+              [&](OpBuilder &nb, Location nloc, ValueRange args) {
+                Value product = nb.create<arith::MulFOp>(
+                    nloc, promoteHalf(nb, nloc, args[0]),
+                    promoteHalf(nb, nloc, args[1]));
+                nb.create<linalg::YieldOp>(
+                    nloc, nb.create<arith::AddFOp>(nloc, args[2], product)
+                              .getResult());
+              })
+          .getResult(0);
+    };
+    // X's padding lanes may hold inf or NaN, which a zero weight would turn
+    // into NaN. With group 1 and a partial last block, the reduction is
+    // split: the whole blocks, then the last block's true lanes only (X and
+    // W sliced to them), so the padding lanes are never read; this is also
+    // less work than multiplying them by zero. A depthwise lane only feeds
+    // the same lane of Y.
+    int64_t inChannels = op.getInChannels();
+    int64_t fullBlocks = inChannels / block, lastLanes = inChannels % block;
+    Value acc;
+    if (depthwise || lastLanes == 0) {
+      acc = convolve(padded, w, init);
+    } else {
+      SmallVector<OpFoldResult> xSizes = mixedDims(rewriter, loc, padded);
+      SmallVector<OpFoldResult> wSizes = mixedDims(rewriter, loc, w);
+      auto slice = [&](Value source, SmallVector<OpFoldResult> sizes,
+                       int64_t firstBlock, int64_t blocks, int64_t laneDim,
+                       int64_t lanes) -> Value {
+        SmallVector<OpFoldResult> offsets(sizes.size(),
+                                          rewriter.getIndexAttr(0));
+        SmallVector<OpFoldResult> strides(sizes.size(),
+                                          rewriter.getIndexAttr(1));
+        offsets[1] = rewriter.getIndexAttr(firstBlock);
+        sizes[1] = rewriter.getIndexAttr(blocks);
+        sizes[laneDim] = rewriter.getIndexAttr(lanes);
+        return rewriter.create<tensor::ExtractSliceOp>(loc, source, offsets,
+                                                       sizes, strides);
+      };
+      int64_t xLaneDim = rank - 1, wLaneDim = wType.getRank() - 2;
+      acc = init;
+      if (fullBlocks > 0)
+        acc = convolve(slice(padded, xSizes, 0, fullBlocks, xLaneDim, block),
+                       slice(w, wSizes, 0, fullBlocks, wLaneDim, block), acc);
+      acc = convolve(slice(padded, xSizes, fullBlocks, 1, xLaneDim, lastLanes),
+                     slice(w, wSizes, fullBlocks, 1, wLaneDim, lastLanes), acc);
+    }
 
     // The epilogue: + Z, activation, rounding to the element type.
     StringRef activation = op.getActivation();

@@ -11,7 +11,7 @@
 // CHECK-NOT: onnxc.Reorder
 // CHECK: %[[W1:.*]] = "onnx.Constant"() <{value = dense<{{.*}}> : tensor<2x2x3x3x16x16xf32>}>
 // CHECK: %[[B1:.*]] = "onnx.Constant"() <{value = dense<{{.*}}> : tensor<2x16xf32>}>
-// CHECK: %[[C1:.*]] = "onnxc.BlockedConv"(%[[IN]], %[[W1]], %[[B1]], %{{.*}}) <{activation = "Relu", dilations = [1, 1], group = 1 : i64, kernel_shape = [3, 3], pads = [1, 1, 1, 1], strides = [1, 1]}> : (tensor<?x2x8x8x16xf32>, tensor<2x2x3x3x16x16xf32>, tensor<2x16xf32>, none) -> tensor<?x2x8x8x16xf32>
+// CHECK: %[[C1:.*]] = "onnxc.BlockedConv"(%[[IN]], %[[W1]], %[[B1]], %{{.*}}) <{activation = "Relu", dilations = [1, 1], group = 1 : i64, in_channels = 32 : i64, kernel_shape = [3, 3], out_channels = 32 : i64, pads = [1, 1, 1, 1], strides = [1, 1]}> : (tensor<?x2x8x8x16xf32>, tensor<2x2x3x3x16x16xf32>, tensor<2x16xf32>, none) -> tensor<?x2x8x8x16xf32>
 // CHECK-NOT: onnxc.Reorder
 // CHECK: %[[C2:.*]] = "onnxc.BlockedConv"(%[[C1]], %{{.*}}, %{{.*}}, %{{.*}}) <{activation = ""
 // CHECK-NOT: onnxc.Reorder
@@ -50,9 +50,11 @@ func.func @chain(%x: tensor<?x32x8x8xf32>) -> tensor<?x32x8x8xf32> {
 // B4: "onnx.Constant"() <{value = dense<[
 // B4-SAME: [7.000000e+00, 8.000000e+00, 0.000000e+00, 0.000000e+00]]> : tensor<1x4xf32>}>
 // B4: %[[C1:.*]] = "onnxc.BlockedConv"(%[[IN]]
+// B4-SAME: in_channels = 3 : i64
+// B4-SAME: out_channels = 2 : i64
 // B4: %[[BACK:.*]] = "onnxc.ReorderFromBlocked"(%[[C1]]) <{channels = 2 : i64}> : (tensor<1x1x5x5x4xf32>) -> tensor<1x2x5x5xf32>
 // B4: %[[S:.*]] = "onnx.Sigmoid"(%[[C1]]) : (tensor<1x1x5x5x4xf32>) -> tensor<1x1x5x5x4xf32>
-// B4: %[[C2:.*]] = "onnxc.BlockedConv"(%[[S]], %{{.*}}, %{{.*}}, %{{.*}}) <{activation = "", dilations = [1, 1], group = 1 : i64, kernel_shape = [1, 1], pads = [0, 0, 0, 0], strides = [2, 2]}> : (tensor<1x1x5x5x4xf32>, tensor<1x1x1x1x4x4xf32>, none, none) -> tensor<1x1x3x3x4xf32>
+// B4: %[[C2:.*]] = "onnxc.BlockedConv"(%[[S]], %{{.*}}, %{{.*}}, %{{.*}}) <{activation = "", dilations = [1, 1], group = 1 : i64, in_channels = 2 : i64, kernel_shape = [1, 1], out_channels = 2 : i64, pads = [0, 0, 0, 0], strides = [2, 2]}> : (tensor<1x1x5x5x4xf32>, tensor<1x1x1x1x4x4xf32>, none, none) -> tensor<1x1x3x3x4xf32>
 // B4: %[[OUT:.*]] = "onnxc.ReorderFromBlocked"(%[[C2]]) <{channels = 2 : i64}>
 // B4: "onnx.ReduceSum"(%[[BACK]]
 // B4-NOT: onnxc.Reorder
@@ -77,8 +79,10 @@ func.func @weights(%x: tensor<1x3x5x5xf32>) -> (tensor<1x2x3x3xf32>, tensor<1x1x
 // CHECK-LABEL: func.func @depthwise_pool
 // CHECK: %[[IN:.*]] = "onnxc.ReorderToBlocked"(%arg0)
 // CHECK: "onnxc.BlockedConv"(%[[IN]]
+// CHECK-SAME: in_channels = 20 : i64
+// CHECK-SAME: out_channels = 24 : i64
 // CHECK-SAME: -> tensor<1x2x9x9x16xf32>
-// CHECK: %[[DW:.*]] = "onnxc.BlockedConv"(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) <{activation = "", dilations = [2, 2], group = 24 : i64, kernel_shape = [3, 3], pads = [2, 2, 2, 2], strides = [1, 1]}> : (tensor<1x2x9x9x16xf32>, tensor<2x3x3x16xf32>, tensor<2x16xf32>, none) -> tensor<1x2x9x9x16xf32>
+// CHECK: %[[DW:.*]] = "onnxc.BlockedConv"(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) <{activation = "", dilations = [2, 2], group = 24 : i64, in_channels = 24 : i64, kernel_shape = [3, 3], out_channels = 24 : i64, pads = [2, 2, 2, 2], strides = [1, 1]}> : (tensor<1x2x9x9x16xf32>, tensor<2x3x3x16xf32>, tensor<2x16xf32>, none) -> tensor<1x2x9x9x16xf32>
 // CHECK: %[[P:[^,]*]], %{{.*}} = "onnx.MaxPool"(%[[DW]]) <{{{.*}}ceil_mode = 1 : i64, dilations = [1, 1, 1], kernel_shape = [3, 3, 1], pads = [1, 1, 0, 1, 1, 0]{{.*}}strides = [2, 2, 1]}> : (tensor<1x2x9x9x16xf32>) -> (tensor<1x2x5x5x16xf32>, none)
 // CHECK: %[[AXES:.*]] = "onnx.Constant"() <{value = dense<[2, 3]> : tensor<2xi64>}>
 // CHECK: %[[M:.*]] = "onnx.ReduceMean"(%[[P]], %[[AXES]]) <{keepdims = 1 : i64{{.*}}}> : (tensor<1x2x5x5x16xf32>, tensor<2xi64>) -> tensor<1x2x1x1x16xf32>
