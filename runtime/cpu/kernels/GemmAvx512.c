@@ -91,4 +91,4 @@ static void avx512_12x32(size_t kc, const float *a, const float *b, float *c,
 }
 
 const onnxc_sgemm_variant onnxc_sgemm_avx512_variant = {
-    ONNXC_SGEMM_ISA_AVX512, MR, NR, 48, 256, 1024, avx512_12x32};
+    ONNXC_SGEMM_ISA_AVX512, MR, NR, 48, 384, 1024, avx512_12x32};
