@@ -45,7 +45,9 @@ void buildCpuLoweringPipeline(OpPassManager &pm, int optLevel) {
   pm.addNestedPass<func::FuncOp>(createDynamicExpandShapeToReshape());
   pm.addNestedPass<func::FuncOp>(createCanonicalizerPass());
   if (optLevel > 0) {
-    pm.addNestedPass<func::FuncOp>(createLinalgElementwiseOpFusionPass());
+    // Upstream's elementwise fusion minus the fusions that recompute
+    // expensive producers inside reductions and broadcasts.
+    pm.addNestedPass<func::FuncOp>(createFuseElementwise());
     pm.addNestedPass<func::FuncOp>(createDynamicExpandShapeToReshape());
   }
   pm.addNestedPass<func::FuncOp>(createCSEPass());

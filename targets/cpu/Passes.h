@@ -29,6 +29,10 @@ std::unique_ptr<mlir::Pass> createDynamicExpandShapeToReshape();
 /// (see transforms/FlattenConstantGlobals.cpp).
 std::unique_ptr<mlir::Pass> createFlattenConstantGlobals();
 
+/// Elementwise linalg fusion that never recomputes expensive producers (see
+/// transforms/FuseElementwise.cpp).
+std::unique_ptr<mlir::Pass> createFuseElementwise();
+
 /// Everything after convert-onnx-to-linalg: bufferization, deallocation,
 /// loops, and the conversion to the LLVM dialect (CpuPipeline.cpp).
 void buildCpuLoweringPipeline(mlir::OpPassManager &pm, int optLevel);

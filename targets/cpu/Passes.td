@@ -57,4 +57,19 @@ def FlattenConstantGlobals
   let dependentDialects = ["mlir::memref::MemRefDialect"];
 }
 
+def FuseElementwise : Pass<"onnxc-fuse-elementwise", "mlir::func::FuncOp"> {
+  let summary = "Fuse elementwise linalg.generics without recomputing "
+                "expensive producers";
+  let description = [{
+    Upstream linalg-fuse-elementwise-ops (fusion, reshape propagation,
+    constant folding), except that a producer whose consumer reads it through
+    a non-permutation map (a reduction or broadcast, which would recompute it)
+    fuses only when its payload is a few cheap arith ops
+    (transforms/FuseElementwise.cpp).
+  }];
+  let dependentDialects = ["mlir::affine::AffineDialect",
+                           "mlir::linalg::LinalgDialect",
+                           "mlir::tensor::TensorDialect"];
+}
+
 #endif
