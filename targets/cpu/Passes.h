@@ -33,6 +33,18 @@ std::unique_ptr<mlir::Pass> createFlattenConstantGlobals();
 /// transforms/FuseElementwise.cpp).
 std::unique_ptr<mlir::Pass> createFuseElementwise();
 
+/// Marks float reduction combiners reassociable, so they vectorize (see
+/// transforms/ReassociateReductions.cpp).
+std::unique_ptr<mlir::Pass> createReassociateReductions();
+
+/// f32 exp/erf/tanh as vectorizable polynomials (see
+/// transforms/ApproximateMath.cpp).
+std::unique_ptr<mlir::Pass> createApproximateMath();
+
+/// arith-expand that keeps f32/f64 min/max for LLVM's intrinsics (see
+/// transforms/ExpandArith.cpp).
+std::unique_ptr<mlir::Pass> createExpandArith();
+
 /// Everything after convert-onnx-to-linalg: bufferization, deallocation,
 /// loops, and the conversion to the LLVM dialect (CpuPipeline.cpp).
 void buildCpuLoweringPipeline(mlir::OpPassManager &pm, int optLevel);

@@ -72,4 +72,39 @@ def FuseElementwise : Pass<"onnxc-fuse-elementwise", "mlir::func::FuncOp"> {
                            "mlir::tensor::TensorDialect"];
 }
 
+def ReassociateReductions
+    : Pass<"onnxc-reassociate-reductions", "mlir::func::FuncOp"> {
+  let summary = "Mark the combiner of float linalg reductions reassoc";
+  let description = [{
+    Sets the `reassoc` fast-math flag on the op of a reducing linalg.generic
+    that folds a value into the accumulator (addf, mulf, min/max), so LLVM's
+    loop vectorizer may keep partial sums; ONNX fixes no summation order
+    (transforms/ReassociateReductions.cpp).
+  }];
+  let dependentDialects = ["mlir::arith::ArithDialect"];
+}
+
+def ApproximateMath : Pass<"onnxc-approximate-math", "mlir::func::FuncOp"> {
+  let summary = "Rewrite f32 math.exp/erf/tanh into polynomial approximations";
+  let description = [{
+    Replaces the libm calls these would become by arith code the loop
+    vectorizer can vectorize (transforms/ApproximateMath.cpp).
+  }];
+  let dependentDialects = ["mlir::arith::ArithDialect",
+                           "mlir::math::MathDialect",
+                           "mlir::vector::VectorDialect"];
+}
+
+def ExpandArith : Pass<"onnxc-expand-arith", "mlir::ModuleOp"> {
+  let summary = "Expand the arith ops arith-to-llvm lacks, keeping f32/f64 "
+                "min/max";
+  let description = [{
+    Upstream arith-expand (ceil/floor division, bf16 conversions as integer
+    ops) except that f32/f64 min/max stay arith ops, so they become LLVM
+    min/max intrinsics whose reductions vectorize
+    (transforms/ExpandArith.cpp).
+  }];
+  let dependentDialects = ["mlir::arith::ArithDialect"];
+}
+
 #endif
