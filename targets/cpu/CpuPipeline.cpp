@@ -55,6 +55,8 @@ void buildCpuLoweringPipeline(OpPassManager &pm, int optLevel) {
     pm.addNestedPass<func::FuncOp>(createDynamicExpandShapeToReshape());
   }
   pm.addNestedPass<func::FuncOp>(createCSEPass());
+  // CSE shares identical filled accumulators; bufferization would copy them.
+  pm.addNestedPass<func::FuncOp>(createUnshareFills());
 
   // Tensors -> buffers. Function arguments and results get identity layouts:
   // the runtime passes and receives dense row-major buffers.

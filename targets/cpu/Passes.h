@@ -45,6 +45,10 @@ std::unique_ptr<mlir::Pass> createApproximateMath();
 /// transforms/ExpandArith.cpp).
 std::unique_ptr<mlir::Pass> createExpandArith();
 
+/// One filled init tensor per in-place consumer, after CSE (see
+/// transforms/UnshareFills.cpp).
+std::unique_ptr<mlir::Pass> createUnshareFills();
+
 /// Everything after convert-onnx-to-linalg: bufferization, deallocation,
 /// loops, and the conversion to the LLVM dialect (CpuPipeline.cpp).
 void buildCpuLoweringPipeline(mlir::OpPassManager &pm, int optLevel);

@@ -107,4 +107,15 @@ def ExpandArith : Pass<"onnxc-expand-arith", "mlir::ModuleOp"> {
   let dependentDialects = ["mlir::arith::ArithDialect"];
 }
 
+def UnshareFills : Pass<"onnxc-unshare-fills", "mlir::func::FuncOp"> {
+  let summary = "Give every in-place user of a shared linalg.fill its own";
+  let description = [{
+    Undoes CSE's merging of identical filled init tensors, which would make
+    bufferization copy the shared buffer once per extra user
+    (transforms/UnshareFills.cpp).
+  }];
+  let dependentDialects = ["mlir::linalg::LinalgDialect",
+                           "mlir::tensor::TensorDialect"];
+}
+
 #endif
