@@ -138,10 +138,11 @@ bool writeOutput(llvm::StringRef path,
 
 std::string defaultOutputPath(const CompilerOptions &options) {
   llvm::SmallString<256> path(options.modelPath);
-  const char *ext = options.emit == EmitKind::Lib    ? ".so"
-                    : options.emit == EmitKind::Obj  ? ".o"
-                    : options.emit == EmitKind::Llvm ? ".ll"
-                                                     : ".mlir";
+  const char *ext =
+      options.emit == EmitKind::Lib ? ".so"
+      : options.emit == EmitKind::Obj || options.emit == EmitKind::Static ? ".o"
+      : options.emit == EmitKind::Llvm ? ".ll"
+                                       : ".mlir";
   llvm::sys::path::replace_extension(path, ext);
   return path.str().str();
 }
@@ -319,9 +320,18 @@ bool compileModel(const CompilerOptions &options) {
   }
   if (!checkNamingOptions(options))
     return false;
+  bool emitStatic = options.emit == EmitKind::Static;
   EntryOptions entryOptions;
   entryOptions.name = options.name;
-  entryOptions.staticLink = options.emit == EmitKind::Obj;
+  entryOptions.staticLink = options.emit == EmitKind::Obj || emitStatic;
+  // A static artifact always comes with its header (next to the object
+  // unless --header says where).
+  std::string headerPath = options.headerPath;
+  if (emitStatic && headerPath.empty()) {
+    llvm::SmallString<256> path(outputPath);
+    llvm::sys::path::replace_extension(path, ".h");
+    headerPath = path.str().str();
+  }
 
   // Import.
   if (options.emit == EmitKind::Onnx) {
@@ -355,17 +365,38 @@ bool compileModel(const CompilerOptions &options) {
     printError(options.modelPath + ": " + llvm::toString(meta.takeError()));
     return false;
   }
+  if (emitStatic) {
+    // The workspace size is fixed at compile time: every shape must be.
+    for (const auto *tensors : {&meta->inputs, &meta->outputs})
+      for (const TensorMeta &t : *tensors)
+        for (auto [d, dim] : llvm::enumerate(t.dims))
+          if (dim < 0) {
+            bool isInput = tensors == &meta->inputs;
+            std::string message = options.modelPath +
+                                  ": --emit static needs static shapes, but " +
+                                  (isInput ? "input '" : "output '") + t.name +
+                                  "' has a dynamic dim " + std::to_string(d);
+            if (!t.dimParams[d].empty())
+              message += " ('" + t.dimParams[d] + "')";
+            if (isInput)
+              message += "; fix it with --shape " + t.name + "=...";
+            printError(message);
+            return false;
+          }
+  }
   // Written last, once the artifact it describes exists.
   auto writeHeader = [&]() {
-    if (options.headerPath.empty())
+    if (headerPath.empty())
       return true;
     CHeaderOptions headerOptions;
-    headerOptions.prefix = headerPrefix(options);
+    CompilerOptions named = options;
+    named.headerPath = headerPath;
+    headerOptions.prefix = headerPrefix(named);
     headerOptions.entrySymbol = entrySymbolName(entryOptions);
     headerOptions.modelPath =
         llvm::sys::path::filename(options.modelPath).str();
     headerOptions.artifactPath = llvm::sys::path::filename(outputPath).str();
-    return writeOutput(options.headerPath, [&](llvm::raw_ostream &os) {
+    return writeOutput(headerPath, [&](llvm::raw_ostream &os) {
       writeCHeader(*meta, headerOptions, os);
     });
   };
@@ -391,9 +422,10 @@ bool compileModel(const CompilerOptions &options) {
   PassManager lowerPm(&ctx);
   lowerPm.addPass(cpu::createDeclareRuntimeHelpersPass());
   lowerPm.addNestedPass<func::FuncOp>(cpu::createConvertOnnxToLinalgPass());
-  cpu::buildCpuLoweringPipeline(lowerPm, options.optLevel);
+  cpu::buildCpuLoweringPipeline(lowerPm, options.optLevel, emitStatic);
   if (failed(lowerPm.run(*module)))
     return false;
+  collectWorkspacePlan(*module, *meta);
 
   // LLVM IR with the ABI entry point, optimized for the target machine.
   llvm::LLVMContext llvmCtx;
@@ -441,7 +473,7 @@ bool compileModel(const CompilerOptions &options) {
     }
     file->keep();
   }
-  if (options.emit == EmitKind::Obj)
+  if (options.emit == EmitKind::Obj || emitStatic)
     return writeHeader();
 
   // Shared library.

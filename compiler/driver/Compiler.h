@@ -16,6 +16,10 @@ enum class EmitKind {
   Llvm, // LLVM IR of the artifact
   Obj,  // a native object file
   Lib,  // a shared library linked with the runtime
+  // An object file and its header for a run without allocation: every
+  // buffer is planned into the caller's workspace (fails for a model that
+  // would still allocate, e.g. one with dynamic dims).
+  Static,
 };
 
 struct CompilerOptions {

@@ -235,6 +235,11 @@ void writeCHeader(const ModelMeta &meta, const CHeaderOptions &options,
      << "\"\n";
   os << "#define " << macro << "_NUM_INPUTS " << meta.inputs.size() << "\n";
   os << "#define " << macro << "_NUM_OUTPUTS " << meta.outputs.size() << "\n\n";
+  os << "/* The bytes of workspace one run needs (its intermediate buffers, "
+        "planned\n * to share memory), aligned to ONNXC_WORKSPACE_ALIGNMENT; "
+        "see\n * onnxc_model.run_with_workspace. */\n";
+  os << "#define " << macro << "_WORKSPACE_SIZE " << meta.workspaceSize
+     << "\n\n";
   for (auto [i, t] : enumerate(meta.inputs))
     writeTensorMacros(os, macro, "INPUT", i, t);
   for (auto [i, t] : enumerate(meta.outputs))
@@ -256,50 +261,72 @@ void writeCHeader(const ModelMeta &meta, const CHeaderOptions &options,
     os << "\n/* No " << prefix << "_run: the model has dynamic dims; call "
        << prefix << "_model()->run. */\n";
   } else {
+    // The wrappers' own names are not free for tensors.
     StringSet<> taken;
+    for (const char *local :
+         {"model", "inputs", "outputs", "workspace", "workspace_size"})
+      taken.insert(local);
     std::vector<std::string> ins = parameterNames(meta.inputs, "input", taken);
     std::vector<std::string> outs =
         parameterNames(meta.outputs, "output", taken);
-    os << "\n/* Runs the model. Each input holds <INPUTi>_NUM_ELEMENTS "
-          "elements, row-major;\n * each output buffer receives "
-          "<OUTPUTi>_NUM_ELEMENTS. Returns an onnxc_status_code;\n"
-          " * `err` (may be NULL) receives the message of a failure. */\n";
-    os << "static inline int " << prefix << "_run(";
-    for (auto [i, t] : enumerate(meta.inputs))
-      os << "const " << cTypeOf(t.dtype) << " *" << ins[i] << ", ";
-    for (auto [i, t] : enumerate(meta.outputs))
-      os << cTypeOf(t.dtype) << " *" << outs[i] << ", ";
-    os << "onnxc_error *err) {\n";
-    os << "  const onnxc_model *model = " << prefix << "_model();\n";
-    // memset, not `= {0}`: quiet under -Wextra in both C and C++.
-    os << "  onnxc_tensor inputs[" << std::max<size_t>(meta.inputs.size(), 1)
-       << "];\n";
-    os << "  onnxc_tensor outputs[" << std::max<size_t>(meta.outputs.size(), 1)
-       << "];\n";
-    os << "  memset(inputs, 0, sizeof inputs);\n";
-    os << "  memset(outputs, 0, sizeof outputs);\n";
-    auto fill = [&](StringRef array, unsigned i, const TensorMeta &t,
-                    StringRef param, bool isOutput) {
-      std::string e = (array + "[" + Twine(i) + "]").str();
-      os << "  " << e << ".data = (void *)" << param << ";\n";
-      // The runtime sets an output's shape; it only needs the capacity.
-      if (isOutput) {
-        os << "  " << e
-           << ".size_bytes = " << elementCount(t) * elementBytes(t.dtype)
-           << ";\n";
-        return;
-      }
-      os << "  " << e << ".rank = " << t.dims.size() << ";\n";
-      os << "  " << e << ".dtype = " << dtypeNames(t.dtype).second << ";\n";
-      for (auto [d, dim] : enumerate(t.dims))
-        os << "  " << e << ".shape[" << d << "] = " << dim << ";\n";
+    auto writeRun = [&](bool withWorkspace) {
+      if (withWorkspace)
+        os << "\n/* " << prefix << "_run with the caller's workspace: " << macro
+           << "_WORKSPACE_SIZE bytes aligned\n * to ONNXC_WORKSPACE_ALIGNMENT "
+              "(one per concurrent run). Calls no allocator\n * when the "
+              "artifact was built with --emit static. */\n";
+      else
+        os << "\n/* Runs the model. Each input holds <INPUTi>_NUM_ELEMENTS "
+              "elements, row-major;\n * each output buffer receives "
+              "<OUTPUTi>_NUM_ELEMENTS. Returns an onnxc_status_code;\n"
+              " * `err` (may be NULL) receives the message of a failure. */\n";
+      os << "static inline int " << prefix
+         << (withWorkspace ? "_run_with_workspace(" : "_run(");
+      for (auto [i, t] : enumerate(meta.inputs))
+        os << "const " << cTypeOf(t.dtype) << " *" << ins[i] << ", ";
+      for (auto [i, t] : enumerate(meta.outputs))
+        os << cTypeOf(t.dtype) << " *" << outs[i] << ", ";
+      if (withWorkspace)
+        os << "void *workspace, size_t workspace_size, ";
+      os << "onnxc_error *err) {\n";
+      os << "  const onnxc_model *model = " << prefix << "_model();\n";
+      // memset, not `= {0}`: quiet under -Wextra in both C and C++.
+      os << "  onnxc_tensor inputs[" << std::max<size_t>(meta.inputs.size(), 1)
+         << "];\n";
+      os << "  onnxc_tensor outputs["
+         << std::max<size_t>(meta.outputs.size(), 1) << "];\n";
+      os << "  memset(inputs, 0, sizeof inputs);\n";
+      os << "  memset(outputs, 0, sizeof outputs);\n";
+      auto fill = [&](StringRef array, unsigned i, const TensorMeta &t,
+                      StringRef param, bool isOutput) {
+        std::string e = (array + "[" + Twine(i) + "]").str();
+        os << "  " << e << ".data = (void *)" << param << ";\n";
+        // The runtime sets an output's shape; it only needs the capacity.
+        if (isOutput) {
+          os << "  " << e
+             << ".size_bytes = " << elementCount(t) * elementBytes(t.dtype)
+             << ";\n";
+          return;
+        }
+        os << "  " << e << ".rank = " << t.dims.size() << ";\n";
+        os << "  " << e << ".dtype = " << dtypeNames(t.dtype).second << ";\n";
+        for (auto [d, dim] : enumerate(t.dims))
+          os << "  " << e << ".shape[" << d << "] = " << dim << ";\n";
+      };
+      for (auto [i, t] : enumerate(meta.inputs))
+        fill("inputs", i, t, ins[i], false);
+      for (auto [i, t] : enumerate(meta.outputs))
+        fill("outputs", i, t, outs[i], true);
+      if (withWorkspace)
+        os << "  return model->run_with_workspace(model, inputs, "
+           << meta.inputs.size() << ", outputs, " << meta.outputs.size()
+           << ", workspace, workspace_size, err);\n}\n";
+      else
+        os << "  return model->run(model, inputs, " << meta.inputs.size()
+           << ", outputs, " << meta.outputs.size() << ", err);\n}\n";
     };
-    for (auto [i, t] : enumerate(meta.inputs))
-      fill("inputs", i, t, ins[i], false);
-    for (auto [i, t] : enumerate(meta.outputs))
-      fill("outputs", i, t, outs[i], true);
-    os << "  return model->run(model, inputs, " << meta.inputs.size()
-       << ", outputs, " << meta.outputs.size() << ", err);\n}\n";
+    writeRun(/*withWorkspace=*/false);
+    writeRun(/*withWorkspace=*/true);
   }
 
   os << "\n#ifdef __cplusplus\n} /* extern \"C\" */\n#endif\n\n#endif /* "

@@ -118,6 +118,16 @@ Expected<ModelMeta> collectModelMeta(mlir::ModuleOp module) {
   return meta;
 }
 
+void collectWorkspacePlan(mlir::ModuleOp module, ModelMeta &meta) {
+  auto read = [&](llvm::StringRef name) -> uint64_t {
+    if (auto attr = module->getAttrOfType<mlir::IntegerAttr>(name))
+      return attr.getInt() > 0 ? attr.getInt() : 0;
+    return 0;
+  };
+  meta.workspaceSize = read("onnxc.workspace_size");
+  meta.plannedBytes = read("onnxc.workspace_planned_bytes");
+}
+
 namespace {
 
 /// Builds the constant globals of the metadata.
@@ -220,14 +230,16 @@ Error addModelEntry(Module &module, const ModelMeta &meta,
 
   // void graph_invoke(void **inputs, void *results): the C interface takes
   // the results pointer first (when there are results), then one descriptor
-  // pointer per input.
+  // pointer per input, then the workspace's (inputs[num_inputs]) when the
+  // model has one.
   FunctionType *invokeTy =
       FunctionType::get(Type::getVoidTy(ctx), {ptrTy, ptrTy}, false);
   Function *invoke = Function::Create(invokeTy, GlobalValue::InternalLinkage,
                                       "onnxc_graph_invoke", module);
   ir.SetInsertPoint(BasicBlock::Create(ctx, "entry", invoke));
   std::vector<Value *> args;
-  unsigned expectedArgs = meta.inputs.size() + (meta.outputs.empty() ? 0 : 1);
+  unsigned graphInputs = meta.inputs.size() + (meta.workspaceSize ? 1 : 0);
+  unsigned expectedArgs = graphInputs + (meta.outputs.empty() ? 0 : 1);
   if (ciface->arg_size() != expectedArgs)
     return createStringError(inconvertibleErrorCode(),
                              "graph function %s takes %u arguments, expected %u",
@@ -235,7 +247,7 @@ Error addModelEntry(Module &module, const ModelMeta &meta,
                              expectedArgs);
   if (!meta.outputs.empty())
     args.push_back(invoke->getArg(1));
-  for (unsigned i = 0; i < meta.inputs.size(); ++i) {
+  for (unsigned i = 0; i < graphInputs; ++i) {
     Value *slot = ir.CreateConstGEP1_64(ptrTy, invoke->getArg(0), i);
     args.push_back(ir.CreateLoad(ptrTy, slot));
   }
@@ -246,6 +258,11 @@ Error addModelEntry(Module &module, const ModelMeta &meta,
   FunctionType *runTy = FunctionType::get(
       b.i32Ty, {ptrTy, ptrTy, b.i32Ty, ptrTy, b.i32Ty, ptrTy}, false);
   FunctionCallee run = module.getOrInsertFunction("onnxc_cpu_run", runTy);
+  FunctionType *runWorkspaceTy = FunctionType::get(
+      b.i32Ty, {ptrTy, ptrTy, b.i32Ty, ptrTy, b.i32Ty, ptrTy, b.i64Ty, ptrTy},
+      false);
+  FunctionCallee runWithWorkspace = module.getOrInsertFunction(
+      "onnxc_cpu_run_with_workspace", runWorkspaceTy);
   FunctionCallee release = module.getOrInsertFunction(
       "onnxc_cpu_release_tensor",
       FunctionType::get(Type::getVoidTy(ctx), {ptrTy}, false));
@@ -255,10 +272,10 @@ Error addModelEntry(Module &module, const ModelMeta &meta,
 
   // struct onnxc_model { u32 abi; i32 nin; i32 nout; i32 reserved; ptr name;
   //   ptr inputs; ptr outputs; ptr run; ptr release; ptr graph_invoke;
-  //   ptr set_num_threads; }
-  StructType *modelTy = StructType::get(
-      ctx, {b.i32Ty, b.i32Ty, b.i32Ty, b.i32Ty, ptrTy, ptrTy, ptrTy, ptrTy,
-            ptrTy, ptrTy, ptrTy});
+  //   ptr set_num_threads; u64 workspace_size; ptr run_with_workspace; }
+  StructType *modelTy =
+      StructType::get(ctx, {b.i32Ty, b.i32Ty, b.i32Ty, b.i32Ty, ptrTy, ptrTy,
+                            ptrTy, ptrTy, ptrTy, ptrTy, ptrTy, b.i64Ty, ptrTy});
   Constant *model = ConstantStruct::get(
       modelTy,
       {ConstantInt::get(b.i32Ty, ONNXC_ABI_VERSION),
@@ -266,10 +283,22 @@ Error addModelEntry(Module &module, const ModelMeta &meta,
        ConstantInt::get(b.i32Ty, meta.outputs.size()),
        ConstantInt::get(b.i32Ty, 0), b.string(meta.graphName),
        b.tensorInfos(meta.inputs, "inputs"),
-       b.tensorInfos(meta.outputs, "outputs"),
-       cast<Constant>(run.getCallee()), cast<Constant>(release.getCallee()),
-       invoke, cast<Constant>(setNumThreads.getCallee())});
+       b.tensorInfos(meta.outputs, "outputs"), cast<Constant>(run.getCallee()),
+       cast<Constant>(release.getCallee()), invoke,
+       cast<Constant>(setNumThreads.getCallee()),
+       ConstantInt::get(b.i64Ty, meta.workspaceSize),
+       cast<Constant>(runWithWorkspace.getCallee())});
   Constant *modelGlobal = b.global(model, "onnxc.model");
+
+  // What `onnxc info` reports as the plan's saving: a shared library's
+  // exported uint64_t, the sum of the planned buffers.
+  if (!internalize) {
+    auto *planned = new GlobalVariable(
+        module, b.i64Ty, /*isConstant=*/true, GlobalValue::ExternalLinkage,
+        ConstantInt::get(b.i64Ty, meta.plannedBytes),
+        ONNXC_PLANNED_BYTES_SYMBOL);
+    planned->setVisibility(GlobalValue::DefaultVisibility);
+  }
 
   // const onnxc_model *<entry>(void): onnxc_model_entry, which the loader
   // looks up, unless a named object is the only thing that calls it; and

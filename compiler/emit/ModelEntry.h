@@ -38,11 +38,20 @@ struct ModelMeta {
   std::string graphName;
   std::vector<TensorMeta> inputs;
   std::vector<TensorMeta> outputs;
+  /// The workspace plan (targets/cpu/transforms/PlanWorkspace.cpp): the bytes
+  /// one run needs, and the sum of the buffers planned into them. Known only
+  /// after lowering; when the workspace is not empty, the graph function
+  /// takes its descriptor after the inputs'.
+  uint64_t workspaceSize = 0;
+  uint64_t plannedBytes = 0;
 };
 
 /// Reads the metadata from the imported (and shape-inferred) module's
 /// `main_graph` signature and its onnxc.* attributes.
 llvm::Expected<ModelMeta> collectModelMeta(mlir::ModuleOp module);
+
+/// Reads the workspace plan's module attributes (after lowering) into `meta`.
+void collectWorkspacePlan(mlir::ModuleOp module, ModelMeta &meta);
 
 /// How the entry point is named and what else stays visible.
 struct EntryOptions {

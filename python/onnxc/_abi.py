@@ -73,7 +73,9 @@ Model._fields_ = [("abi_version", ctypes.c_uint32), ("num_inputs", ctypes.c_int3
                   ("outputs", ctypes.POINTER(TensorInfo)), ("run", RunFn),
                   ("release_tensor", ReleaseFn), ("graph_invoke", ctypes.c_void_p),
                   # ABI 2
-                  ("set_num_threads", ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_int32))]
+                  ("set_num_threads", ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_int32)),
+                  ("workspace_size", ctypes.c_uint64),
+                  ("run_with_workspace", ctypes.c_void_p)]
 
 
 class RunError(RuntimeError):
@@ -117,6 +119,8 @@ class Artifact:
         self.name = m.name.decode() if m.name else ""
         self.inputs = [_info(m.inputs[i]) for i in range(m.num_inputs)]
         self.outputs = [_info(m.outputs[i]) for i in range(m.num_outputs)]
+        # The bytes of intermediate buffers one run needs (the memory plan).
+        self.workspace_size = m.workspace_size
 
     def set_num_threads(self, num_threads):
         """Threads the artifact's kernels use: >= 1, or 0 for one per core.

@@ -17,6 +17,11 @@ extern "C" {
 int onnxc_cpu_run(const onnxc_model *model, const onnxc_tensor *inputs,
                   int32_t num_inputs, onnxc_tensor *outputs,
                   int32_t num_outputs, onnxc_error *err);
+int onnxc_cpu_run_with_workspace(const onnxc_model *model,
+                                 const onnxc_tensor *inputs, int32_t num_inputs,
+                                 onnxc_tensor *outputs, int32_t num_outputs,
+                                 void *workspace, size_t workspace_size,
+                                 onnxc_error *err);
 void onnxc_cpu_release_tensor(onnxc_tensor *tensor);
 
 /* Helpers that lowered code calls for ops whose result sizes are only known

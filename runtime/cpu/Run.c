@@ -12,17 +12,29 @@
  * one after the other. A rank-r descriptor is r-independent in layout:
  *   { void *allocated; void *aligned; int64_t offset;
  *     int64_t sizes[r]; int64_t strides[r]; }
- * The graph returns heap buffers it owns (allocated with malloc); the
+ * When the model has a workspace (`workspace_size` > 0), a last pointer
+ * follows the inputs': the workspace's descriptor {ws, ws, 0, size, 1}. The
+ * graph returns heap buffers it owns (allocated with malloc) or views of the
+ * workspace (returned buffers of static size are planned there); the
  * deallocation pipeline guarantees that a returned buffer is never a view of
- * an input or a constant.
+ * an input or a constant. Workspace results are copied out, never handed
+ * over or freed.
  *
- * Nothing here keeps state between calls: run is reentrant.
+ * `onnxc_cpu_run` takes its workspace from a small lock-free pool shared by
+ * all models (a slot is emptied while a run uses its block, so two runs never
+ * share one) and allocates a new block only when no pooled block is free and
+ * large enough. `onnxc_cpu_run_with_workspace` uses the caller's and, with
+ * caller output buffers, calls no allocator unless the graph itself still
+ * allocates (dynamic dims) or the descriptors outgrow the stack.
+ *
+ * Nothing else is kept between calls: run is reentrant.
  *
  *===----------------------------------------------------------------------===*/
 
 #include "CpuRuntime.h"
 
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -131,10 +143,13 @@ static void write_descriptor(int64_t *words, const onnxc_tensor *t) {
   }
 }
 
-/* Whether `ptr` was handed to an earlier output or is an input's buffer: then
- * output `o` must get a copy, not the buffer itself. */
+/* Whether `ptr` was handed to an earlier output, is an input's buffer or is
+ * the workspace: then output `o` must get a copy, not the buffer itself, and
+ * the buffer is not ours to free. */
 static int is_taken(void *ptr, const onnxc_tensor *inputs, int32_t num_inputs,
-                    const onnxc_tensor *outputs, int32_t o) {
+                    const onnxc_tensor *outputs, int32_t o, void *workspace) {
+  if (workspace && ptr == workspace)
+    return 1;
   for (int32_t i = 0; i < num_inputs; ++i)
     if (inputs[i].data == ptr)
       return 1;
@@ -144,9 +159,11 @@ static int is_taken(void *ptr, const onnxc_tensor *inputs, int32_t num_inputs,
   return 0;
 }
 
-int onnxc_cpu_run(const onnxc_model *model, const onnxc_tensor *inputs,
-                  int32_t num_inputs, onnxc_tensor *outputs,
-                  int32_t num_outputs, onnxc_error *err) {
+/* Checks the call's arguments against the model (before any workspace is
+ * taken). */
+static int check_call(const onnxc_model *model, const onnxc_tensor *inputs,
+                      int32_t num_inputs, onnxc_tensor *outputs,
+                      int32_t num_outputs, onnxc_error *err) {
   if (err)
     err->message[0] = 0;
   if (!model)
@@ -167,14 +184,20 @@ int onnxc_cpu_run(const onnxc_model *model, const onnxc_tensor *inputs,
     if (code != ONNXC_OK)
       return code;
   }
+  return ONNXC_OK;
+}
 
+/* Runs a checked call with `workspace` (model->workspace_size bytes). */
+static int run_graph(const onnxc_model *model, const onnxc_tensor *inputs,
+                     int32_t num_inputs, onnxc_tensor *outputs,
+                     int32_t num_outputs, void *workspace, onnxc_error *err) {
   size_t words = 0;
   for (int32_t i = 0; i < num_inputs; ++i)
     words += descriptor_words(inputs[i].rank);
   size_t input_words = words;
   for (int32_t o = 0; o < num_outputs; ++o)
     words += descriptor_words(model->outputs[o].rank);
-  size_t pointer_words = (size_t)num_inputs;
+  size_t pointer_words = (size_t)num_inputs + 1;
   int64_t stack_words[STACK_WORDS];
   void *stack_pointers[64];
   int64_t *block = words <= STACK_WORDS ? stack_words
@@ -196,6 +219,11 @@ int onnxc_cpu_run(const onnxc_model *model, const onnxc_tensor *inputs,
     input_ptrs[i] = block + at;
     at += descriptor_words(inputs[i].rank);
   }
+  int64_t workspace_descriptor[5] = {(int64_t)(intptr_t)workspace,
+                                     (int64_t)(intptr_t)workspace, 0,
+                                     (int64_t)model->workspace_size, 1};
+  if (model->workspace_size > 0)
+    input_ptrs[num_inputs] = workspace_descriptor;
   int64_t *results = block + input_words;
   memset(results, 0, (words - input_words) * sizeof(int64_t));
   model->graph_invoke(input_ptrs, results);
@@ -212,8 +240,9 @@ int onnxc_cpu_run(const onnxc_model *model, const onnxc_tensor *inputs,
     int64_t count = element_count(h->sizes_and_strides, info->rank);
     size_t bytes = (size_t)count * elem;
     const char *data = (const char *)h->aligned + h->offset * (int64_t)elem;
-    int take = code == ONNXC_OK && !out->data &&
-               !is_taken(h->allocated, inputs, num_inputs, outputs, o);
+    int take =
+        code == ONNXC_OK && !out->data &&
+        !is_taken(h->allocated, inputs, num_inputs, outputs, o, workspace);
     if (code == ONNXC_OK) {
       if (out->data && out->size_bytes < bytes) {
         code = fail(err, ONNXC_INVALID_ARGUMENT,
@@ -248,7 +277,8 @@ int onnxc_cpu_run(const onnxc_model *model, const onnxc_tensor *inputs,
           out->shape[d] = h->sizes_and_strides[d];
       }
     }
-    if (!take && !is_taken(h->allocated, inputs, num_inputs, outputs, o)) {
+    if (!take &&
+        !is_taken(h->allocated, inputs, num_inputs, outputs, o, workspace)) {
       /* A buffer of ours that no output keeps. Two results may share one
        * buffer: free it only at its last use. */
       int used_later = 0;
@@ -275,6 +305,90 @@ int onnxc_cpu_run(const onnxc_model *model, const onnxc_tensor *inputs,
   if (input_ptrs != stack_pointers)
     free(input_ptrs);
   return code;
+}
+
+/* The workspace pool: each slot holds a free block or NULL. A block starts
+ * with its capacity; the workspace follows at ONNXC_WORKSPACE_ALIGNMENT. */
+#define POOL_SLOTS 8
+static _Atomic(void *) pool[POOL_SLOTS];
+
+static void *take_block(uint64_t size) {
+  for (int i = 0; i < POOL_SLOTS; ++i) {
+    void *block = atomic_exchange(&pool[i], NULL);
+    if (!block)
+      continue;
+    if (*(uint64_t *)block >= size)
+      return block;
+    /* Too small for this model: give it back for a smaller one. */
+    void *empty = NULL;
+    if (!atomic_compare_exchange_strong(&pool[i], &empty, block))
+      free(block);
+  }
+  void *block = NULL;
+  if (size > SIZE_MAX - ONNXC_WORKSPACE_ALIGNMENT ||
+      posix_memalign(&block, ONNXC_WORKSPACE_ALIGNMENT,
+                     (size_t)size + ONNXC_WORKSPACE_ALIGNMENT) != 0)
+    return NULL;
+  *(uint64_t *)block = size;
+  return block;
+}
+
+static void give_block(void *block) {
+  for (int i = 0; i < POOL_SLOTS; ++i) {
+    void *empty = NULL;
+    if (atomic_compare_exchange_strong(&pool[i], &empty, block))
+      return;
+  }
+  free(block);
+}
+
+int onnxc_cpu_run(const onnxc_model *model, const onnxc_tensor *inputs,
+                  int32_t num_inputs, onnxc_tensor *outputs,
+                  int32_t num_outputs, onnxc_error *err) {
+  int code = check_call(model, inputs, num_inputs, outputs, num_outputs, err);
+  if (code != ONNXC_OK)
+    return code;
+  if (model->workspace_size == 0)
+    return run_graph(model, inputs, num_inputs, outputs, num_outputs, NULL,
+                     err);
+  void *block = take_block(model->workspace_size);
+  if (!block)
+    return fail(err, ONNXC_OUT_OF_MEMORY,
+                "run: out of memory (a workspace of %llu bytes)",
+                (unsigned long long)model->workspace_size);
+  code = run_graph(model, inputs, num_inputs, outputs, num_outputs,
+                   (char *)block + ONNXC_WORKSPACE_ALIGNMENT, err);
+  give_block(block);
+  return code;
+}
+
+int onnxc_cpu_run_with_workspace(const onnxc_model *model,
+                                 const onnxc_tensor *inputs, int32_t num_inputs,
+                                 onnxc_tensor *outputs, int32_t num_outputs,
+                                 void *workspace, size_t workspace_size,
+                                 onnxc_error *err) {
+  int code = check_call(model, inputs, num_inputs, outputs, num_outputs, err);
+  if (code != ONNXC_OK)
+    return code;
+  if (model->workspace_size > 0) {
+    if (!workspace)
+      return fail(err, ONNXC_INVALID_ARGUMENT,
+                  "run_with_workspace: the workspace is null, the model "
+                  "needs %llu bytes",
+                  (unsigned long long)model->workspace_size);
+    if ((uint64_t)workspace_size < model->workspace_size)
+      return fail(err, ONNXC_INVALID_ARGUMENT,
+                  "run_with_workspace: the workspace holds %zu bytes, the "
+                  "model needs %llu",
+                  workspace_size, (unsigned long long)model->workspace_size);
+    if ((uintptr_t)workspace % ONNXC_WORKSPACE_ALIGNMENT != 0)
+      return fail(err, ONNXC_INVALID_ARGUMENT,
+                  "run_with_workspace: the workspace is not aligned to %d "
+                  "bytes",
+                  ONNXC_WORKSPACE_ALIGNMENT);
+  }
+  return run_graph(model, inputs, num_inputs, outputs, num_outputs,
+                   model->workspace_size > 0 ? workspace : NULL, err);
 }
 
 void onnxc_cpu_release_tensor(onnxc_tensor *tensor) {

@@ -2,10 +2,10 @@
 //
 // The cpu target's lowering after convert-onnx-to-linalg, top to bottom:
 // fuse elementwise chains, bufferize (function boundaries included, identity
-// layouts so the runtime sees dense buffers), free intermediate buffers, lower
-// linalg to loops, and convert everything to the LLVM dialect. Math functions
-// LLVM has no intrinsic for (erf, ...) become libm calls, which is why a CPU
-// artifact needs libm.
+// layouts so the runtime sees dense buffers), free intermediate buffers, place
+// the static ones in one workspace, lower linalg to loops, and convert
+// everything to the LLVM dialect. Math functions LLVM has no intrinsic for
+// (erf, ...) become libm calls, which is why a CPU artifact needs libm.
 //
 //===----------------------------------------------------------------------===//
 
@@ -38,7 +38,8 @@ using namespace mlir;
 
 namespace onnxc::cpu {
 
-void buildCpuLoweringPipeline(OpPassManager &pm, int optLevel) {
+void buildCpuLoweringPipeline(OpPassManager &pm, int optLevel,
+                              bool staticMemory) {
   // Dynamic tensor.expand_shapes trip MLIR 19 twice (the canonicalizer's dim
   // folding and bufferization), so they become tensor.reshape before either
   // runs, and again after fusion, which can make new ones.
@@ -74,6 +75,10 @@ void buildCpuLoweringPipeline(OpPassManager &pm, int optLevel) {
   bufferization::buildBufferDeallocationPipeline(pm, deallocation);
   pm.addPass(createBufferizationToMemRefPass());
   pm.addPass(createCanonicalizerPass());
+  // Intermediate buffers -> one workspace the runtime passes in. After the
+  // deallocation pipeline, so its deallocs of planned buffers are known (and
+  // erased) and it never sees views of the workspace it would have to own.
+  pm.addPass(createPlanWorkspace(staticMemory));
   // Weights as flat 1-D globals, for compile memory (the pass says why).
   pm.addPass(createFlattenConstantGlobals());
 
@@ -115,6 +120,10 @@ struct CpuLoweringPipelineOptions
   Option<int> optLevel{*this, "opt-level",
                        llvm::cl::desc("optimization level, as onnxc -O"),
                        llvm::cl::init(2)};
+  Option<bool> staticMemory{
+      *this, "static-memory",
+      llvm::cl::desc("fail when the graph still allocates (--emit static)"),
+      llvm::cl::init(false)};
 };
 } // namespace
 
@@ -126,7 +135,7 @@ void registerCpuPasses() {
       "onnxc-cpu-lowering",
       "The cpu target's pipeline after convert-onnx-to-linalg",
       [](OpPassManager &pm, const CpuLoweringPipelineOptions &options) {
-        buildCpuLoweringPipeline(pm, options.optLevel);
+        buildCpuLoweringPipeline(pm, options.optLevel, options.staticMemory);
       });
 }
 

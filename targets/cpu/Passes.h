@@ -49,9 +49,18 @@ std::unique_ptr<mlir::Pass> createExpandArith();
 /// transforms/UnshareFills.cpp).
 std::unique_ptr<mlir::Pass> createUnshareFills();
 
+/// Static intermediate buffers of main_graph -> views of one workspace
+/// argument (see transforms/PlanWorkspace.cpp); `requireNoHeap` makes any
+/// allocation left an error (--emit static).
+std::unique_ptr<mlir::Pass> createPlanWorkspace();
+std::unique_ptr<mlir::Pass> createPlanWorkspace(bool requireNoHeap);
+
 /// Everything after convert-onnx-to-linalg: bufferization, deallocation,
-/// loops, and the conversion to the LLVM dialect (CpuPipeline.cpp).
-void buildCpuLoweringPipeline(mlir::OpPassManager &pm, int optLevel);
+/// the workspace plan, loops, and the conversion to the LLVM dialect
+/// (CpuPipeline.cpp). With `staticMemory`, a graph that would still allocate
+/// while it runs fails to compile.
+void buildCpuLoweringPipeline(mlir::OpPassManager &pm, int optLevel,
+                              bool staticMemory = false);
 
 /// Registers the passes above for onnxc-opt.
 void registerCpuPasses();

@@ -121,4 +121,29 @@ def UnshareFills : Pass<"onnxc-unshare-fills", "mlir::func::FuncOp"> {
                            "mlir::tensor::TensorDialect"];
 }
 
+def PlanWorkspace : Pass<"onnxc-plan-workspace", "mlir::ModuleOp"> {
+  let summary = "Place the graph's static intermediate buffers in one workspace";
+  let description = [{
+    Runs after bufferization and deallocation. Every memref.alloc of static
+    size in the graph function whose views can all be followed (in the entry
+    block, or in scf.for/while/if bodies without leaving its iteration)
+    becomes a memref.view at a 64-byte-aligned offset of a workspace
+    (an i8 memref appended as the function's last argument, marked
+    `onnxc.workspace`); offsets come from the buffers' lifetimes, so buffers
+    never live at the same time share bytes. Their deallocs are erased.
+    Returned buffers are planned too (the runtime copies them out). Sets the
+    module attributes `onnxc.workspace_size` and
+    `onnxc.workspace_planned_bytes`. With `require-no-heap`, any allocation
+    left in the function is an error naming its node.
+  }];
+  let options = [
+    Option<"functionName", "function", "std::string", "\"main_graph\"",
+           "the graph function to plan">,
+    Option<"requireNoHeap", "require-no-heap", "bool", "false",
+           "fail when the function still allocates (for --emit static)">
+  ];
+  let dependentDialects = ["mlir::arith::ArithDialect",
+                           "mlir::memref::MemRefDialect"];
+}
+
 #endif

@@ -156,4 +156,100 @@ TEST(Loader, ManyThreadsShareOneLoadedArtifact) {
   onnxc_unload(lib);
 }
 
+/// runTinyCnn for a batch-1 artifact, through run_with_workspace with the
+/// caller's `workspace` and output buffer.
+std::vector<float> runTinyCnnWithWorkspace(const onnxc_model *model, int seed,
+                                           void *workspace, size_t size,
+                                           std::string &error) {
+  std::vector<float> pixels(28 * 28);
+  for (size_t i = 0; i < pixels.size(); ++i)
+    pixels[i] = static_cast<float>((i * 7 + seed * 13) % 17) / 17.0f;
+  onnxc_tensor input{};
+  input.data = pixels.data();
+  input.rank = 4;
+  input.shape[0] = 1;
+  input.shape[1] = 1;
+  input.shape[2] = 28;
+  input.shape[3] = 28;
+  input.dtype = ONNXC_DTYPE_FLOAT;
+  std::vector<float> result(10);
+  onnxc_tensor output{};
+  output.data = result.data();
+  output.size_bytes = result.size() * sizeof(float);
+  onnxc_error err;
+  if (model->run_with_workspace(model, &input, 1, &output, 1, workspace, size,
+                                &err) != ONNXC_OK) {
+    error = err.message;
+    return {};
+  }
+  return result;
+}
+
+/// With static shapes the intermediates live in the workspace: many threads
+/// through `run` (pooled workspaces) and through run_with_workspace (one
+/// workspace per thread) all get the serial results, and a workspace that is
+/// too small or misaligned is refused.
+TEST(Loader, ConcurrentRunsNeverShareAWorkspace) {
+  std::string artifact = ::testing::TempDir() + "/loader_test_static.so";
+  std::string command = std::string(ONNXC_TEST_ONNXC) + " compile " +
+                        ONNXC_TEST_SOURCE_DIR +
+                        "/examples/models/tiny_cnn.onnx --shape "
+                        "image=1x1x28x28 -o " +
+                        artifact;
+  ASSERT_EQ(std::system(command.c_str()), 0) << command;
+  onnxc_library *lib = nullptr;
+  onnxc_error err;
+  ASSERT_EQ(onnxc_load(artifact.c_str(), &lib, &err), ONNXC_OK) << err.message;
+  const onnxc_model *model = onnxc_library_model(lib);
+  // The conv and pool buffers alone are over 25 KB.
+  ASSERT_GT(model->workspace_size, 25000u);
+  ASSERT_EQ(model->workspace_size % ONNXC_WORKSPACE_ALIGNMENT, 0u);
+
+  constexpr int kThreads = 8, kRunsPerThread = 40, kSeeds = 16;
+  std::vector<std::vector<float>> serial(kSeeds);
+  std::string error;
+  for (int seed = 0; seed < kSeeds; ++seed) {
+    serial[seed] = runTinyCnn(model, 1, seed, error);
+    ASSERT_FALSE(serial[seed].empty()) << error;
+  }
+  size_t size = model->workspace_size;
+  std::vector<int> mismatches(kThreads, 0);
+  std::vector<std::string> errors(kThreads);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t)
+    threads.emplace_back([&, t] {
+      void *workspace = std::aligned_alloc(ONNXC_WORKSPACE_ALIGNMENT, size);
+      for (int r = 0; r < kRunsPerThread; ++r) {
+        int seed = (t * 5 + r) % kSeeds;
+        std::vector<float> got =
+            t % 2 ? runTinyCnn(model, 1, seed, errors[t])
+                  : runTinyCnnWithWorkspace(model, seed, workspace, size,
+                                            errors[t]);
+        if (got != serial[seed])
+          ++mismatches[t];
+      }
+      std::free(workspace);
+    });
+  for (std::thread &thread : threads)
+    thread.join();
+  for (int t = 0; t < kThreads; ++t)
+    EXPECT_EQ(mismatches[t], 0) << "thread " << t << ": " << errors[t];
+
+  void *workspace = std::aligned_alloc(ONNXC_WORKSPACE_ALIGNMENT, size + 64);
+  error.clear();
+  EXPECT_TRUE(
+      runTinyCnnWithWorkspace(model, 0, workspace, size - 64, error).empty());
+  EXPECT_NE(error.find("the workspace holds " + std::to_string(size - 64) +
+                       " bytes, the model needs " + std::to_string(size)),
+            std::string::npos)
+      << error;
+  error.clear();
+  EXPECT_TRUE(runTinyCnnWithWorkspace(
+                  model, 0, static_cast<char *>(workspace) + 16, size, error)
+                  .empty());
+  EXPECT_NE(error.find("not aligned to 64 bytes"), std::string::npos) << error;
+  std::free(workspace);
+  onnxc_unload(lib);
+}
+
 } // namespace

@@ -49,6 +49,7 @@ int runCompile(const CompileOptions &opts) {
                      .Case("mlir", EmitKind::Mlir)
                      .Case("llvm", EmitKind::Llvm)
                      .Case("obj", EmitKind::Obj)
+                     .Case("static", EmitKind::Static)
                      .Default(EmitKind::Lib);
   for (const std::string &spec : opts.shapes)
     if (!parseShape(spec, options.inputShapes))

@@ -2,7 +2,8 @@
 //
 // For a .onnx model: IR version, producer, opset imports, inputs and outputs
 // (dtype, shape with symbolic dims), and the operator histogram (subgraphs
-// included). For a compiled artifact: its inputs and outputs.
+// included). For a compiled artifact: its inputs and outputs, and its
+// workspace (the memory plan's size next to the sum of the buffers it holds).
 //
 //===----------------------------------------------------------------------===//
 
@@ -15,6 +16,7 @@
 #include <google/protobuf/io/coded_stream.h>
 #include <google/protobuf/io/zero_copy_stream_impl.h>
 
+#include <dlfcn.h>
 #include <fcntl.h>
 #include <map>
 #include <unistd.h>
@@ -148,6 +150,21 @@ int artifactInfo(const std::string &path) {
   fmt::print("abi_version: {}\n", model->abi_version);
   printInfos("inputs", model->inputs, model->num_inputs);
   printInfos("outputs", model->outputs, model->num_outputs);
+  fmt::print("workspace_size: {} bytes\n", model->workspace_size);
+  // The sum of the planned buffers is not in the model struct; a shared
+  // library exports it (still loaded: this only takes a reference).
+  std::string openPath =
+      path.find('/') == std::string::npos ? "./" + path : path;
+  if (void *handle = dlopen(openPath.c_str(), RTLD_LAZY | RTLD_LOCAL)) {
+    if (const auto *planned = static_cast<const uint64_t *>(
+            dlsym(handle, ONNXC_PLANNED_BYTES_SYMBOL));
+        planned && *planned > 0)
+      fmt::print("planned_buffers: {} bytes (their sum; sharing saves "
+                 "{:.1f}%)\n",
+                 *planned,
+                 100.0 * (1.0 - double(model->workspace_size) / *planned));
+    dlclose(handle);
+  }
   onnxc_unload(lib);
   return 0;
 }

@@ -37,8 +37,10 @@ int main(int argc, char **argv) {
       ->add_option("--emit", compile.emit,
                    "what to write: onnx (imported graph), mlir (optimized "
                    "graph), llvm (LLVM IR), obj (object file), lib (shared "
-                   "library, the default)")
-      ->check(CLI::IsMember({"onnx", "mlir", "llvm", "obj", "lib"}));
+                   "library, the default), static (object file + header "
+                   "whose run with a caller workspace never allocates; "
+                   "static shapes only)")
+      ->check(CLI::IsMember({"onnx", "mlir", "llvm", "obj", "lib", "static"}));
   compileCmd->add_option("--shape", compile.shapes,
                          "fix an input's shape: NAME=1x3x224x224");
   compileCmd->add_option("--mtriple", compile.mtriple, "target triple");

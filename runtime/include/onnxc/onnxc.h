@@ -6,7 +6,14 @@
  * that run it. Any tool can dlopen any artifact (see onnxc_load below).
  *
  * Threading: `run` is reentrant. Weights are read-only and every call gets its
- * own intermediate buffers, so many threads may run one model at once.
+ * own workspace (the intermediate buffers), so many threads may run one model
+ * at once.
+ *
+ * Memory: the compiler plans every intermediate buffer of static size into
+ * one workspace of `workspace_size` bytes. `run` takes a workspace from a
+ * small pool (allocating one when the pool is empty); `run_with_workspace`
+ * uses the caller's. With a caller workspace and caller output buffers, a
+ * model without dynamic dims runs without calling the allocator.
  *
  * Errors: every call returns an onnxc_status_code; when `err` is non-null it
  * also receives a one-line message naming the input, output or node at fault.
@@ -29,8 +36,17 @@ extern "C" {
 /* The largest tensor rank the ABI carries. */
 #define ONNXC_MAX_RANK 16
 
+/* The alignment, in bytes, a caller's workspace must have (see
+ * run_with_workspace). */
+#define ONNXC_WORKSPACE_ALIGNMENT 64
+
 /* The symbol every artifact exports. */
 #define ONNXC_MODEL_ENTRY_SYMBOL "onnxc_model_entry"
+
+/* A shared library also exports this `const uint64_t`: the sum of the sizes
+ * of the buffers planned into the workspace (what they would take allocated
+ * one by one), for `onnxc info`. */
+#define ONNXC_PLANNED_BYTES_SYMBOL "onnxc_workspace_planned_bytes"
 
 typedef enum onnxc_status_code {
   ONNXC_OK = 0,
@@ -115,6 +131,16 @@ typedef int (*onnxc_run_fn)(const onnxc_model *model,
                             onnxc_tensor *outputs, int32_t num_outputs,
                             onnxc_error *err);
 typedef void (*onnxc_release_tensor_fn)(onnxc_tensor *tensor);
+/* `run` with the caller's workspace: at least the model's `workspace_size`
+ * bytes, aligned to ONNXC_WORKSPACE_ALIGNMENT (may be NULL when
+ * workspace_size is 0). A run owns its workspace until it returns: runs at
+ * the same time need different workspaces. ONNXC_INVALID_ARGUMENT when it is
+ * too small, misaligned or null. */
+typedef int (*onnxc_run_workspace_fn)(const onnxc_model *model,
+                                      const onnxc_tensor *inputs,
+                                      int32_t num_inputs, onnxc_tensor *outputs,
+                                      int32_t num_outputs, void *workspace,
+                                      size_t workspace_size, onnxc_error *err);
 
 /* What `onnxc_model_entry` returns. Fields after the first two are valid only
  * when `abi_version == ONNXC_ABI_VERSION`. */
@@ -131,7 +157,8 @@ struct onnxc_model {
   onnxc_run_fn run;
   onnxc_release_tensor_fn release_tensor;
   /* Private to the runtime: the compiled graph, called with one pointer per
-   * input memref descriptor and a pointer to the result descriptors. */
+   * input memref descriptor (then, when workspace_size > 0, one to the
+   * workspace's 1-D i8 descriptor) and a pointer to the result descriptors. */
   void (*graph_invoke)(void **input_descriptors, void *result_descriptors);
   /* ABI 2 */
   /* Sets the threads the model's kernels may use (GEMM, ...): n >= 1, or 0
@@ -140,6 +167,10 @@ struct onnxc_model {
    * model in the same artifact; concurrent runs share the workers (a run
    * that finds them busy computes on its own thread). */
   int (*set_num_threads)(int32_t num_threads);
+  /* The bytes of workspace one run needs (a multiple of
+   * ONNXC_WORKSPACE_ALIGNMENT; 0 when nothing is planned). */
+  uint64_t workspace_size;
+  onnxc_run_workspace_fn run_with_workspace;
 };
 
 typedef const onnxc_model *(*onnxc_model_entry_fn)(void);
