@@ -78,8 +78,7 @@ bool isSingleUseProducer(OpOperand *fusedOperand) {
   return producer && producer->hasOneUse();
 }
 
-struct FuseElementwisePass
-    : impl::FuseElementwiseBase<FuseElementwisePass> {
+struct FuseElementwisePass : impl::FuseElementwiseBase<FuseElementwisePass> {
   void runOnOperation() override {
     MLIRContext *context = &getContext();
     RewritePatternSet patterns(context);
@@ -92,8 +91,7 @@ struct FuseElementwisePass
     tensor::CollapseShapeOp::getCanonicalizationPatterns(patterns, context);
     context->getLoadedDialect<linalg::LinalgDialect>()
         ->getCanonicalizationPatterns(patterns);
-    linalg::populateConstantFoldLinalgOperations(patterns,
-                                                 isSingleUseProducer);
+    linalg::populateConstantFoldLinalgOperations(patterns, isSingleUseProducer);
     GreedyRewriteConfig config;
     config.useTopDownTraversal = true;
     // Not converging within the iteration limit leaves valid IR, only less

@@ -43,10 +43,10 @@ void markCombiner(Operation *combiner, Value accumulator) {
     return;
   auto fastMath = cast<arith::ArithFastMathInterface>(combiner);
   arith::FastMathFlags flags = fastMath.getFastMathFlagsAttr().getValue();
-  combiner->setAttr(fastMath.getFastMathAttrName(),
-                    arith::FastMathFlagsAttr::get(
-                        combiner->getContext(),
-                        flags | arith::FastMathFlags::reassoc));
+  combiner->setAttr(
+      fastMath.getFastMathAttrName(),
+      arith::FastMathFlagsAttr::get(combiner->getContext(),
+                                    flags | arith::FastMathFlags::reassoc));
 }
 
 struct ReassociateReductionsPass
@@ -58,8 +58,8 @@ struct ReassociateReductionsPass
       auto yield = cast<linalg::YieldOp>(op.getBody()->getTerminator());
       for (OpOperand &init : op.getDpsInitsMutable()) {
         Value accumulator = op.getMatchingBlockArgument(&init);
-        Value yielded = yield.getOperand(
-            init.getOperandNumber() - op.getNumDpsInputs());
+        Value yielded =
+            yield.getOperand(init.getOperandNumber() - op.getNumDpsInputs());
         markCombiner(yielded.getDefiningOp(), accumulator);
       }
     });

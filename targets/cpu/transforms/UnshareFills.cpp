@@ -51,8 +51,7 @@ struct UnshareFillsPass : impl::UnshareFillsBase<UnshareFillsPass> {
           inits.push_back(&use);
       }
       bool originalHasReads = inits.size() < useCount;
-      for (OpOperand *use :
-           llvm::drop_begin(inits, originalHasReads ? 0 : 1)) {
+      for (OpOperand *use : llvm::drop_begin(inits, originalHasReads ? 0 : 1)) {
         OpBuilder builder(use->getOwner());
         IRMapping mapping;
         mapping.map(empty.getResult(), builder.clone(*empty)->getResult(0));
