@@ -53,6 +53,12 @@ createTargetMachine(StringRef tripleName, StringRef cpu, int optLevel) {
       cpuName = sys::getHostCPUName().str();
       for (const auto &[feature, enabled] : sys::getHostCPUFeatures())
         features.AddFeature(feature, enabled);
+      // LLVM tunes AVX-512 CPUs to 256-bit vectors (for the clock drop
+      // of 512-bit code on early parts); the generated loops are short
+      // kernels where full width wins (Softmax 256x1024: 0.36 -> 0.27 ms
+      // on a Rocket Lake host). No effect without AVX-512.
+      if (triple.isX86())
+        features.AddFeature("prefer-256-bit", false);
     } else {
       cpuName = "generic";
     }

@@ -46,10 +46,18 @@ void buildCpuLoweringPipeline(OpPassManager &pm, int optLevel,
   pm.addNestedPass<func::FuncOp>(createDynamicExpandShapeToReshape());
   pm.addNestedPass<func::FuncOp>(createCanonicalizerPass());
   if (optLevel > 0) {
-    pm.addNestedPass<func::FuncOp>(createLinalgElementwiseOpFusionPass());
+    // Upstream's elementwise fusion minus the fusions that recompute
+    // expensive producers inside reductions and broadcasts.
+    pm.addNestedPass<func::FuncOp>(createFuseElementwise());
+    // Float reductions may vectorize (partial sums): ONNX fixes no order.
+    pm.addNestedPass<func::FuncOp>(createReassociateReductions());
+    // exp/erf/tanh as polynomials, not libm calls, so their loops vectorize.
+    pm.addNestedPass<func::FuncOp>(createApproximateMath());
     pm.addNestedPass<func::FuncOp>(createDynamicExpandShapeToReshape());
   }
   pm.addNestedPass<func::FuncOp>(createCSEPass());
+  // CSE shares identical filled accumulators; bufferization would copy them.
+  pm.addNestedPass<func::FuncOp>(createUnshareFills());
 
   // Tensors -> buffers. Function arguments and results get identity layouts:
   // the runtime passes and receives dense row-major buffers.
@@ -80,16 +88,20 @@ void buildCpuLoweringPipeline(OpPassManager &pm, int optLevel,
   pm.addPass(createLowerAffinePass());
   pm.addPass(createConvertSCFToCFPass());
   // bf16 <-> f32 conversions as integer ops: LLVM would call
-  // __truncsfbf2, which not every libgcc has.
-  arith::ArithExpandOpsPassOptions expandOptions;
-  expandOptions.includeBf16 = true;
-  pm.addPass(arith::createArithExpandOpsPass(expandOptions));
+  // __truncsfbf2, which not every libgcc has. f32/f64 min/max stay
+  // intrinsics, so their reductions vectorize (the pass says why).
+  pm.addPass(createExpandArith());
   pm.addPass(createConvertMathToFuncs());
   pm.addPass(createConvertMathToLLVMPass());
   pm.addPass(createConvertMathToLibmPass());
   pm.addPass(createArithToLLVMConversionPass());
   pm.addPass(createConvertIndexToLLVMPass());
-  pm.addPass(createFinalizeMemRefToLLVMConversionPass());
+  // aligned_alloc, not malloc plus pointer arithmetic: LLVM's alias analysis
+  // cannot see through the inttoptr of a manually aligned pointer, which
+  // kept reduction accumulators in memory and loops unvectorized.
+  FinalizeMemRefToLLVMConversionPassOptions memrefToLLVM;
+  memrefToLLVM.useAlignedAlloc = true;
+  pm.addPass(createFinalizeMemRefToLLVMConversionPass(memrefToLLVM));
   pm.addPass(createConvertFuncToLLVMPass());
   pm.addPass(createConvertControlFlowToLLVMPass());
   pm.addPass(createReconcileUnrealizedCastsPass());

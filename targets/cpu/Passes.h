@@ -29,6 +29,26 @@ std::unique_ptr<mlir::Pass> createDynamicExpandShapeToReshape();
 /// (see transforms/FlattenConstantGlobals.cpp).
 std::unique_ptr<mlir::Pass> createFlattenConstantGlobals();
 
+/// Elementwise linalg fusion that never recomputes expensive producers (see
+/// transforms/FuseElementwise.cpp).
+std::unique_ptr<mlir::Pass> createFuseElementwise();
+
+/// Marks float reduction combiners reassociable, so they vectorize (see
+/// transforms/ReassociateReductions.cpp).
+std::unique_ptr<mlir::Pass> createReassociateReductions();
+
+/// f32 exp/erf/tanh as vectorizable polynomials (see
+/// transforms/ApproximateMath.cpp).
+std::unique_ptr<mlir::Pass> createApproximateMath();
+
+/// arith-expand that keeps f32/f64 min/max for LLVM's intrinsics (see
+/// transforms/ExpandArith.cpp).
+std::unique_ptr<mlir::Pass> createExpandArith();
+
+/// One filled init tensor per in-place consumer, after CSE (see
+/// transforms/UnshareFills.cpp).
+std::unique_ptr<mlir::Pass> createUnshareFills();
+
 /// Static intermediate buffers of main_graph -> views of one workspace
 /// argument (see transforms/PlanWorkspace.cpp); `requireNoHeap` makes any
 /// allocation left an error (--emit static).

@@ -68,6 +68,67 @@ def FlattenConstantGlobals
   let dependentDialects = ["mlir::memref::MemRefDialect"];
 }
 
+def FuseElementwise : Pass<"onnxc-fuse-elementwise", "mlir::func::FuncOp"> {
+  let summary = "Fuse elementwise linalg.generics without recomputing "
+                "expensive producers";
+  let description = [{
+    Upstream linalg-fuse-elementwise-ops (fusion, reshape propagation,
+    constant folding), except that a producer whose consumer reads it through
+    a non-permutation map (a reduction or broadcast, which would recompute it)
+    fuses only when its payload is a few cheap arith ops
+    (transforms/FuseElementwise.cpp).
+  }];
+  let dependentDialects = ["mlir::affine::AffineDialect",
+                           "mlir::linalg::LinalgDialect",
+                           "mlir::tensor::TensorDialect"];
+}
+
+def ReassociateReductions
+    : Pass<"onnxc-reassociate-reductions", "mlir::func::FuncOp"> {
+  let summary = "Mark the combiner of float linalg reductions reassoc";
+  let description = [{
+    Sets the `reassoc` fast-math flag on the op of a reducing linalg.generic
+    that folds a value into the accumulator (addf, mulf, min/max), so LLVM's
+    loop vectorizer may keep partial sums; ONNX fixes no summation order
+    (transforms/ReassociateReductions.cpp).
+  }];
+  let dependentDialects = ["mlir::arith::ArithDialect"];
+}
+
+def ApproximateMath : Pass<"onnxc-approximate-math", "mlir::func::FuncOp"> {
+  let summary = "Rewrite f32 math.exp/erf/tanh into polynomial approximations";
+  let description = [{
+    Replaces the libm calls these would become by arith code the loop
+    vectorizer can vectorize (transforms/ApproximateMath.cpp).
+  }];
+  let dependentDialects = ["mlir::arith::ArithDialect",
+                           "mlir::math::MathDialect",
+                           "mlir::vector::VectorDialect"];
+}
+
+def ExpandArith : Pass<"onnxc-expand-arith", "mlir::ModuleOp"> {
+  let summary = "Expand the arith ops arith-to-llvm lacks, keeping f32/f64 "
+                "min/max";
+  let description = [{
+    Upstream arith-expand (ceil/floor division, bf16 conversions as integer
+    ops) except that f32/f64 min/max stay arith ops, so they become LLVM
+    min/max intrinsics whose reductions vectorize
+    (transforms/ExpandArith.cpp).
+  }];
+  let dependentDialects = ["mlir::arith::ArithDialect"];
+}
+
+def UnshareFills : Pass<"onnxc-unshare-fills", "mlir::func::FuncOp"> {
+  let summary = "Give every in-place user of a shared linalg.fill its own";
+  let description = [{
+    Undoes CSE's merging of identical filled init tensors, which would make
+    bufferization copy the shared buffer once per extra user
+    (transforms/UnshareFills.cpp).
+  }];
+  let dependentDialects = ["mlir::linalg::LinalgDialect",
+                           "mlir::tensor::TensorDialect"];
+}
+
 def PlanWorkspace : Pass<"onnxc-plan-workspace", "mlir::ModuleOp"> {
   let summary = "Place the graph's static intermediate buffers in one workspace";
   let description = [{
