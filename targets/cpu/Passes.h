@@ -29,6 +29,10 @@ std::unique_ptr<mlir::Pass> createDynamicExpandShapeToReshape();
 /// (see transforms/FlattenConstantGlobals.cpp).
 std::unique_ptr<mlir::Pass> createFlattenConstantGlobals();
 
+/// Shape-error reports get their node names, on the LLVM dialect (see
+/// transforms/NameShapeErrors.cpp); defined by the generated pass base.
+std::unique_ptr<mlir::Pass> createNameShapeErrors();
+
 /// Everything after convert-onnx-to-linalg: bufferization, deallocation,
 /// loops, and the conversion to the LLVM dialect (CpuPipeline.cpp).
 void buildCpuLoweringPipeline(mlir::OpPassManager &pm, int optLevel);
