@@ -553,9 +553,9 @@ struct ExpandLowering : OpConversionPattern<onnx::ExpandOp> {
     SmallVector<AffineExpr> inputExprs;
     SmallVector<std::optional<Value>> maybeBroadcast(inputRank);
     bool needsRuntimeBroadcast = false;
-    // Input dims whose size is only checked at run time: (input size, size
-    // of the result dim).
-    SmallVector<std::pair<Value, Value>> checks;
+    // Sizes only checked at run time: (size, expected size, whether a size
+    // of 1 also passes).
+    SmallVector<std::tuple<Value, Value, bool>> checks;
     SmallVector<Value> inSizes(inputRank);
     for (int64_t d = 0; d < rank; ++d) {
       int64_t inDim = d - (rank - inputRank);
@@ -611,13 +611,16 @@ struct ExpandLowering : OpConversionPattern<onnx::ExpandOp> {
       sizes.push_back(type.isDynamicDim(d) ? getAsOpFoldResult(size)
                                            : OpFoldResult(rewriter.getIndexAttr(
                                                  type.getDimSize(d))));
-      // The input dim must be 1 or the result's size: known statically
-      // unless one of them is dynamic (a static 1 always is).
+      // The input dim must be 1 or the run-time size, and that size must be
+      // the result type's where it is static: known at compile time unless
+      // the input dim or the shape value is dynamic (a static 1 always is).
       if (inDim >= 0 && inputType.getDimSize(inDim) != 1 &&
-          (inputType.isDynamicDim(inDim) || type.isDynamicDim(d))) {
-        Value outSize = toValue(rewriter, loc, sizes.back());
-        if (outSize != inSizes[inDim])
-          checks.emplace_back(inSizes[inDim], outSize);
+          (inputType.isDynamicDim(inDim) || !target || type.isDynamicDim(d))) {
+        if (size != inSizes[inDim])
+          checks.emplace_back(inSizes[inDim], size, true);
+        if (!type.isDynamicDim(d))
+          checks.emplace_back(
+              size, indexConst(rewriter, loc, type.getDimSize(d)), false);
       }
     }
 
@@ -625,13 +628,14 @@ struct ExpandLowering : OpConversionPattern<onnx::ExpandOp> {
     // produce zeros instead of reading out of bounds.
     Value allValid;
     Value one = indexConst(rewriter, loc, 1);
-    for (auto [inSize, outSize] : checks) {
-      Value valid = rewriter.createOrFold<arith::OrIOp>(
-          loc,
-          rewriter.createOrFold<arith::CmpIOp>(loc, arith::CmpIPredicate::eq,
-                                               inSize, one),
-          rewriter.createOrFold<arith::CmpIOp>(loc, arith::CmpIPredicate::eq,
-                                               inSize, outSize));
+    for (auto [inSize, outSize, oneBroadcasts] : checks) {
+      Value valid = rewriter.createOrFold<arith::CmpIOp>(
+          loc, arith::CmpIPredicate::eq, inSize, outSize);
+      if (oneBroadcasts)
+        valid = rewriter.createOrFold<arith::OrIOp>(
+            loc, valid,
+            rewriter.createOrFold<arith::CmpIOp>(
+                loc, arith::CmpIPredicate::eq, inSize, one));
       if (matchPattern(valid, m_One()))
         continue;
       emitShapeErrorIf(rewriter, loc,
