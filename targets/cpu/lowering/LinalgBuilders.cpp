@@ -10,6 +10,7 @@
 #include "targets/cpu/lowering/RuntimeHelpers.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -19,6 +20,48 @@ using namespace mlir;
 
 namespace onnxc::cpu {
 
+/// The symbolic name of dim `d` of argument `arg` of `func`
+/// (`onnxc.dim_params`), or "".
+static StringRef dimParam(func::FuncOp func, unsigned arg, int64_t d) {
+  auto params = func.getArgAttrOfType<ArrayAttr>(arg, "onnxc.dim_params");
+  if (!params || d >= static_cast<int64_t>(params.size()))
+    return "";
+  auto name = llvm::dyn_cast<StringAttr>(params[d]);
+  return name ? name.getValue() : "";
+}
+
+/// For dim `d` of a graph input: the first graph input dim with the same
+/// symbolic name (the runtime refuses inputs where the two differ, see
+/// runtime/cpu/Run.c), so that equal sizes are one SSA value and run-time
+/// broadcast checks between them fold away. Null when there is none.
+static OpFoldResult sameSymbolSize(OpBuilder &b, Location loc, Value value,
+                                   int64_t d) {
+  auto arg = llvm::dyn_cast<BlockArgument>(value);
+  auto func = arg ? llvm::dyn_cast_or_null<func::FuncOp>(
+                        arg.getOwner()->getParentOp())
+                  : func::FuncOp();
+  if (!func || arg.getOwner() != &func.getBody().front())
+    return {};
+  StringRef symbol = dimParam(func, arg.getArgNumber(), d);
+  if (symbol.empty())
+    return {};
+  for (BlockArgument other : func.getArguments()) {
+    auto type = llvm::dyn_cast<RankedTensorType>(other.getType());
+    if (!type)
+      continue;
+    for (int64_t e = 0; e < type.getRank(); ++e) {
+      if (dimParam(func, other.getArgNumber(), e) != symbol)
+        continue;
+      if (other == arg && e == d)
+        return {};
+      if (!type.isDynamicDim(e))
+        return b.getIndexAttr(type.getDimSize(e));
+      return b.create<tensor::DimOp>(loc, other, e).getResult();
+    }
+  }
+  return {};
+}
+
 OpFoldResult tensorSize(OpBuilder &b, Location loc, Value value, int64_t d) {
   auto type = llvm::cast<RankedTensorType>(value.getType());
   if (!type.isDynamicDim(d))
@@ -26,6 +69,8 @@ OpFoldResult tensorSize(OpBuilder &b, Location loc, Value value, int64_t d) {
   if (auto expand = value.getDefiningOp<tensor::ExpandShapeOp>())
     return getMixedValues(expand.getStaticOutputShape(),
                           expand.getOutputShape(), b)[d];
+  if (OpFoldResult same = sameSymbolSize(b, loc, value, d))
+    return same;
   return b.create<tensor::DimOp>(loc, value, d).getResult();
 }
 

@@ -25,7 +25,9 @@ using ScalarBodyBuilder = llvm::function_ref<mlir::Value(
 
 /// The size of dim `d` of ranked tensor `value`: an attribute when static,
 /// the matching output_shape operand when `value` comes from a
-/// tensor.expand_shape, else a tensor.dim. (LLVM 19's canonicalizer folds a
+/// tensor.expand_shape, for a graph input the size of the first graph input
+/// dim with the same `onnxc.dim_params` name (run() checks that they agree),
+/// else a tensor.dim. (LLVM 19's canonicalizer folds a
 /// tensor.dim of an expand_shape group with two dynamic dims into a division
 /// by the dynamic-size sentinel, so such dims must not be queried.)
 mlir::OpFoldResult tensorSize(mlir::OpBuilder &b, mlir::Location loc,
