@@ -65,8 +65,7 @@ int64_t _mlir_ciface_onnxc_rt_unique_f32(
  * calling the graph and takes it after: take returns 1 and writes the message
  * when an error was recorded. */
 enum { ONNXC_SHAPE_ERROR_BROADCAST = 0 };
-void onnxc_rt_shape_error(const char *node, int32_t kind, int64_t a,
-                          int64_t b);
+void onnxc_rt_shape_error(const char *node, int32_t kind, int64_t a, int64_t b);
 void onnxc_rt_clear_shape_error(void);
 int onnxc_rt_take_shape_error(char *message, size_t size);
 

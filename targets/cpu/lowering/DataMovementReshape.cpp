@@ -634,18 +634,18 @@ struct ExpandLowering : OpConversionPattern<onnx::ExpandOp> {
       if (oneBroadcasts)
         valid = rewriter.createOrFold<arith::OrIOp>(
             loc, valid,
-            rewriter.createOrFold<arith::CmpIOp>(
-                loc, arith::CmpIPredicate::eq, inSize, one));
+            rewriter.createOrFold<arith::CmpIOp>(loc, arith::CmpIPredicate::eq,
+                                                 inSize, one));
       if (matchPattern(valid, m_One()))
         continue;
-      emitShapeErrorIf(rewriter, loc,
-                       rewriter.create<arith::XOrIOp>(
-                           loc, valid, rewriter.create<arith::ConstantIntOp>(
-                                           loc, 1, rewriter.getI1Type())),
-                       ShapeErrorKind::Broadcast, inSize, outSize);
-      allValid = allValid
-                     ? rewriter.create<arith::AndIOp>(loc, allValid, valid)
-                     : valid;
+      emitShapeErrorIf(
+          rewriter, loc,
+          rewriter.create<arith::XOrIOp>(loc, valid,
+                                         rewriter.create<arith::ConstantIntOp>(
+                                             loc, 1, rewriter.getI1Type())),
+          ShapeErrorKind::Broadcast, inSize, outSize);
+      allValid = allValid ? rewriter.create<arith::AndIOp>(loc, allValid, valid)
+                          : valid;
     }
     OpBuilder::InsertionGuard guard(rewriter);
     scf::IfOp guarded;
@@ -654,8 +654,8 @@ struct ExpandLowering : OpConversionPattern<onnx::ExpandOp> {
                                            /*withElseRegion=*/true);
       rewriter.setInsertionPointToStart(guarded.elseBlock());
       Value zeros = zeroTensor(rewriter, loc, sizes, type.getElementType());
-      rewriter.create<scf::YieldOp>(
-          loc, castIfNeeded(rewriter, loc, zeros, type));
+      rewriter.create<scf::YieldOp>(loc,
+                                    castIfNeeded(rewriter, loc, zeros, type));
       rewriter.setInsertionPointToStart(guarded.thenBlock());
     }
 

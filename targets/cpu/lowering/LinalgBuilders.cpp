@@ -37,9 +37,9 @@ static StringRef dimParam(func::FuncOp func, unsigned arg, int64_t d) {
 static OpFoldResult sameSymbolSize(OpBuilder &b, Location loc, Value value,
                                    int64_t d) {
   auto arg = llvm::dyn_cast<BlockArgument>(value);
-  auto func = arg ? llvm::dyn_cast_or_null<func::FuncOp>(
-                        arg.getOwner()->getParentOp())
-                  : func::FuncOp();
+  auto func =
+      arg ? llvm::dyn_cast_or_null<func::FuncOp>(arg.getOwner()->getParentOp())
+          : func::FuncOp();
   if (!func || arg.getOwner() != &func.getBody().front())
     return {};
   StringRef symbol = dimParam(func, arg.getArgNumber(), d);
@@ -291,7 +291,8 @@ Value broadcastOperandTo(OpBuilder &b, Location loc, Value operand,
   SmallVector<int64_t> shape(type.getShape());
   SmallVector<int64_t> affected;
   for (int64_t i = 0; i < rank; ++i) {
-    if (!targets[i] || !type.isDynamicDim(i) || isSameSize(sizes[i], targets[i]))
+    if (!targets[i] || !type.isDynamicDim(i) ||
+        isSameSize(sizes[i], targets[i]))
       continue;
     shape[i] = getConstantIntValue(targets[i]).value_or(ShapedType::kDynamic);
     affected.push_back(i);
@@ -316,8 +317,7 @@ Value broadcastOperandTo(OpBuilder &b, Location loc, Value operand,
     Value isOne =
         b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq, size[i], one);
     allFull = conjoin(allFull, isFull);
-    allValid =
-        conjoin(allValid, b.create<arith::OrIOp>(loc, isFull, isOne));
+    allValid = conjoin(allValid, b.create<arith::OrIOp>(loc, isFull, isOne));
   }
 
   // Fast path: the sizes already match, the operand is used as it is.
@@ -346,8 +346,8 @@ Value broadcastOperandTo(OpBuilder &b, Location loc, Value operand,
         for (int64_t i : affected) {
           // min(index, size - 1): 0 for a size-1 dim; the index itself when
           // the size is the target.
-          Value last = nb.create<arith::SubIOp>(nloc, size[i],
-                                                indexConst(nb, nloc, 1));
+          Value last =
+              nb.create<arith::SubIOp>(nloc, size[i], indexConst(nb, nloc, 1));
           indices[i] = nb.create<arith::MinUIOp>(nloc, indices[i], last);
         }
         Value element = nb.create<tensor::ExtractOp>(nloc, operand, indices);
@@ -366,8 +366,7 @@ Value broadcastOperandTo(OpBuilder &b, Location loc, Value operand,
     emitShapeErrorIf(b, loc, b.create<arith::AndIOp>(loc, isFull, notOne),
                      ShapeErrorKind::Broadcast, size[i], target[i]);
   }
-  Value zeros =
-      zeroTensor(b, loc, refinedSizes, refinedType.getElementType());
+  Value zeros = zeroTensor(b, loc, refinedSizes, refinedType.getElementType());
   b.create<scf::YieldOp>(loc, castIfNeeded(b, loc, zeros, refinedType));
   return full.getResult(0);
 }

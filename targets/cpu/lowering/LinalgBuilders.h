@@ -89,11 +89,9 @@ mlir::AffineMap broadcastMap(mlir::RankedTensorType operandType,
 /// arith.select chain; the one dynamic size itself when there is one); else
 /// 1. Nothing is checked here: an operand is only safe to read after
 /// broadcastOperandTo.
-llvm::SmallVector<mlir::OpFoldResult>
-broadcastShapes(mlir::OpBuilder &b, mlir::Location loc,
-                llvm::ArrayRef<int64_t> resultShape,
-                llvm::ArrayRef<llvm::SmallVector<mlir::OpFoldResult>>
-                    operandSizes);
+llvm::SmallVector<mlir::OpFoldResult> broadcastShapes(
+    mlir::OpBuilder &b, mlir::Location loc, llvm::ArrayRef<int64_t> resultShape,
+    llvm::ArrayRef<llvm::SmallVector<mlir::OpFoldResult>> operandSizes);
 
 /// broadcastShapes for `operands` (ranked tensors) and `resultType`.
 llvm::SmallVector<mlir::OpFoldResult>

@@ -201,12 +201,15 @@ FailureOr<Value> buildMatMul(OpBuilder &b, Operation *op, Value a, Value bm,
   // dynamic batch dim of either is the broadcast size.
   bool batchNeedsCheck = false;
   for (int64_t j = 0; j < batchRank; ++j) {
-    int64_t ai = j - (batchRank - (aRank - 2)), bi = j - (batchRank - (bRank - 2));
+    int64_t ai = j - (batchRank - (aRank - 2)),
+            bi = j - (batchRank - (bRank - 2));
     int64_t aSize = ai >= 0 ? aType.getDimSize(ai) : 1;
     int64_t bSize = bi >= 0 ? bType.getDimSize(bi) : 1;
     bool staticResult = !resultType.isDynamicDim(j);
-    batchNeedsCheck |= ShapedType::isDynamic(aSize) && (bSize != 1 || staticResult);
-    batchNeedsCheck |= ShapedType::isDynamic(bSize) && (aSize != 1 || staticResult);
+    batchNeedsCheck |=
+        ShapedType::isDynamic(aSize) && (bSize != 1 || staticResult);
+    batchNeedsCheck |=
+        ShapedType::isDynamic(bSize) && (aSize != 1 || staticResult);
   }
   if (batchNeedsCheck) {
     SmallVector<SmallVector<OpFoldResult>> batchDims;

@@ -76,16 +76,15 @@ struct DeclareRuntimeHelpersPass
       if (needsShapeError || op->getDialect() == nullptr ||
           !op->getName().getStringRef().starts_with("onnx"))
         return;
-      needsShapeError =
-          llvm::any_of(op->getOperandTypes(), hasDynamicDim) ||
-          llvm::any_of(op->getResultTypes(), hasDynamicDim);
+      needsShapeError = llvm::any_of(op->getOperandTypes(), hasDynamicDim) ||
+                        llvm::any_of(op->getResultTypes(), hasDynamicDim);
     });
     if (needsShapeError && !symbols.lookup(kShapeErrorCallee)) {
       auto decl = builder.create<func::FuncOp>(
           module.getLoc(), kShapeErrorCallee,
-          builder.getFunctionType(
-              {builder.getI32Type(), builder.getI64Type(), builder.getI64Type()},
-              {}));
+          builder.getFunctionType({builder.getI32Type(), builder.getI64Type(),
+                                   builder.getI64Type()},
+                                  {}));
       decl.setPrivate();
       symbols.insert(decl);
     }

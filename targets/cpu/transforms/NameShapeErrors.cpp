@@ -46,8 +46,7 @@ std::string nodeName(Location loc) {
   return "";
 }
 
-struct NameShapeErrorsPass
-    : impl::NameShapeErrorsBase<NameShapeErrorsPass> {
+struct NameShapeErrorsPass : impl::NameShapeErrorsBase<NameShapeErrorsPass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
     auto site = module.lookupSymbol<LLVM::LLVMFuncOp>(kShapeErrorCallee);
@@ -66,8 +65,8 @@ struct NameShapeErrorsPass
     OpBuilder builder = OpBuilder::atBlockBegin(module.getBody());
     auto ptrType = LLVM::LLVMPointerType::get(ctx);
     auto i32 = IntegerType::get(ctx, 32), i64 = IntegerType::get(ctx, 64);
-    auto reportType = LLVM::LLVMFunctionType::get(
-        LLVM::LLVMVoidType::get(ctx), {ptrType, i32, i64, i64});
+    auto reportType = LLVM::LLVMFunctionType::get(LLVM::LLVMVoidType::get(ctx),
+                                                  {ptrType, i32, i64, i64});
     auto report = module.lookupSymbol<LLVM::LLVMFuncOp>(kShapeErrorFunction);
     if (!report)
       report = builder.create<LLVM::LLVMFuncOp>(
@@ -84,12 +83,11 @@ struct NameShapeErrorsPass
       LLVM::GlobalOp &global = names[name];
       if (!global) {
         std::string value = name + '\0';
-        auto type = LLVM::LLVMArrayType::get(IntegerType::get(ctx, 8),
-                                             value.size());
+        auto type =
+            LLVM::LLVMArrayType::get(IntegerType::get(ctx, 8), value.size());
         global = builder.create<LLVM::GlobalOp>(
-            module.getLoc(), type, /*isConstant=*/true,
-            LLVM::Linkage::Private, "onnxc_node_name",
-            builder.getStringAttr(value));
+            module.getLoc(), type, /*isConstant=*/true, LLVM::Linkage::Private,
+            "onnxc_node_name", builder.getStringAttr(value));
         global.setUnnamedAddr(LLVM::UnnamedAddr::Global);
         symbols.insert(global); // uniques the symbol name
       }
