@@ -14,11 +14,13 @@
 #             the target's include path): the model's names, dtypes and dims
 #             as macros and its entry point, <NAME>_model() and, for static
 #             shapes, a typed <NAME>_run() (see `onnxc compile --header`).
-# The artifact is rebuilt when the model or onnxc changes.
+# The artifact is rebuilt when the model or onnxc changes. When
+# ONNXC_TARGET_TRIPLE is set (the package config sets it in a cross build)
+# the model is compiled for it (--mtriple, and --mcpu ONNXC_TARGET_CPU).
 #
 # Needs ONNXC_EXECUTABLE (the onnxc compiler) and ONNXC_INCLUDE_DIR, and for
-# STATIC ONNXC_RT_CPU_ARCHIVE, which the package config (find_package(onnxc))
-# sets.
+# STATIC ONNXC_RT_CPU_ARCHIVE (the target's), which the package config
+# (find_package(onnxc)) sets.
 function(onnxc_add_model target model)
   cmake_parse_arguments(ARG "STATIC" "OPT_LEVEL;NAME;HEADER" "SHAPES;OPTIONS"
                         ${ARGN})
@@ -30,6 +32,12 @@ function(onnxc_add_model target model)
     message(FATAL_ERROR "onnxc_add_model: ${model_path} does not exist")
   endif()
   set(args)
+  if(ONNXC_TARGET_TRIPLE)
+    list(APPEND args --mtriple "${ONNXC_TARGET_TRIPLE}")
+  endif()
+  if(ONNXC_TARGET_CPU)
+    list(APPEND args --mcpu "${ONNXC_TARGET_CPU}")
+  endif()
   if(DEFINED ARG_OPT_LEVEL)
     list(APPEND args "-O${ARG_OPT_LEVEL}")
   endif()

@@ -7,10 +7,16 @@
 //   -O1  basic     constant folding, redundant-node elimination, CSE,
 //                  Conv+BatchNorm folding, MatMul+bias (Gemm, or FusedMatMul
 //                  above 2-D), GELU and LayerNorm recognition
-//   -O2  extended  + attention, MatMul scale, and the epilogue fusions into
-//                  the `onnxc` dialect's fused ops (residual add,
-//                  activations); the default: kDefaultOptLevel
-//   -O3  layout    + layout transformations (none yet: as -O2)
+//   -O2  extended  + QDQ -> QLinearConv/QLinearMatMul, attention, MatMul
+//                  scale, the epilogue fusions into the `onnxc` dialect's
+//                  fused ops (residual add, activations, Gelu/FastGelu),
+//                  and ONNX Runtime's transformer fusions BiasGelu,
+//                  BiasSoftmax, EmbedLayerNorm, SkipLayerNorm; the default:
+//                  kDefaultOptLevel
+//   -O3  layout    + the NCHWc layout: chains of f32 convolutions (and the
+//                  activations, residual adds and pools between them) run
+//                  on channel-blocked tensors, reordered only at the
+//                  chain's ends (onnxc-nchwc-layout)
 //
 // Shape inference runs again at the end: folding and fusion can make types
 // more precise (a Reshape whose target became a constant), and later stages
@@ -57,13 +63,16 @@ void buildGraphOptimizationPipeline(OpPassManager &pm, int level) {
   addBasicFusionPasses(funcPm);
 
   if (level >= 2) {
-    // -O2, extended: attention, and fusions into the onnxc dialect's fused
-    // ops (Conv/Gemm/MatMul + bias, residual add, activation).
+    // -O2, extended: QDQ to quantized ops, attention, and fusions into the
+    // onnxc dialect's fused ops (Conv/Gemm/MatMul + bias, residual add,
+    // activation, the transformer fusions).
     addExtendedFusionPasses(funcPm);
   }
 
   if (level >= 3) {
-    // -O3, layout: NCHWc for CPU convolution chains (not written yet).
+    // -O3, layout: after the fusions, so that a convolution comes with its
+    // bias, residual add and activation and the blocked form keeps them.
+    funcPm.addPass(createNchwcLayoutPass());
   }
 
   addCleanups(funcPm);

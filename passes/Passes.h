@@ -34,6 +34,9 @@ std::unique_ptr<mlir::Pass> createRedundantNodeEliminationPass();
 /// onnxc-cse.
 std::unique_ptr<mlir::Pass> createCommonSubexpressionEliminationPass();
 
+/// onnxc-nchwc-layout with the default block size (16) and region size.
+std::unique_ptr<mlir::Pass> createNchwcLayoutPass();
+
 /// Registers the graph passes for onnxc-opt.
 void registerGraphPasses();
 

@@ -71,4 +71,34 @@ def CommonSubexpressionElimination
   let constructor = "onnxc::createCommonSubexpressionEliminationPass()";
 }
 
+//===----------------------------------------------------------------------===//
+// Layout transformations (-O3)
+//===----------------------------------------------------------------------===//
+
+def NchwcLayout : Pass<"onnxc-nchwc-layout", "mlir::func::FuncOp"> {
+  let summary = "Run chains of f32 convolutions in the blocked NCHWc layout";
+  let description = [{
+    Finds connected regions of Conv / onnxc.FusedConv (group 1 or
+    depthwise, constant weights, static channel counts, explicit pads) and
+    of the ops that work on blocked tensors unchanged (unary activations,
+    same-shape Add/Sub/Mul, MaxPool, AveragePool, GlobalAveragePool), and
+    rewrites each region with at least `min-convs` convolutions into
+    onnxc.BlockedConv and the blocked forms of those ops, with
+    onnxc.ReorderToBlocked / ReorderFromBlocked only where a value enters or
+    leaves the region. Weights are blocked at compile time. A convolution
+    whose input or output channels fill less than half of their last block
+    (a 3-channel image with blocks of 16) stays NCHW. --print-pass-stats
+    counts the regions rewritten and skipped, the ops blocked, the reorders
+    and the convolutions left NCHW.
+  }];
+  let options = [
+    Option<"blockSize", "block-size", "int64_t", /*default=*/"16",
+           "channels per block (16: the f32 lanes of AVX-512)">,
+    Option<"minConvs", "min-convs", "int64_t", /*default=*/"2",
+           "the fewest convolutions a region needs to be rewritten">
+  ];
+  let constructor = "onnxc::createNchwcLayoutPass()";
+  let dependentDialects = ["::onnxc::fused::OnnxcDialect"];
+}
+
 #endif

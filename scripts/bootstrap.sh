@@ -11,6 +11,10 @@ debian_packages=(
   libonnx-dev libprotobuf-dev protobuf-compiler libfmt-dev libcli11-dev
   libgtest-dev zlib1g-dev libzstd-dev
   clang-19 libclang-rt-19-dev
+  # Cross-compiled artifacts (runtime/cross, ctest label cross): the AArch64
+  # and RISC-V 64 runtimes' compilers and libcs, and qemu-user to run them.
+  qemu-user gcc-aarch64-linux-gnu libc6-dev-arm64-cross
+  gcc-riscv64-linux-gnu libc6-dev-riscv64-cross
 )
 
 missing=()

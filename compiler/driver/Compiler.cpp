@@ -33,6 +33,7 @@
 #include "targets/cpu/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
@@ -369,6 +370,23 @@ bool compileModel(const CompilerOptions &options) {
     });
   };
 
+  // The target machine comes first: the LLVM-dialect conversions size
+  // pointers, descriptors and allocations by the module's data layout, which
+  // must be the target's from there to the object file.
+  auto machine =
+      createTargetMachine(options.triple, options.cpu, options.optLevel);
+  if (!machine) {
+    printError(llvm::toString(machine.takeError()));
+    return false;
+  }
+  (*module)->setAttr(
+      LLVM::LLVMDialect::getDataLayoutAttrName(),
+      StringAttr::get(
+          &ctx, (*machine)->createDataLayout().getStringRepresentation()));
+  (*module)->setAttr(
+      LLVM::LLVMDialect::getTargetTripleAttrName(),
+      StringAttr::get(&ctx, (*machine)->getTargetTriple().str()));
+
   // Lowering to the LLVM dialect.
   PassManager lowerPm(&ctx);
   lowerPm.addPass(cpu::createDeclareRuntimeHelpersPass());
@@ -389,12 +407,6 @@ bool compileModel(const CompilerOptions &options) {
   if (llvm::Error err =
           addModelEntry(*llvmModule, *meta, "main_graph", entryOptions)) {
     printError(options.modelPath + ": " + llvm::toString(std::move(err)));
-    return false;
-  }
-  auto machine =
-      createTargetMachine(options.triple, options.cpu, options.optLevel);
-  if (!machine) {
-    printError(llvm::toString(machine.takeError()));
     return false;
   }
   optimizeModule(*llvmModule, **machine, options.optLevel);
@@ -435,16 +447,14 @@ bool compileModel(const CompilerOptions &options) {
   // Shared library.
   auto removeTemp = llvm::make_scope_exit(
       [&] { llvm::sys::fs::remove(tempObject); });
-  llvm::Expected<std::string> runtime = findCpuRuntimeArchive(options.argv0);
+  llvm::Expected<std::string> runtime =
+      findCpuRuntimeArchive(options.argv0, options.triple);
   if (!runtime) {
     printError(llvm::toString(runtime.takeError()));
     return false;
   }
-  bool forHost = options.triple.empty() ||
-                 llvm::Triple::normalize(options.triple) ==
-                     llvm::Triple::normalize(llvm::sys::getDefaultTargetTriple());
   if (llvm::Error err =
-          linkSharedLibrary(objectPath, *runtime, outputPath, forHost)) {
+          linkSharedLibrary(objectPath, *runtime, outputPath, options.triple)) {
     printError(llvm::toString(std::move(err)));
     return false;
   }

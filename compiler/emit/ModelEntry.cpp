@@ -249,12 +249,16 @@ Error addModelEntry(Module &module, const ModelMeta &meta,
   FunctionCallee release = module.getOrInsertFunction(
       "onnxc_cpu_release_tensor",
       FunctionType::get(Type::getVoidTy(ctx), {ptrTy}, false));
+  FunctionCallee setNumThreads = module.getOrInsertFunction(
+      "onnxc_cpu_set_num_threads",
+      FunctionType::get(b.i32Ty, {b.i32Ty}, false));
 
   // struct onnxc_model { u32 abi; i32 nin; i32 nout; i32 reserved; ptr name;
-  //   ptr inputs; ptr outputs; ptr run; ptr release; ptr graph_invoke; }
+  //   ptr inputs; ptr outputs; ptr run; ptr release; ptr graph_invoke;
+  //   ptr set_num_threads; }
   StructType *modelTy = StructType::get(
       ctx, {b.i32Ty, b.i32Ty, b.i32Ty, b.i32Ty, ptrTy, ptrTy, ptrTy, ptrTy,
-            ptrTy, ptrTy});
+            ptrTy, ptrTy, ptrTy});
   Constant *model = ConstantStruct::get(
       modelTy,
       {ConstantInt::get(b.i32Ty, ONNXC_ABI_VERSION),
@@ -264,7 +268,7 @@ Error addModelEntry(Module &module, const ModelMeta &meta,
        b.tensorInfos(meta.inputs, "inputs"),
        b.tensorInfos(meta.outputs, "outputs"),
        cast<Constant>(run.getCallee()), cast<Constant>(release.getCallee()),
-       invoke});
+       invoke, cast<Constant>(setNumThreads.getCallee())});
   Constant *modelGlobal = b.global(model, "onnxc.model");
 
   // const onnxc_model *<entry>(void): onnxc_model_entry, which the loader

@@ -2,8 +2,11 @@
 
 #include "compiler/emit/ObjectFile.h"
 
+#include "compiler/emit/Linker.h"
+
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
+#include "llvm/MC/MCSubtargetInfo.h"
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Passes/PassBuilder.h"
 #include "llvm/Support/TargetSelect.h"
@@ -24,14 +27,24 @@ createTargetMachine(StringRef tripleName, StringRef cpu, int optLevel) {
   InitializeAllAsmPrinters();
 
   std::string hostTriple = sys::getDefaultTargetTriple();
-  Triple triple(Triple::normalize(tripleName.empty() ? hostTriple : tripleName));
-  bool isHost = triple.str() == Triple::normalize(hostTriple);
+  Triple triple(
+      Triple::normalize(tripleName.empty() ? hostTriple : tripleName));
+  bool isHost = isHostTriple(triple.str());
   std::string error;
-  const llvm::Target *target = TargetRegistry::lookupTarget(triple.str(), error);
+  const llvm::Target *target =
+      TargetRegistry::lookupTarget(triple.str(), error);
   if (!target)
     return createStringError(inconvertibleErrorCode(),
                              "unknown target triple '%s': %s",
                              triple.str().c_str(), error.c_str());
+
+  // The runtime and the lowering (64-bit index, memref descriptors of
+  // int64_t sizes) assume 64-bit pointers.
+  if (!triple.isArch64Bit())
+    return createStringError(inconvertibleErrorCode(),
+                             "target '%s' is not 64-bit: onnxc compiles for "
+                             "64-bit targets only",
+                             triple.str().c_str());
 
   std::string cpuName = cpu.str();
   SubtargetFeatures features;
@@ -44,14 +57,29 @@ createTargetMachine(StringRef tripleName, StringRef cpu, int optLevel) {
       cpuName = "generic";
     }
   }
+  // For an unknown CPU LLVM would only warn and fall back to a generic one.
+  std::unique_ptr<MCSubtargetInfo> genericInfo(
+      target->createMCSubtargetInfo(triple.str(), "generic", ""));
+  if (genericInfo && !genericInfo->isCPUStringValid(cpuName))
+    return createStringError(inconvertibleErrorCode(),
+                             "'%s' is not a CPU of target '%s' (--mcpu)",
+                             cpuName.c_str(), triple.str().c_str());
   TargetOptions options;
+  // RISC-V Linux distributions are RV64GC with the hard-float lp64d ABI
+  // (their libc and our runtime archive); LLVM's default is soft-float lp64,
+  // which the linker refuses to mix with them.
+  if (triple.getArch() == Triple::riscv64 && triple.isOSLinux()) {
+    for (const char *feature : {"m", "a", "f", "d", "c"})
+      features.AddFeature(feature);
+    options.MCOptions.ABIName = "lp64d";
+  }
   CodeGenOptLevel level = optLevel <= 0   ? CodeGenOptLevel::None
                           : optLevel == 1 ? CodeGenOptLevel::Less
                           : optLevel == 2 ? CodeGenOptLevel::Default
                                           : CodeGenOptLevel::Aggressive;
-  std::unique_ptr<TargetMachine> machine(target->createTargetMachine(
-      triple.str(), cpuName, features.getString(), options, Reloc::PIC_,
-      std::nullopt, level));
+  std::unique_ptr<TargetMachine> machine(
+      target->createTargetMachine(triple.str(), cpuName, features.getString(),
+                                  options, Reloc::PIC_, std::nullopt, level));
   if (!machine)
     return createStringError(inconvertibleErrorCode(),
                              "cannot create a target machine for '%s' (cpu "
@@ -90,8 +118,7 @@ void optimizeModule(Module &module, TargetMachine &machine, int optLevel) {
 Error emitObjectFile(Module &module, TargetMachine &machine,
                      raw_pwrite_stream &os) {
   legacy::PassManager pm;
-  if (machine.addPassesToEmitFile(pm, os, nullptr,
-                                  CodeGenFileType::ObjectFile))
+  if (machine.addPassesToEmitFile(pm, os, nullptr, CodeGenFileType::ObjectFile))
     return createStringError(inconvertibleErrorCode(),
                              "the target cannot emit object files");
   pm.run(module);

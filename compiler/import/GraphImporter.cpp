@@ -641,6 +641,8 @@ static std::optional<unsigned>
 getFixedOperandCount(RegisteredOperationName name,
                      std::integer_sequence<unsigned, N...>) {
   std::optional<unsigned> count;
+  if (name.hasTrait<OpTrait::OneOperand>())
+    count = 1;
   ((name.hasTrait<OpTrait::NOperands<N>::template Impl>() ? (void)(count = N)
                                                           : (void)0),
    ...);

@@ -188,7 +188,8 @@ struct FoldConvAffinePass : impl::FoldConvAffineBase<FoldConvAffinePass> {
     patterns.add<FoldBatchNorm>(&getContext());
     patterns.add<FoldPerChannelArith>("onnx.Mul", &getContext());
     patterns.add<FoldPerChannelArith>("onnx.Add", &getContext());
-    if (failed(applyFusionPatterns(getOperation(), std::move(patterns))))
+    if (failed(applyFusionPatterns(getOperation(), std::move(patterns),
+                                   getArgument(), "folded-into-conv")))
       signalPassFailure();
   }
 };

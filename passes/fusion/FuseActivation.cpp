@@ -126,7 +126,8 @@ struct FuseActivationPass : impl::FuseActivationBase<FuseActivationPass> {
     for (StringRef name : {"onnx.Relu", "onnx.LeakyRelu", "onnx.Clip",
                            "onnx.Sigmoid", "onnx.Tanh", "onnx.HardSigmoid"})
       patterns.add<FuseActivationPattern>(name, &getContext());
-    if (failed(applyFusionPatterns(getOperation(), std::move(patterns))))
+    if (failed(applyFusionPatterns(getOperation(), std::move(patterns),
+                                   getArgument(), "fused-activations")))
       signalPassFailure();
   }
 };

@@ -61,7 +61,8 @@ struct FuseConvResidualPass : impl::FuseConvResidualBase<FuseConvResidualPass> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
     patterns.add<FuseResidualAdd>(&getContext());
-    if (failed(applyFusionPatterns(getOperation(), std::move(patterns))))
+    if (failed(applyFusionPatterns(getOperation(), std::move(patterns),
+                                   getArgument(), "fused-residual-adds")))
       signalPassFailure();
   }
 };

@@ -175,7 +175,8 @@ struct FuseGeluPass : impl::FuseGeluBase<FuseGeluPass> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
     patterns.add<FuseErfGelu, FuseTanhGelu>(&getContext());
-    if (failed(applyFusionPatterns(getOperation(), std::move(patterns))))
+    if (failed(applyFusionPatterns(getOperation(), std::move(patterns),
+                                   getArgument(), "gelu")))
       signalPassFailure();
   }
 };

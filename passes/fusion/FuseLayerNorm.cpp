@@ -198,7 +198,8 @@ struct FuseLayerNormPass : impl::FuseLayerNormBase<FuseLayerNormPass> {
     RewritePatternSet patterns(&getContext());
     patterns.add<FuseLayerNormPattern>("onnx.Div", &getContext());
     patterns.add<FuseLayerNormPattern>("onnx.Mul", &getContext());
-    if (failed(applyFusionPatterns(getOperation(), std::move(patterns))))
+    if (failed(applyFusionPatterns(getOperation(), std::move(patterns),
+                                   getArgument(), "layernorm")))
       signalPassFailure();
   }
 };

@@ -79,7 +79,8 @@ struct FuseMatMulBiasPass : impl::FuseMatMulBiasBase<FuseMatMulBiasPass> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
     patterns.add<FuseMatMulAddBias>(&getContext());
-    if (failed(applyFusionPatterns(getOperation(), std::move(patterns))))
+    if (failed(applyFusionPatterns(getOperation(), std::move(patterns),
+                                   getArgument(), "fused-biases")))
       signalPassFailure();
   }
 };

@@ -67,7 +67,8 @@ struct FuseMatMulScalePass : impl::FuseMatMulScaleBase<FuseMatMulScalePass> {
     RewritePatternSet patterns(&getContext());
     patterns.add<FuseScalarScale>("onnx.Mul", &getContext());
     patterns.add<FuseScalarScale>("onnx.Div", &getContext());
-    if (failed(applyFusionPatterns(getOperation(), std::move(patterns))))
+    if (failed(applyFusionPatterns(getOperation(), std::move(patterns),
+                                   getArgument(), "fused-scales")))
       signalPassFailure();
   }
 };

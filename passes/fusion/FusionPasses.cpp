@@ -20,13 +20,22 @@ void addBasicFusionPasses(mlir::OpPassManager &funcPm) {
 }
 
 void addExtendedFusionPasses(mlir::OpPassManager &funcPm) {
-  // Attention first: it reads the scale and mask off the Q*K^T MatMul before
+  // QDQ first: the float Conv/MatMul between DQ and Q must still be bare.
+  funcPm.addPass(createFuseQdqPass());
+  // Attention next: it reads the scale and mask off the Q*K^T MatMul before
   // the MatMul scale fusion would fold them away.
   funcPm.addPass(createFuseAttentionPass());
   funcPm.addPass(createFuseMatMulScalePass());
   // Residual before activation: FusedConv adds Z before its activation.
   funcPm.addPass(createFuseConvResidualPass());
   funcPm.addPass(createFuseActivationPass());
+  funcPm.addPass(createFuseBiasGeluPass());
+  // After attention, which absorbs the masks of the blocks it recognizes.
+  funcPm.addPass(createFuseBiasSoftmaxPass());
+  // Embeddings before SkipLayerNorm: with a static batch of 1 the position
+  // lookup has the sum's type and would pass for a residual add.
+  funcPm.addPass(createFuseEmbedLayerNormPass());
+  funcPm.addPass(createFuseSkipLayerNormPass());
 }
 
 void registerFusionPasses() { registerOnnxcFusionPasses(); }

@@ -20,14 +20,21 @@ std::unique_ptr<mlir::Pass> createFuseActivationPass();
 std::unique_ptr<mlir::Pass> createFuseGeluPass();
 std::unique_ptr<mlir::Pass> createFuseLayerNormPass();
 std::unique_ptr<mlir::Pass> createFuseAttentionPass();
+std::unique_ptr<mlir::Pass> createFuseSkipLayerNormPass();
+std::unique_ptr<mlir::Pass> createFuseBiasGeluPass();
+std::unique_ptr<mlir::Pass> createFuseBiasSoftmaxPass();
+std::unique_ptr<mlir::Pass> createFuseEmbedLayerNormPass();
+std::unique_ptr<mlir::Pass> createFuseQdqPass();
 
 /// Level 1 (basic): Conv+BatchNorm/Mul/Add folding, MatMul+bias, GELU and
 /// LayerNorm recognition. Adds to `funcPm`, a pass manager on func.func
 /// (passes/OptimizationPipeline.cpp calls it).
 void addBasicFusionPasses(mlir::OpPassManager &funcPm);
 
-/// Level 2 (extended): attention, MatMul scale, Conv residual add, and the
-/// activation epilogues, on func.func. Run after addBasicFusionPasses.
+/// Level 2 (extended): QDQ -> QLinearConv/QLinearMatMul, attention, MatMul
+/// scale, Conv residual add, the activation epilogues (Gelu/FastGelu too),
+/// BiasGelu, BiasSoftmax, EmbedLayerNorm and SkipLayerNorm, on func.func.
+/// Run after addBasicFusionPasses.
 void addExtendedFusionPasses(mlir::OpPassManager &funcPm);
 
 /// Registers the fusion passes for onnxc-opt.

@@ -2,6 +2,8 @@
 
 #include "passes/fusion/FusionUtils.h"
 
+#include "passes/RewriteCounts.h"
+
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Operation.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
@@ -123,10 +125,27 @@ SmallVector<double> getDoubles(DenseFPElementsAttr attr) {
   return values;
 }
 
-LogicalResult applyFusionPatterns(Operation *op, RewritePatternSet &&patterns) {
+namespace {
+/// Counts the pattern applications that succeeded (each one fusion).
+struct RewriteCountingListener : RewriterBase::Listener {
+  int64_t count = 0;
+  void notifyPatternEnd(const Pattern &, LogicalResult status) override {
+    if (succeeded(status))
+      ++count;
+  }
+};
+} // namespace
+
+LogicalResult applyFusionPatterns(Operation *op, RewritePatternSet &&patterns,
+                                  StringRef passArgument, StringRef counter) {
+  RewriteCountingListener listener;
   GreedyRewriteConfig config;
   config.enableRegionSimplification = GreedySimplifyRegionLevel::Disabled;
-  return applyPatternsAndFoldGreedily(op, std::move(patterns), config);
+  config.listener = &listener;
+  LogicalResult result =
+      applyPatternsAndFoldGreedily(op, std::move(patterns), config);
+  addRewriteCount(passArgument, counter, listener.count);
+  return result;
 }
 
 } // namespace onnxc::fusion

@@ -71,9 +71,13 @@ mlir::DenseElementsAttr getFloatElements(mlir::RankedTensorType type,
 llvm::SmallVector<double> getDoubles(mlir::DenseFPElementsAttr attr);
 
 /// Applies `patterns` greedily to `op` (a function) without region
-/// simplification: the fusion passes only rewrite dataflow.
+/// simplification: the fusion passes only rewrite dataflow. Reports the
+/// number of successful rewrites as `counter` of pass `passArgument` for
+/// --print-pass-stats (passes/RewriteCounts.h).
 mlir::LogicalResult applyFusionPatterns(mlir::Operation *op,
-                                        mlir::RewritePatternSet &&patterns);
+                                        mlir::RewritePatternSet &&patterns,
+                                        llvm::StringRef passArgument,
+                                        llvm::StringRef counter);
 
 } // namespace onnxc::fusion
 

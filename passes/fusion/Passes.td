@@ -100,4 +100,60 @@ def FuseAttention : Pass<"onnxc-fuse-attention", "mlir::func::FuncOp"> {
   let constructor = "onnxc::createFuseAttentionPass()";
 }
 
+def FuseSkipLayerNorm : Pass<"onnxc-fuse-skip-layernorm", "mlir::func::FuncOp"> {
+  let summary = "Fuse residual Add (+ bias) + LayerNormalization into onnxc.SkipLayerNorm";
+  let description = [{
+    LayerNormalization over the last axis of Add(input, skip), where input and
+    skip have the sum's type, optionally with a constant 1-D bias added to
+    either operand or the sum, becomes onnxc.SkipLayerNorm. The sum must have
+    no other user (the fused op does not return it).
+  }];
+  let constructor = "onnxc::createFuseSkipLayerNormPass()";
+  let dependentDialects = ["::onnxc::fused::OnnxcDialect"];
+}
+
+def FuseBiasGelu : Pass<"onnxc-fuse-bias-gelu", "mlir::func::FuncOp"> {
+  let summary = "Fuse Gelu into its MatMul/Gemm/Conv epilogue, or Add(bias) + Gelu into onnxc.BiasGelu";
+  let description = [{
+    Gelu (erf) and Gelu(approximate = "tanh") (FastGelu) whose input is the
+    only use of a MatMul, Gemm, Conv or their onnxc fused forms become that
+    op's "Gelu" / "FastGelu" activation; Gelu of Add(x, constant bias) that
+    does not broadcast x becomes onnxc.BiasGelu.
+  }];
+  let constructor = "onnxc::createFuseBiasGeluPass()";
+  let dependentDialects = ["::onnxc::fused::OnnxcDialect"];
+}
+
+def FuseBiasSoftmax : Pass<"onnxc-fuse-bias-softmax", "mlir::func::FuncOp"> {
+  let summary = "Fuse Add(data, bias) + Softmax(last axis) into onnxc.BiasSoftmax";
+  let description = [{
+    Softmax on the last axis of Add(data, bias) where the bias broadcasts onto
+    data without growing it (an attention mask) becomes onnxc.BiasSoftmax.
+  }];
+  let constructor = "onnxc::createFuseBiasSoftmaxPass()";
+  let dependentDialects = ["::onnxc::fused::OnnxcDialect"];
+}
+
+def FuseEmbedLayerNorm : Pass<"onnxc-fuse-embed-layernorm", "mlir::func::FuncOp"> {
+  let summary = "Fuse embedding Gathers + Add + LayerNormalization into onnxc.EmbedLayerNorm";
+  let description = [{
+    LayerNormalization over the last axis of the sum of two or three
+    Gather(constant 2-D table, ids) lookups (word, token type, position, as
+    BERT writes its embeddings) becomes onnxc.EmbedLayerNorm.
+  }];
+  let constructor = "onnxc::createFuseEmbedLayerNormPass()";
+  let dependentDialects = ["::onnxc::fused::OnnxcDialect"];
+}
+
+def FuseQdq : Pass<"onnxc-fuse-qdq", "mlir::func::FuncOp"> {
+  let summary = "Rewrite DQ -> Conv/MatMul -> Q into QLinearConv/QLinearMatMul";
+  let description = [{
+    QuantizeLinear(Conv(DequantizeLinear(x), DequantizeLinear(w),
+    [DequantizeLinear(int32 bias)])) and QuantizeLinear(MatMul(DQ(a), DQ(b)))
+    with constant scales and zero points (per tensor, or per channel for the
+    weight) become QLinearConv / QLinearMatMul.
+  }];
+  let constructor = "onnxc::createFuseQdqPass()";
+}
+
 #endif // ONNXC_PASSES_FUSION_PASSES_TD

@@ -10,7 +10,7 @@ import os
 import numpy as np
 
 ONNXC_MAX_RANK = 16
-ONNXC_ABI_VERSION = 1
+ONNXC_ABI_VERSION = 2
 
 # onnxc_dtype (ONNX TensorProto numbering) <-> numpy. ml_dtypes, when
 # installed, adds the types numpy lacks (bfloat16, float8, int4, ...).
@@ -71,7 +71,9 @@ Model._fields_ = [("abi_version", ctypes.c_uint32), ("num_inputs", ctypes.c_int3
                   ("num_outputs", ctypes.c_int32), ("reserved", ctypes.c_int32),
                   ("name", ctypes.c_char_p), ("inputs", ctypes.POINTER(TensorInfo)),
                   ("outputs", ctypes.POINTER(TensorInfo)), ("run", RunFn),
-                  ("release_tensor", ReleaseFn), ("graph_invoke", ctypes.c_void_p)]
+                  ("release_tensor", ReleaseFn), ("graph_invoke", ctypes.c_void_p),
+                  # ABI 2
+                  ("set_num_threads", ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_int32))]
 
 
 class RunError(RuntimeError):
@@ -115,6 +117,13 @@ class Artifact:
         self.name = m.name.decode() if m.name else ""
         self.inputs = [_info(m.inputs[i]) for i in range(m.num_inputs)]
         self.outputs = [_info(m.outputs[i]) for i in range(m.num_outputs)]
+
+    def set_num_threads(self, num_threads):
+        """Threads the artifact's kernels use: >= 1, or 0 for one per core.
+        Shared by every model loaded from the same artifact file."""
+        code = self._model.contents.set_num_threads(int(num_threads))
+        if code != 0:
+            raise ValueError(f"invalid thread count {num_threads}")
 
     def run(self, feeds):
         m = self._model.contents

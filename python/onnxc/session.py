@@ -35,8 +35,9 @@ def _node_arg(info):
 
 class SessionOptions:
     """Accepted for ONNX Runtime compatibility. `graph_optimization_level`
-    (0..3, or ORT's GraphOptimizationLevel) picks onnxc's -O level; the other
-    attributes are kept and ignored."""
+    (0..3, or ORT's GraphOptimizationLevel) picks onnxc's -O level;
+    `intra_op_num_threads` the threads the kernels use (0: one per core);
+    the other attributes are kept and ignored."""
 
     def __init__(self):
         self.graph_optimization_level = None
@@ -109,6 +110,14 @@ class InferenceSession:
                                      "compiled artifact")
                 artifact = path
         self._artifact = Artifact(artifact)
+        if sess_options is not None:
+            # Per artifact file, not per session: sessions of one artifact
+            # share its runtime (and the last setting).
+            threads = int(getattr(sess_options, "intra_op_num_threads", 0) or 0)
+            if threads < 0:
+                raise ValueError(
+                    f"intra_op_num_threads must be >= 0, got {threads}")
+            self._artifact.set_num_threads(threads)
         self.artifact_path = self._artifact.path
         self._inputs = [_node_arg(i) for i in self._artifact.inputs]
         self._outputs = [_node_arg(o) for o in self._artifact.outputs]

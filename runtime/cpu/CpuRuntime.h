@@ -57,6 +57,35 @@ int64_t _mlir_ciface_onnxc_rt_unique_f32(
     int32_t sorted, onnxc_memref1 *y, onnxc_memref1 *indices,
     onnxc_memref1 *inverse, onnxc_memref1 *counts);
 
+/* An unranked memref: its rank and a pointer to the ranked descriptor. */
+typedef struct onnxc_unranked_memref {
+  int64_t rank;
+  void *descriptor;
+} onnxc_unranked_memref;
+
+/* MatMul.c: Y = activation(alpha * op(A) @ op(B) + bias_scale * bias) with
+ * numpy MatMul semantics (any ranks, broadcast batch dims); the bias (when
+ * ONNXC_MATMUL_BIAS is set) broadcasts onto Y; the transposes are for 2-D
+ * Gemm. Y is dense and allocated by the caller; shapes that disagree at run
+ * time fill Y with NaN. `activation` is an onnxc_activation
+ * (kernels/Gemm.h). */
+enum {
+  ONNXC_MATMUL_TRANS_A = 1,
+  ONNXC_MATMUL_TRANS_B = 2,
+  ONNXC_MATMUL_BIAS = 4
+};
+void _mlir_ciface_onnxc_rt_matmul_f32(onnxc_unranked_memref *a,
+                                      onnxc_unranked_memref *b,
+                                      onnxc_unranked_memref *bias,
+                                      onnxc_unranked_memref *y,
+                                      int32_t flags, float alpha,
+                                      float bias_scale, int32_t activation,
+                                      float activation_alpha,
+                                      float activation_beta);
+
+/* ThreadPool.c: the model's `set_num_threads` (onnxc.h). */
+int onnxc_cpu_set_num_threads(int32_t num_threads);
+
 /* ShapeError.c: run-time shape checks in compiled code. Compiled code calls
  * onnxc_rt_shape_error (node: the ONNX node name, a constant string of the
  * artifact; kind: ONNXC_SHAPE_ERROR_*, numbered as ShapeErrorKind in

@@ -4,6 +4,7 @@
 #include "onnxc/onnxc.h"
 
 #include <dlfcn.h>
+#include <elf.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +19,41 @@ static int fail(onnxc_error *err, int code, const char *fmt, const char *a,
   if (err)
     snprintf(err->message, sizeof err->message, fmt, a, b);
   return code;
+}
+
+/* The ELF machine this loader is built for. */
+#if defined(__x86_64__)
+#define ONNXC_HOST_MACHINE EM_X86_64
+#elif defined(__aarch64__)
+#define ONNXC_HOST_MACHINE EM_AARCH64
+#elif defined(__riscv) && __riscv_xlen == 64
+#define ONNXC_HOST_MACHINE EM_RISCV
+#endif
+
+/* Whether `path` is an ELF file for another machine (a cross-compiled
+ * artifact), which dlopen reports only as a file it cannot open. */
+static const char *foreign_machine(const char *path) {
+#ifdef ONNXC_HOST_MACHINE
+  unsigned char header[20];
+  FILE *f = fopen(path, "rb");
+  if (!f)
+    return NULL;
+  size_t n = fread(header, 1, sizeof header, f);
+  fclose(f);
+  if (n != sizeof header || memcmp(header, ELFMAG, SELFMAG) != 0 ||
+      header[EI_DATA] != ELFDATA2LSB)
+    return NULL;
+  unsigned machine = header[18] | (unsigned)header[19] << 8;
+  if (machine == ONNXC_HOST_MACHINE)
+    return NULL;
+  return machine == EM_AARCH64 ? "AArch64"
+         : machine == EM_RISCV ? "RISC-V"
+         : machine == EM_X86_64 ? "x86-64"
+                                : "another machine";
+#else
+  (void)path;
+  return NULL;
+#endif
 }
 
 int onnxc_load(const char *path, onnxc_library **library, onnxc_error *err) {
@@ -37,6 +73,12 @@ int onnxc_load(const char *path, onnxc_library **library, onnxc_error *err) {
   void *handle = dlopen(open_path, RTLD_NOW | RTLD_LOCAL);
   if (!handle) {
     const char *why = dlerror();
+    const char *machine = foreign_machine(open_path);
+    if (machine)
+      return fail(err, ONNXC_LOAD_ERROR,
+                  "%s: an artifact for %s, not this machine (run it there, "
+                  "or under qemu-user)",
+                  path, machine);
     return fail(err, ONNXC_LOAD_ERROR, "%s: %s", path,
                 why ? why : "cannot be opened");
   }

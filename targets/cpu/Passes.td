@@ -17,7 +17,10 @@ def ConvertOnnxToLinalg : Pass<"convert-onnx-to-linalg", "mlir::func::FuncOp"> {
   let dependentDialects = [
     "mlir::linalg::LinalgDialect", "mlir::tensor::TensorDialect",
     "mlir::arith::ArithDialect", "mlir::math::MathDialect",
-    "mlir::scf::SCFDialect", "mlir::bufferization::BufferizationDialect"
+    "mlir::scf::SCFDialect", "mlir::bufferization::BufferizationDialect",
+    // The fused ops lower through onnx ops they create (lowering/Fused.cpp):
+    // a function holding only onnxc ops must still get registered onnx ops.
+    "::onnxc::onnx::ONNXDialect"
   ];
 }
 

@@ -36,6 +36,13 @@ MATMUL = [
     ("u64_batched", [i(3, 4, 5, dtype=np.uint64, low=0), i(5, 2, dtype=np.uint64, low=0)], None),
     ("i64_vector_batched", [i(4, dtype=np.int64), i(2, 4, 2, dtype=np.int64)], None),
     ("two_symbolic_batch_dims", [f(2, 3, 7, 13), f(2, 3, 13, 5)], {0: [0, 1], 1: [0, 1]}),
+    # f32 runs on the runtime GEMM (lowering/GemmCall.cpp): K and N over one
+    # cache block, one output row, many small batches, and a symbolic batch
+    # that is 1 at run time against another symbolic one.
+    ("gemm_blocks", [f(33, 700), f(700, 1100)], None),
+    ("one_row", [f(1, 300), f(300, 600)], None),
+    ("many_small_batches", [f(8, 16, 20), f(8, 20, 12)], None),
+    ("symbolic_batch_one_at_run_time", [f(1, 7, 13), f(3, 13, 5)], {0: [0], 1: [0]}),
 ]
 
 

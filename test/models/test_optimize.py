@@ -94,6 +94,62 @@ def test_levels_match_ort(name, level):
           f"after; max relative error vs ONNX Runtime {err:.2g}")
 
 
+# What the optimizer makes of bert_small (transformers' BERT, 2 layers,
+# exported by PyTorch): node counts after the optimizer by level, and the
+# rewrites per fusion pass at -O2 (from --print-pass-stats). The attention
+# fusion absorbs the mask Add of both attention blocks, so BiasSoftmax has
+# nothing left to fuse; the pooler's Tanh goes into its Gemm's epilogue.
+BERT_NODES_AFTER = {0: 232, 1: 137, 2: 111, 3: 111}
+BERT_FUSIONS_O2 = {
+    "onnxc-fuse-gelu": 2,            # Erf form -> Gelu
+    "onnxc-fuse-matmul-bias": 12,    # Linear layers -> FusedMatMul / Gemm
+    "onnxc-fuse-attention": 2,
+    "onnxc-fuse-activation": 1,      # pooler Gemm + Tanh
+    "onnxc-fuse-bias-gelu": 2,       # Gelu into the FusedMatMul epilogue
+    "onnxc-fuse-bias-softmax": 0,
+    "onnxc-fuse-embed-layernorm": 1,
+    "onnxc-fuse-skip-layernorm": 4,  # two residual LayerNorms per layer
+    "onnxc-fuse-qdq": 0,
+}
+
+
+def pass_counts(model_path, level):
+    """{pass: total rewrites} from `onnxc compile --print-pass-stats`."""
+    proc = subprocess.run(
+        [onnxc_binary(), "compile", model_path, "--emit", "mlir", "-o",
+         os.devnull, f"-O{level}", "--print-pass-stats"],
+        capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    counts = {}
+    for line in proc.stderr.splitlines():
+        match = re.match(r"onnxc: pass ([\w-]+): (.*)", line)
+        if match:
+            counts[match.group(1)] = sum(
+                int(n) for n in re.findall(r"(\d+) [\w-]+", match.group(2)))
+    return counts
+
+
+def test_bert_small_fusions():
+    model, _ = load("bert_small")
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "model.onnx")
+        onnx.save(model, path)
+        for level, after in BERT_NODES_AFTER.items():
+            assert node_counts(path, level) == (232, after), f"-O{level}"
+        counts = pass_counts(path, 2)
+        proc = subprocess.run(
+            [onnxc_binary(), "compile", path, "--emit", "mlir", "-o", "-", "-O2"],
+            capture_output=True, text=True)
+    for name, expected in BERT_FUSIONS_O2.items():
+        assert counts.get(name) == expected, f"{name}: {counts.get(name)}"
+    ops = re.findall(r'"(onnxc?\.\w+)"', proc.stdout)
+    assert ops.count("onnxc.SkipLayerNorm") == 4
+    assert ops.count("onnxc.EmbedLayerNorm") == 1
+    assert ops.count("onnx.Attention") == 2
+    assert "onnx.LayerNormalization" not in ops and "onnx.Gelu" not in ops
+    assert proc.stdout.count('activation = "Gelu"') == 2
+
+
 @pytest.mark.parametrize("name", MODELS)
 def test_optimize_round_trip(name):
     """onnxc optimize -> ONNX Runtime and onnxc give the original outputs."""

@@ -90,3 +90,26 @@ def test_compile_model_proto_with_shapes(tmp_path):
     assert max_relative_error(session.run(None, feeds)[0], want[0]) <= 1e-4
     with pytest.raises(onnxc.CompileError, match="onnxc: error"):
         onnxc.compile(str(tmp_path / "missing.onnx"), str(tmp_path / "m.so"))
+
+
+def test_intra_op_num_threads(tmp_path):
+    # The BERT model's MatMuls run on the runtime's GEMM: one thread and
+    # several must give the same numbers (the GEMM's sums do not depend on
+    # how rows are split), and a negative count is refused.
+    model_path = next(p for p in MODELS if "bert" in p)
+    feeds = saved_inputs(model_path)
+    results = []
+    for threads in (1, 3, 0):
+        options = onnxc.SessionOptions()
+        options.intra_op_num_threads = threads
+        session = onnxc.InferenceSession(model_path, sess_options=options,
+                                         cache_dir=str(tmp_path))
+        results.append(session.run(None, feeds))
+    for other in results[1:]:
+        for a, b in zip(results[0], other):
+            np.testing.assert_array_equal(a, b)
+    options = onnxc.SessionOptions()
+    options.intra_op_num_threads = -1
+    with pytest.raises(ValueError, match="intra_op_num_threads"):
+        onnxc.InferenceSession(model_path, sess_options=options,
+                               cache_dir=str(tmp_path))

@@ -78,7 +78,8 @@ struct FakeModel {
   FakeModel(int numInputs, int numOutputs,
             void (*invoke)(void **, void *)) {
     model = {ONNXC_ABI_VERSION, numInputs, numOutputs, 0, "fake", inputs,
-             outputs, onnxc_cpu_run, onnxc_cpu_release_tensor, invoke};
+             outputs, onnxc_cpu_run, onnxc_cpu_release_tensor, invoke,
+             onnxc_cpu_set_num_threads};
   }
 };
 

@@ -40,6 +40,7 @@ struct RunOptions {
   std::string artifact;
   std::vector<std::string> inputs; // NAME=FILE (.npy or TensorProto .pb)
   std::string outputDir;           // writes DIR/<output name>.npy when set
+  int threads = 0;                 // kernel threads; 0: one per core
 };
 
 struct InfoOptions {

@@ -117,6 +117,9 @@ int runRun(const RunOptions &opts) {
     onnxc_library *lib;
     ~Unload() { onnxc_unload(lib); }
   } unload{lib};
+  if (model->set_num_threads(opts.threads) != ONNXC_OK)
+    return fail("--threads must be >= 0 (0: one per core), got " +
+                std::to_string(opts.threads));
 
   // NAME=FILE, or FILE alone for a model with one input.
   std::map<std::string, HostTensor> given;

@@ -3,7 +3,7 @@
 //   onnxc compile MODEL.onnx -o OUT.so [-O0..-O3] [--emit ...] [--shape ...]
 //                 [--header OUT.h] [--name PREFIX]
 //   onnxc optimize MODEL.onnx -o OPTIMIZED.onnx [-O0..-O3] [--shape ...]
-//   onnxc run ARTIFACT.so --input NAME=FILE ... [--output-dir DIR]
+//   onnxc run ARTIFACT.so --input NAME=FILE ... [--output-dir DIR] [--threads N]
 //   onnxc info MODEL.onnx|ARTIFACT.so
 //
 //===----------------------------------------------------------------------===//
@@ -74,6 +74,8 @@ int main(int argc, char **argv) {
   runCmd->add_option("--input", run.inputs, "NAME=FILE (.npy or .pb)");
   runCmd->add_option("--output-dir", run.outputDir,
                      "write each output as DIR/<name>.npy");
+  runCmd->add_option("--threads", run.threads,
+                     "threads the kernels use (default 0: one per core)");
 
   InfoOptions info;
   CLI::App *infoCmd = app.add_subcommand(

@@ -18,6 +18,9 @@
 //   Sigmoid     1 / (1 + exp(-x))
 //   Tanh        tanh(x)
 //   HardSigmoid [alpha, beta]      max(0, min(1, alpha * x + beta))
+//   Gelu        0.5 * x * (1 + erf(x / sqrt(2)))
+//   FastGelu    0.5 * x * (1 + tanh(sqrt(2 / pi) * (x + 0.044715 * x^3)))
+//               (ONNX Gelu approximate = "tanh"; ONNX Runtime's FastGelu)
 //
 //===----------------------------------------------------------------------===//
 
@@ -109,6 +112,162 @@ def Onnxc_FusedGemmOp : Onnxc_Op<"FusedGemm", [Pure]> {
     DefaultValuedStrAttr<StrAttr, "">:$activation,
     OptionalAttr<F32ArrayAttr>:$activation_params);
   let results = (outs AnyType:$Y);
+}
+
+//===----------------------------------------------------------------------===//
+// Transformer fusions (ONNX Runtime's extended level): the ops below lower to
+// their onnx decomposition followed by elementwise fusion, and exist so the
+// graph shows (and a target may claim) the fused pattern as one node.
+//===----------------------------------------------------------------------===//
+
+def Onnxc_SkipLayerNormOp : Onnxc_Op<"SkipLayerNorm", [Pure]> {
+  let summary = "Residual add (+ bias) then layer normalization";
+  let description = [{
+    `Y = LayerNormalization(input + skip + bias, gamma, beta, axis = -1,
+    epsilon)`.
+
+    `input` and `skip` have the same shape (no broadcasting); `gamma`,
+    `beta` and `bias` are 1-D over the last dim. `beta` and `bias` may be
+    omitted (`none`). Unlike ONNX Runtime's SkipLayerNormalization this op
+    has no output for the sum itself: the fusion does not fire when the sum
+    has another user.
+  }];
+  let arguments = (ins
+    AnyType:$input,
+    AnyType:$skip,
+    AnyType:$gamma,
+    AnyType:$beta,
+    AnyType:$bias,
+    DefaultValuedAttr<F32Attr, "1.0e-5">:$epsilon);
+  let results = (outs AnyType:$Y);
+  let hasVerifier = 1;
+}
+
+def Onnxc_BiasGeluOp : Onnxc_Op<"BiasGelu", [Pure]> {
+  let summary = "Gelu of a biased input";
+  let description = [{
+    `Y = Gelu(X + bias, approximate)`. `bias` broadcasts onto X without
+    changing its shape (a 1-D bias over the last dim, as a Linear layer
+    adds). approximate is "none" (erf) or "tanh" (ONNX Runtime's FastGelu).
+  }];
+  let arguments = (ins
+    AnyType:$X,
+    AnyType:$bias,
+    DefaultValuedStrAttr<StrAttr, "none">:$approximate);
+  let results = (outs AnyType:$Y);
+  let hasVerifier = 1;
+}
+
+def Onnxc_BiasSoftmaxOp : Onnxc_Op<"BiasSoftmax", [Pure]> {
+  let summary = "Softmax of data plus a broadcast bias (an attention mask)";
+  let description = [{
+    `Y = Softmax(data + bias, axis)`. `bias` broadcasts onto `data` without
+    changing its shape (BERT's [batch, 1, 1, seq] additive mask onto
+    [batch, heads, seq, seq] scores).
+  }];
+  let arguments = (ins
+    AnyType:$data,
+    AnyType:$bias,
+    DefaultValuedAttr<Onnxc_IntAttr, "-1">:$axis);
+  let results = (outs AnyType:$Y);
+  let hasVerifier = 1;
+}
+
+def Onnxc_EmbedLayerNormOp : Onnxc_Op<"EmbedLayerNorm", [Pure]> {
+  let summary = "Sum of embedding lookups then layer normalization";
+  let description = [{
+    `Y = LayerNormalization((word_embedding[input_ids] +
+    segment_embedding[segment_ids]) + position_embedding[position_ids],
+    gamma, beta, axis = -1, epsilon)` (added in that order, as BERT does),
+    each lookup an ONNX Gather on axis 0
+    (negative indices count from the end) of a 2-D [vocab, hidden] table.
+    The index tensors broadcast against each other (BERT's position ids are
+    [1, seq] against [batch, seq] input ids); Y is their broadcast shape
+    followed by hidden. `segment_ids` with `segment_embedding` and `beta`
+    may be omitted (`none`).
+  }];
+  let arguments = (ins
+    AnyType:$input_ids,
+    AnyType:$segment_ids,
+    AnyType:$position_ids,
+    AnyType:$word_embedding,
+    AnyType:$position_embedding,
+    AnyType:$segment_embedding,
+    AnyType:$gamma,
+    AnyType:$beta,
+    DefaultValuedAttr<F32Attr, "1.0e-5">:$epsilon);
+  let results = (outs AnyType:$Y);
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Blocked (NCHWc) layout: passes/layout/NchwcLayout.cpp
+//===----------------------------------------------------------------------===//
+//
+// A blocked tensor holds an [N, C, D1..Dr] tensor as
+// [N, ceil(C/B), D1..Dr, B]: channel c is at (c / B, ..., c % B). B, the
+// block size, is the last dim. The channels past C in the last block (the
+// padding) are zero when ReorderToBlocked makes them; ops on blocked tensors
+// keep them finite but otherwise unspecified (an activation may map 0 to
+// 0.5), and every consumer ignores them: the blocked weights of a
+// BlockedConv are zero there, and ReorderFromBlocked drops them.
+
+def Onnxc_ReorderToBlockedOp : Onnxc_Op<"ReorderToBlocked", [Pure]> {
+  let summary = "[N, C, D...] -> [N, ceil(C/B), D..., B], zero-padded";
+  let description = [{
+    `Y[n, c / B, d..., c % B] = X[n, c, d...]`, and 0 in the last block's
+    channels past C. X has rank >= 3.
+  }];
+  let arguments = (ins AnyType:$X, Onnxc_IntAttr:$block_size);
+  let results = (outs AnyType:$Y);
+  let hasVerifier = 1;
+}
+
+def Onnxc_ReorderFromBlockedOp : Onnxc_Op<"ReorderFromBlocked", [Pure]> {
+  let summary = "[N, ceil(C/B), D..., B] -> [N, C, D...]";
+  let description = [{
+    The inverse of ReorderToBlocked: `Y[n, c, d...] = X[n, c / B, d..., c % B]`
+    for the `channels` (C) true channels; the padding is dropped.
+  }];
+  let arguments = (ins AnyType:$X, Onnxc_IntAttr:$channels);
+  let results = (outs AnyType:$Y);
+  let hasVerifier = 1;
+}
+
+def Onnxc_BlockedConvOp : Onnxc_Op<"BlockedConv", [Pure]> {
+  let summary = "FusedConv on blocked tensors with pre-blocked weights";
+  let description = [{
+    `Y = activation(Conv(X, W, B) + Z)` (see FusedConv) where X, Y and Z are
+    blocked tensors of block size `b` (their last dim) and W and B are
+    blocked once at compile time:
+
+    - group = 1: W is [ceil(M/b), ceil(C/b), K1..Kr, b, b], where
+      `W[m / b, c / b, k..., c % b, m % b]` is ONNX's W[m, c, k...]
+      (output channels innermost, so that one input channel updates b
+      outputs with one vector operation);
+    - depthwise (group = C = M): W is [ceil(C/b), K1..Kr, b], holding
+      W[c, 0, k...] at [c / b, k..., c % b].
+
+    Weights (and B) are zero where the channel is padding. B, when present,
+    is [ceil(M/b), b]. Z, when present, has Y's type. Pads are explicit
+    (`pads`, begin values then end values); there is no auto_pad. Strides,
+    dilations and pads default as in Conv; `kernel_shape`, when given, must
+    agree with W.
+  }];
+  let arguments = (ins
+    AnyType:$X,
+    AnyType:$W,
+    AnyType:$B,
+    AnyType:$Z,
+    OptionalAttr<I64ArrayAttr>:$dilations,
+    DefaultValuedAttr<Onnxc_IntAttr, "1">:$group,
+    OptionalAttr<I64ArrayAttr>:$kernel_shape,
+    OptionalAttr<I64ArrayAttr>:$pads,
+    OptionalAttr<I64ArrayAttr>:$strides,
+    DefaultValuedStrAttr<StrAttr, "">:$activation,
+    OptionalAttr<F32ArrayAttr>:$activation_params);
+  let results = (outs AnyType:$Y);
+  let hasVerifier = 1;
 }
 
 #endif // ONNXC_DIALECT_ONNXC_ONNXCOPS_TD

@@ -174,6 +174,9 @@ std::optional<DimRef> traceStep(Value value, int64_t dim,
              .Case("onnxc.FusedMatMul", "onnx.MatMul")
              .Case("onnxc.FusedGemm", "onnx.Gemm")
              .Case("onnxc.FusedConv", "onnx.Conv")
+             .Case("onnxc.SkipLayerNorm", "onnx.LayerNormalization")
+             .Case("onnxc.BiasGelu", "onnx.Gelu")
+             .Case("onnxc.BiasSoftmax", "onnx.Softmax")
              .Default(name);
   if (!name.consume_front("onnx."))
     return std::nullopt;

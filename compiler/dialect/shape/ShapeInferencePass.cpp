@@ -269,6 +269,7 @@ static const RuleTable &getRuleTable() {
     addClassicMlRules(rules);
     addTfIdfVectorizerRules(rules);
     addFusedRules(rules);
+    addBlockedLayoutRules(rules);
     return rules;
   }();
   return table;

@@ -167,6 +167,12 @@ public:
     if (const Rule *rule = lookup(existing))
       rules[fullName] = {rule->infer, numRequired};
   }
+  /// Registers `infer` for the op `fullName` of another dialect
+  /// ("onnxc.EmbedLayerNorm").
+  void addWithFullName(llvm::StringRef fullName, ShapeRule infer,
+                       unsigned numRequired) {
+    rules[fullName] = {infer, numRequired};
+  }
   const Rule *lookup(llvm::StringRef opName) const {
     auto it = rules.find(opName);
     return it == rules.end() ? nullptr : &it->second;
@@ -212,6 +218,8 @@ void addTfIdfVectorizerRules(RuleTable &rules);
 /// The onnxc fused ops: the rules of their core ops (Fused.cpp). Must be
 /// added after those.
 void addFusedRules(RuleTable &rules);
+/// The onnxc blocked-layout ops (BlockedLayout.cpp).
+void addBlockedLayoutRules(RuleTable &rules);
 
 /// Multidirectional (numpy) broadcasting of two shapes with the dynamic-dim
 /// policy of Elementwise.cpp. Returns false when two static dims conflict.

@@ -24,7 +24,7 @@ extern "C" {
 #endif
 
 /* Bumped on any incompatible change of the structs below. */
-#define ONNXC_ABI_VERSION 1
+#define ONNXC_ABI_VERSION 2
 
 /* The largest tensor rank the ABI carries. */
 #define ONNXC_MAX_RANK 16
@@ -133,6 +133,13 @@ struct onnxc_model {
   /* Private to the runtime: the compiled graph, called with one pointer per
    * input memref descriptor and a pointer to the result descriptors. */
   void (*graph_invoke)(void **input_descriptors, void *result_descriptors);
+  /* ABI 2 */
+  /* Sets the threads the model's kernels may use (GEMM, ...): n >= 1, or 0
+   * for the default, the number of online cores. Returns ONNXC_OK, or
+   * ONNXC_INVALID_ARGUMENT for n < 0. Applies to every later `run` of every
+   * model in the same artifact; concurrent runs share the workers (a run
+   * that finds them busy computes on its own thread). */
+  int (*set_num_threads)(int32_t num_threads);
 };
 
 typedef const onnxc_model *(*onnxc_model_entry_fn)(void);

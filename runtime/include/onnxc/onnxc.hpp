@@ -268,6 +268,21 @@ public:
     return infos(model_->outputs, model_->num_outputs);
   }
 
+  /// Sets the threads the model's kernels use: >= 1, or 0 for one per core
+  /// (the default). Shared by the models of one artifact.
+  Status trySetNumThreads(int32_t numThreads) const {
+    int code = model_->set_num_threads(numThreads);
+    if (code != ONNXC_OK)
+      return Status(code, "onnxc::Model: invalid thread count " +
+                              std::to_string(numThreads));
+    return Status();
+  }
+#if ONNXC_HAS_EXCEPTIONS
+  void setNumThreads(int32_t numThreads) const {
+    detail::check(trySetNumThreads(numThreads));
+  }
+#endif
+
   /// Runs on `inputs` (in the model's input order); the runtime allocates
   /// the outputs, which replace `outputs`' contents.
   Status tryRun(const std::vector<TensorView> &inputs,

@@ -44,6 +44,8 @@ void populateAllLoweringPatterns(const mlir::TypeConverter &typeConverter,
   populateSignalPatterns(typeConverter, patterns);
   populateClassicMlPatterns(typeConverter, patterns);
   populateFusedPatterns(typeConverter, patterns);
+  populateGemmCallPatterns(typeConverter, patterns);
+  populateBlockedLayoutPatterns(typeConverter, patterns);
 }
 
 } // namespace onnxc::cpu

@@ -7,9 +7,16 @@
 // activation) that the pipeline's elementwise fusion can merge with its
 // neighbours. Half floats are computed in f32 and rounded once.
 //
+// The transformer fusions (SkipLayerNorm, BiasGelu, BiasSoftmax,
+// EmbedLayerNorm) lower to their onnx decomposition (Add, Gather, Gelu,
+// Softmax, LayerNormalization), which the conversion lowers next; the
+// pipeline's elementwise fusion then merges the adds into the consumer's
+// loop nests.
+//
 //===----------------------------------------------------------------------===//
 
 #include "compiler/dialect/onnxc/OnnxcDialect.h"
+#include "targets/cpu/lowering/FusedActivation.h"
 #include "targets/cpu/lowering/LinalgBuilders.h"
 #include "targets/cpu/lowering/Patterns.h"
 
@@ -27,12 +34,14 @@ namespace {
 Value floatConst(OpBuilder &b, Location loc, Type type, double value) {
   return b.create<arith::ConstantOp>(loc, b.getFloatAttr(type, value));
 }
+} // namespace
 
 /// Checks the activation `name` and its parameters before anything is built.
 LogicalResult verifyActivation(Operation *op, StringRef name,
                                std::optional<ArrayAttr> params) {
   size_t expected;
-  if (name.empty() || name == "Relu" || name == "Sigmoid" || name == "Tanh")
+  if (name.empty() || name == "Relu" || name == "Sigmoid" || name == "Tanh" ||
+      name == "Gelu" || name == "FastGelu")
     expected = 0;
   else if (name == "LeakyRelu")
     expected = 1;
@@ -84,8 +93,28 @@ Value applyActivation(OpBuilder &b, Location loc, Value x, StringRef name,
     Value upper = b.create<arith::MinimumFOp>(loc, linear, cst(1.0));
     return b.create<arith::MaximumFOp>(loc, upper, cst(0.0));
   }
+  if (name == "Gelu" || name == "FastGelu") {
+    Value inner;
+    if (name == "FastGelu") {
+      // tanh(sqrt(2 / pi) * (x + 0.044715 * x^3))
+      Value x3 =
+          b.create<arith::MulFOp>(loc, x, b.create<arith::MulFOp>(loc, x, x));
+      Value sum = b.create<arith::AddFOp>(
+          loc, x, b.create<arith::MulFOp>(loc, cst(0.044715), x3));
+      inner = b.create<math::TanhOp>(
+          loc, b.create<arith::MulFOp>(loc, cst(std::sqrt(2.0 / M_PI)), sum));
+    } else {
+      inner = b.create<math::ErfOp>(
+          loc, b.create<arith::MulFOp>(loc, x, cst(M_SQRT1_2)));
+    }
+    Value halfX = b.create<arith::MulFOp>(loc, cst(0.5), x);
+    return b.create<arith::MulFOp>(
+        loc, halfX, b.create<arith::AddFOp>(loc, cst(1.0), inner));
+  }
   return x; // "": no activation
 }
+
+namespace {
 
 /// Creates the core op `name` (an onnx op the conversion lowers next) on
 /// `operands` with `op`'s attributes named in `attrNames`.
@@ -219,12 +248,231 @@ struct FusedGemmLowering : OpConversionPattern<fused::FusedGemmOp> {
   }
 };
 
+/// Creates the onnx op `name` (lowered next by the conversion) with
+/// `attrs` and results of `resultTypes`; returns its first result.
+Value createOnnxOp(ConversionPatternRewriter &rewriter, Location loc,
+                   StringRef name, ValueRange operands, TypeRange resultTypes,
+                   ArrayRef<NamedAttribute> attrs = {}) {
+  OperationState state(loc, name);
+  state.addOperands(operands);
+  state.addAttributes(attrs);
+  state.addTypes(resultTypes);
+  return rewriter.create(state)->getResult(0);
+}
+
+/// The f32 epsilon attribute of a LayerNormalization. (Fused ops read
+/// their attributes through the getters, which apply the defaults: an
+/// imported onnxc node need not spell them out.)
+FloatAttr epsilonAttr(OpBuilder &b, APFloat epsilon) {
+  return b.getF32FloatAttr(epsilon.convertToFloat());
+}
+
+/// onnx.LayerNormalization(x, gamma, beta) over the last axis.
+Value createLastAxisLayerNorm(ConversionPatternRewriter &rewriter, Location loc,
+                              RankedTensorType resultType, Value x, Value gamma,
+                              Value beta, FloatAttr epsilon) {
+  NoneType none = rewriter.getNoneType();
+  return createOnnxOp(
+      rewriter, loc, "onnx.LayerNormalization", {x, gamma, beta},
+      {resultType, none, none},
+      {rewriter.getNamedAttr("axis", rewriter.getI64IntegerAttr(-1)),
+       rewriter.getNamedAttr("epsilon", epsilon),
+       rewriter.getNamedAttr("stash_type", rewriter.getI64IntegerAttr(1))});
+}
+
+/// Checks that `v`, when present, is a ranked tensor of `resultType`'s
+/// element type that broadcasts onto it without growing it.
+LogicalResult checkBroadcastOperand(Operation *op, Value v, StringRef name,
+                                    RankedTensorType resultType) {
+  if (!isPresent(v))
+    return success();
+  auto type = llvm::dyn_cast<RankedTensorType>(v.getType());
+  if (!type || type.getElementType() != resultType.getElementType() ||
+      !broadcastMap(type, resultType))
+    return op->emitError() << name << " " << v.getType()
+                           << " does not broadcast to " << resultType;
+  return success();
+}
+
+struct SkipLayerNormLowering : OpConversionPattern<fused::SkipLayerNormOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(fused::SkipLayerNormOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    RankedTensorType resultType = getFloatResultType(op);
+    if (!resultType)
+      return op.emitError() << "expected a ranked float result";
+    if (adaptor.getInput().getType() != resultType ||
+        adaptor.getSkip().getType() != resultType)
+      return op.emitError()
+             << "input and skip must have the result's type " << resultType;
+    if (failed(
+            checkBroadcastOperand(op, adaptor.getBias(), "bias", resultType)))
+      return failure();
+    Location loc = op.getLoc();
+    Value sum =
+        createOnnxOp(rewriter, loc, "onnx.Add",
+                     {adaptor.getInput(), adaptor.getSkip()}, resultType);
+    if (isPresent(adaptor.getBias()))
+      sum = createOnnxOp(rewriter, loc, "onnx.Add", {sum, adaptor.getBias()},
+                         resultType);
+    rewriter.replaceOp(
+        op, createLastAxisLayerNorm(rewriter, loc, resultType, sum,
+                                    adaptor.getGamma(), adaptor.getBeta(),
+                                    epsilonAttr(rewriter, op.getEpsilon())));
+    return success();
+  }
+};
+
+struct BiasGeluLowering : OpConversionPattern<fused::BiasGeluOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(fused::BiasGeluOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    RankedTensorType resultType = getFloatResultType(op);
+    if (!resultType || adaptor.getX().getType() != resultType)
+      return op.emitError() << "expected X and the result of one float type";
+    if (failed(
+            checkBroadcastOperand(op, adaptor.getBias(), "bias", resultType)))
+      return failure();
+    Location loc = op.getLoc();
+    Value sum = createOnnxOp(rewriter, loc, "onnx.Add",
+                             {adaptor.getX(), adaptor.getBias()}, resultType);
+    rewriter.replaceOp(
+        op, createOnnxOp(rewriter, loc, "onnx.Gelu", sum, resultType,
+                         {rewriter.getNamedAttr(
+                             "approximate",
+                             rewriter.getStringAttr(op.getApproximate()))}));
+    return success();
+  }
+};
+
+struct BiasSoftmaxLowering : OpConversionPattern<fused::BiasSoftmaxOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(fused::BiasSoftmaxOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    RankedTensorType resultType = getFloatResultType(op);
+    if (!resultType || adaptor.getData().getType() != resultType)
+      return op.emitError() << "expected data and the result of one float "
+                               "type";
+    if (failed(
+            checkBroadcastOperand(op, adaptor.getBias(), "bias", resultType)))
+      return failure();
+    Location loc = op.getLoc();
+    Value sum =
+        createOnnxOp(rewriter, loc, "onnx.Add",
+                     {adaptor.getData(), adaptor.getBias()}, resultType);
+    rewriter.replaceOp(
+        op,
+        createOnnxOp(rewriter, loc, "onnx.Softmax", sum, resultType,
+                     {rewriter.getNamedAttr(
+                         "axis", rewriter.getI64IntegerAttr(op.getAxis()))}));
+    return success();
+  }
+};
+
+/// The shape two broadcast index shapes give (dims aligned from the right;
+/// a static dim other than 1 wins over a dynamic one, as shape inference
+/// does), or failure when two static dims conflict.
+FailureOr<SmallVector<int64_t>> broadcastIndexShapes(ArrayRef<int64_t> a,
+                                                     ArrayRef<int64_t> b) {
+  size_t rank = std::max(a.size(), b.size());
+  SmallVector<int64_t> shape(rank);
+  for (size_t i = 0; i < rank; ++i) {
+    int64_t x = i < rank - a.size() ? 1 : a[i - (rank - a.size())];
+    int64_t y = i < rank - b.size() ? 1 : b[i - (rank - b.size())];
+    if (x == 1 || x == y)
+      shape[i] = y;
+    else if (y == 1)
+      shape[i] = x;
+    else if (ShapedType::isDynamic(x))
+      shape[i] = y;
+    else if (ShapedType::isDynamic(y))
+      shape[i] = x;
+    else
+      return failure();
+  }
+  return shape;
+}
+
+struct EmbedLayerNormLowering : OpConversionPattern<fused::EmbedLayerNormOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(fused::EmbedLayerNormOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    RankedTensorType resultType = getFloatResultType(op);
+    if (!resultType)
+      return op.emitError() << "expected a ranked float result";
+    Location loc = op.getLoc();
+    // table[ids] as onnx.Gather, summed with broadcasting.
+    Value sum;
+    SmallVector<int64_t> sumIds;
+    auto addLookup = [&](Value table, Value ids, StringRef what) {
+      auto tableType = llvm::dyn_cast<RankedTensorType>(table.getType());
+      auto idsType = llvm::dyn_cast<RankedTensorType>(ids.getType());
+      if (!tableType || !idsType || tableType.getRank() != 2 ||
+          tableType.getElementType() != resultType.getElementType() ||
+          tableType.getDimSize(1) != resultType.getShape().back())
+        return LogicalResult(op.emitError()
+                             << what << " lookup of " << table.getType()
+                             << " by " << ids.getType()
+                             << " does not give rows of " << resultType);
+      SmallVector<int64_t> shape(idsType.getShape());
+      shape.push_back(tableType.getDimSize(1));
+      Value rows = createOnnxOp(
+          rewriter, loc, "onnx.Gather", {table, ids},
+          RankedTensorType::get(shape, resultType.getElementType()),
+          {rewriter.getNamedAttr("axis", rewriter.getI64IntegerAttr(0))});
+      if (!sum) {
+        sum = rows;
+        sumIds.assign(idsType.getShape().begin(), idsType.getShape().end());
+        return success();
+      }
+      FailureOr<SmallVector<int64_t>> merged =
+          broadcastIndexShapes(sumIds, idsType.getShape());
+      if (failed(merged))
+        return LogicalResult(op.emitError() << "index shapes do not broadcast");
+      sumIds = *merged;
+      SmallVector<int64_t> sumShape(sumIds);
+      sumShape.push_back(tableType.getDimSize(1));
+      sum = createOnnxOp(
+          rewriter, loc, "onnx.Add", {sum, rows},
+          RankedTensorType::get(sumShape, resultType.getElementType()));
+      return success();
+    };
+    // (word + segment) + position, the order BERT adds them in.
+    if (failed(addLookup(adaptor.getWordEmbedding(), adaptor.getInputIds(),
+                         "word")) ||
+        (isPresent(adaptor.getSegmentIds()) &&
+         failed(addLookup(adaptor.getSegmentEmbedding(),
+                          adaptor.getSegmentIds(), "segment"))) ||
+        failed(addLookup(adaptor.getPositionEmbedding(),
+                         adaptor.getPositionIds(), "position")))
+      return failure();
+    if (llvm::cast<RankedTensorType>(sum.getType()).getRank() !=
+        resultType.getRank())
+      return op.emitError()
+             << "the summed lookups are not of rank " << resultType.getRank();
+    rewriter.replaceOp(
+        op, createLastAxisLayerNorm(rewriter, loc, resultType, sum,
+                                    adaptor.getGamma(), adaptor.getBeta(),
+                                    epsilonAttr(rewriter, op.getEpsilon())));
+    return success();
+  }
+};
+
 } // namespace
 
 void populateFusedPatterns(const TypeConverter &typeConverter,
                            RewritePatternSet &patterns) {
-  patterns.add<FusedConvLowering, FusedMatMulLowering, FusedGemmLowering>(
-      typeConverter, patterns.getContext());
+  patterns.add<FusedConvLowering, FusedMatMulLowering, FusedGemmLowering,
+               SkipLayerNormLowering, BiasGeluLowering, BiasSoftmaxLowering,
+               EmbedLayerNormLowering>(typeConverter, patterns.getContext());
 }
 
 } // namespace onnxc::cpu

@@ -129,6 +129,13 @@ void populateClassicMlPatterns(const mlir::TypeConverter &typeConverter,
 // onnxc.FusedConv, FusedMatMul, FusedGemm (Fused.cpp)
 void populateFusedPatterns(const mlir::TypeConverter &typeConverter,
                            mlir::RewritePatternSet &patterns);
+// f32 MatMul, Gemm, FusedMatMul, FusedGemm as runtime GEMM calls; they
+// outrank the linalg patterns of the same ops (GemmCall.cpp)
+void populateGemmCallPatterns(const mlir::TypeConverter &typeConverter,
+                              mlir::RewritePatternSet &patterns);
+// onnxc.ReorderToBlocked, ReorderFromBlocked, BlockedConv (BlockedLayout.cpp)
+void populateBlockedLayoutPatterns(const mlir::TypeConverter &typeConverter,
+                                   mlir::RewritePatternSet &patterns);
 
 /// Every family above, in one place: the conversion pass and the capability
 /// table (CpuTarget.cpp) both take exactly this set. A new family file adds

@@ -12,11 +12,13 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Pass/Pass.h"
+#include "llvm/Support/FormatVariadic.h"
 
 namespace onnxc::cpu {
 #define GEN_PASS_DEF_DECLARERUNTIMEHELPERS
@@ -92,13 +94,53 @@ struct DeclareRuntimeHelpersPass
       std::optional<RuntimeHelper> helper = runtimeHelperFor(op);
       if (!helper || symbols.lookup(helper->name))
         return;
-      auto decl = builder.create<func::FuncOp>(module.getLoc(), helper->name,
-                                               helper->type);
-      decl.setPrivate();
-      // Call through `_mlir_ciface_<name>(descriptor pointers...)`.
-      decl->setAttr("llvm.emit_c_interface", builder.getUnitAttr());
-      symbols.insert(decl);
+      if (helper->target.empty()) {
+        declare(builder, symbols, module.getLoc(), helper->name,
+                helper->type);
+        return;
+      }
+      func::FuncOp target =
+          symbols.lookup<func::FuncOp>(helper->target);
+      if (!target)
+        target = declare(builder, symbols, module.getLoc(), helper->target,
+                         helper->targetType);
+      defineWrapper(builder, symbols, module.getLoc(), *helper, target);
     });
+  }
+
+  /// A private declaration called through `_mlir_ciface_<name>(descriptor
+  /// pointers...)`.
+  static func::FuncOp declare(OpBuilder &builder, SymbolTable &symbols,
+                              Location loc, StringRef name,
+                              FunctionType type) {
+    auto decl = builder.create<func::FuncOp>(loc, name, type);
+    decl.setPrivate();
+    decl->setAttr("llvm.emit_c_interface", builder.getUnitAttr());
+    symbols.insert(decl);
+    return decl;
+  }
+
+  /// `helper.name`: casts each memref argument to the target's (unranked)
+  /// type and calls the target.
+  static void defineWrapper(OpBuilder &builder, SymbolTable &symbols,
+                            Location loc, const RuntimeHelper &helper,
+                            func::FuncOp target) {
+    OpBuilder::InsertionGuard guard(builder);
+    auto wrapper = builder.create<func::FuncOp>(loc, helper.name, helper.type);
+    wrapper.setPrivate();
+    Block *body = wrapper.addEntryBlock();
+    builder.setInsertionPointToStart(body);
+    SmallVector<Value> args;
+    for (auto [arg, type] :
+         llvm::zip(body->getArguments(), helper.targetType.getInputs())) {
+      if (arg.getType() == type)
+        args.push_back(arg);
+      else
+        args.push_back(builder.create<memref::CastOp>(loc, type, arg));
+    }
+    builder.create<func::CallOp>(loc, target, args);
+    builder.create<func::ReturnOp>(loc);
+    symbols.insert(wrapper);
   }
 };
 
@@ -137,6 +179,44 @@ std::optional<RuntimeHelper> runtimeHelperFor(Operation *op) {
                          b.getFunctionType({values, i64, i64, i64, i32, values,
                                             indices, indices, indices},
                                            {i64})};
+  }
+  if (name == "onnx.MatMul" || name == "onnx.Gemm" ||
+      name == "onnxc.FusedMatMul" || name == "onnxc.FusedGemm") {
+    // f32 products go through the packed GEMM (lowering/GemmCall.cpp,
+    // runtime/cpu/MatMul.c), whose one C entry point takes unranked memrefs;
+    // a wrapper per operand-rank combination casts to them. The third
+    // memref is operand 2 (bias or C) when present, else A again.
+    auto ranked = [](Value v) {
+      return llvm::dyn_cast<RankedTensorType>(v.getType());
+    };
+    RankedTensorType resultType = ranked(op->getResult(0));
+    if (!resultType || !resultType.getElementType().isF32() ||
+        op->getNumOperands() < 2)
+      return std::nullopt;
+    RankedTensorType a = ranked(op->getOperand(0));
+    RankedTensorType bm = ranked(op->getOperand(1));
+    RankedTensorType bias = a;
+    if (op->getNumOperands() > 2 &&
+        !llvm::isa<NoneType>(op->getOperand(2).getType()))
+      bias = ranked(op->getOperand(2));
+    if (!a || !bm || !bias)
+      return std::nullopt;
+    auto dynamic = [&](RankedTensorType t) {
+      return MemRefType::get(
+          SmallVector<int64_t>(t.getRank(), ShapedType::kDynamic), f32);
+    };
+    auto any = UnrankedMemRefType::get(f32, 0);
+    std::string wrapper = llvm::formatv("onnxc_rt_matmul_f32_r{0}_{1}_{2}_{3}",
+                                        a.getRank(), bm.getRank(),
+                                        bias.getRank(), resultType.getRank());
+    return RuntimeHelper{
+        wrapper,
+        b.getFunctionType({dynamic(a), dynamic(bm), dynamic(bias),
+                           dynamic(resultType), i32, f32, f32, i32, f32, f32},
+                          {}),
+        "onnxc_rt_matmul_f32",
+        b.getFunctionType({any, any, any, any, i32, f32, f32, i32, f32, f32},
+                          {})};
   }
   return std::nullopt;
 }

@@ -26,6 +26,12 @@ namespace onnxc::cpu {
 struct RuntimeHelper {
   std::string name;
   mlir::FunctionType type;
+  /// When set, `name` is not the C function but a small wrapper the pass
+  /// defines: it casts its ranked memref arguments to unranked ones and
+  /// calls `target` (the C function, of type `targetType`). The casts then
+  /// take their stack in the wrapper's frame, not in a loop of the caller.
+  std::string target;
+  mlir::FunctionType targetType;
 };
 
 /// The runtime function the lowering of `op` calls, if it calls one and the

@@ -1,0 +1,233 @@
+//===- GemmBench.cpp - GFLOP/s of the packed GEMM per ISA and thread count ===//
+//
+// Measures onnxc_sgemm (runtime/cpu/kernels) on square, transformer and
+// CNN-like shapes, for every micro-kernel variant the CPU runs, on one thread
+// and on all cores, and compares with the single-core FMA peak measured here
+// by a loop of independent FMAs of the same vector width. Counters:
+//   GFLOPS      2*M*N*K per second / 1e9
+//   peak_GFLOPS the measured peak of one core (times the threads used)
+//   pct_peak    GFLOPS / peak_GFLOPS * 100
+//
+//===----------------------------------------------------------------------===//
+
+#include "runtime/cpu/ThreadPool.h"
+#include "runtime/cpu/kernels/Gemm.h"
+
+#include <benchmark/benchmark.h>
+
+#include <cstdio>
+#include <ctime>
+#include <map>
+#include <random>
+#include <vector>
+
+namespace {
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+
+// 24 independent FMA chains: more than latency (4) x ports (2) needs.
+#define FMA_CHAINS(type, fma, set1)                                            \
+  type acc[24];                                                                \
+  for (int j = 0; j < 24; ++j)                                                 \
+    acc[j] = set1(1.0f + j * 1e-3f);                                           \
+  type x = set1(0.999999f), y = set1(1e-7f);                                   \
+  for (long i = 0; i < iterations; ++i) {                                      \
+    _Pragma("GCC unroll 24") for (int j = 0; j < 24; ++j) acc[j] =             \
+        fma(acc[j], x, y);                                                     \
+  }                                                                            \
+  type sum = acc[0];                                                           \
+  for (int j = 1; j < 24; ++j)                                                 \
+    sum = fma(sum, x, acc[j]);
+
+__attribute__((target("avx512f"))) float fmaLoopAvx512(long iterations) {
+  FMA_CHAINS(__m512, _mm512_fmadd_ps, _mm512_set1_ps)
+  return _mm512_reduce_add_ps(sum);
+}
+
+__attribute__((target("avx2,fma"))) float fmaLoopAvx2(long iterations) {
+  FMA_CHAINS(__m256, _mm256_fmadd_ps, _mm256_set1_ps)
+  float out[8];
+  _mm256_storeu_ps(out, sum);
+  return out[0];
+}
+#endif
+
+// Scalar-width chains for the portable kernel: what the compiler makes of
+// plain C (it vectorizes to the baseline SSE/NEON width).
+float fmaLoopPortable(long iterations) {
+  float acc[24][4];
+  for (int j = 0; j < 24; ++j)
+    for (int l = 0; l < 4; ++l)
+      acc[j][l] = 1.0f + j * 1e-3f;
+  for (long i = 0; i < iterations; ++i)
+    for (int j = 0; j < 24; ++j)
+      for (int l = 0; l < 4; ++l)
+        acc[j][l] = acc[j][l] * 0.999999f + 1e-7f;
+  float sum = 0;
+  for (int j = 0; j < 24; ++j)
+    sum += acc[j][0];
+  return sum;
+}
+
+/// CPU seconds of this thread: on a shared machine, wall time would count
+/// the time other processes hold the core.
+double threadCpuSeconds() {
+  timespec ts;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/// Single-core peak GFLOP/s at the width of `isa` per CPU second, the best
+/// of 5 runs.
+double measuredPeak(int isa) {
+  static std::map<int, double> cache;
+  auto it = cache.find(isa);
+  if (it != cache.end())
+    return it->second;
+  double best = 0;
+  const long iterations = 20'000'000;
+  for (int run = 0; run < 5; ++run) {
+    double start = threadCpuSeconds();
+    float sink = 0;
+    double flopsPerIteration = 0;
+    switch (isa) {
+#if defined(__x86_64__)
+    case ONNXC_SGEMM_ISA_AVX512:
+      sink = fmaLoopAvx512(iterations);
+      flopsPerIteration = 24 * 16 * 2;
+      break;
+    case ONNXC_SGEMM_ISA_AVX2:
+      sink = fmaLoopAvx2(iterations);
+      flopsPerIteration = 24 * 8 * 2;
+      break;
+#endif
+    default:
+      sink = fmaLoopPortable(iterations);
+      flopsPerIteration = 24 * 4 * 2;
+      break;
+    }
+    benchmark::DoNotOptimize(sink);
+    double seconds = threadCpuSeconds() - start;
+    best = std::max(best, flopsPerIteration * iterations / seconds / 1e9);
+  }
+  cache[isa] = best;
+  return best;
+}
+
+void BM_FmaPeak(benchmark::State &state) {
+  int isa = static_cast<int>(state.range(0));
+  if (!onnxc_sgemm_isa_supported(isa)) {
+    state.SkipWithError("ISA not supported by this CPU");
+    return;
+  }
+  for (auto _ : state)
+    benchmark::DoNotOptimize(measuredPeak(isa));
+  state.counters["peak_GFLOPS"] = measuredPeak(isa);
+  state.SetLabel(onnxc_sgemm_isa_name(isa));
+}
+
+/// Args: isa, M, N, K, threads (0: all cores).
+void BM_Sgemm(benchmark::State &state) {
+  int isa = static_cast<int>(state.range(0));
+  size_t m = state.range(1), n = state.range(2), k = state.range(3);
+  int threads = static_cast<int>(state.range(4));
+  if (!onnxc_sgemm_isa_supported(isa)) {
+    state.SkipWithError("ISA not supported by this CPU");
+    return;
+  }
+  if (threads == 0)
+    threads = onnxc_default_num_threads();
+  onnxc_sgemm_force_isa(isa);
+  onnxc_set_num_threads(threads);
+  std::mt19937 rng(42);
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  std::vector<float> a(m * k), b(k * n), c(m * n);
+  for (float &v : a)
+    v = dist(rng);
+  for (float &v : b)
+    v = dist(rng);
+  for (auto _ : state) {
+    onnxc_sgemm(0, 0, m, n, k, 1.0f, a.data(), k, b.data(), n, 0.0f, c.data(),
+                n, nullptr);
+    benchmark::ClobberMemory();
+  }
+  double flops = 2.0 * m * n * k;
+  state.counters["GFLOPS"] = benchmark::Counter(
+      flops / 1e9, benchmark::Counter::kIsIterationInvariantRate);
+  double peak = measuredPeak(isa) * threads;
+  state.counters["peak_GFLOPS"] = peak;
+  // pct_peak is filled in from the rate after the run (see ReportPct).
+  state.counters["threads"] = threads;
+  state.SetLabel(onnxc_sgemm_isa_name(isa));
+  onnxc_sgemm_force_isa(ONNXC_SGEMM_ISA_AUTO);
+  onnxc_set_num_threads(0);
+}
+
+/// Prints GFLOP/s as % of the measured peak next to the normal table.
+class PercentOfPeakReporter : public benchmark::ConsoleReporter {
+public:
+  void ReportRuns(const std::vector<Run> &runs) override {
+    std::vector<Run> copy = runs;
+    for (Run &run : copy) {
+      auto gflops = run.counters.find("GFLOPS");
+      auto peak = run.counters.find("peak_GFLOPS");
+      if (gflops == run.counters.end() || peak == run.counters.end() ||
+          peak->second.value <= 0)
+        continue;
+      // The rate counter is per second of real time here: value is already
+      // divided by the measured time when it reaches the reporter.
+      run.counters["pct_peak"] =
+          benchmark::Counter(100.0 * gflops->second.value / peak->second);
+    }
+    ConsoleReporter::ReportRuns(copy);
+  }
+};
+
+/// Single-thread runs are timed in CPU time (comparable with the peak on a
+/// shared machine); all-thread runs in real time.
+void gemmArgs(benchmark::internal::Benchmark *b, bool allThreads) {
+  const int64_t shapes[][3] = {
+      {1024, 1024, 1024}, // the square reference
+      {128, 768, 768},    // BERT-base projection, 128 tokens
+      {128, 3072, 768},   // BERT-base FFN up
+      {128, 768, 3072},   // BERT-base FFN down
+      {1, 4096, 1024},    // one token through a wide layer (GEMV-like)
+      {3136, 64, 576},    // ResNet 3x3 conv, 56x56, im2col
+      {196, 256, 2304},   // ResNet 3x3 conv, 14x14, im2col
+      {257, 255, 253},    // odd sizes: every edge path
+  };
+  for (int isa :
+       {ONNXC_SGEMM_ISA_AVX512, ONNXC_SGEMM_ISA_AVX2, ONNXC_SGEMM_ISA_PORTABLE})
+    for (const auto &s : shapes)
+      b->Args({isa, s[0], s[1], s[2], allThreads ? 0 : 1});
+  b->ArgNames({"isa", "M", "N", "K", "threads"});
+  if (allThreads)
+    b->UseRealTime();
+  b->Unit(benchmark::kMillisecond);
+}
+
+BENCHMARK(BM_FmaPeak)
+    ->Arg(ONNXC_SGEMM_ISA_AVX512)
+    ->Arg(ONNXC_SGEMM_ISA_AVX2)
+    ->Arg(ONNXC_SGEMM_ISA_PORTABLE)
+    ->Iterations(1)
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Sgemm)->Apply([](benchmark::internal::Benchmark *b) {
+  gemmArgs(b, false);
+});
+BENCHMARK(BM_Sgemm)
+    ->Name("BM_SgemmAllThreads")
+    ->Apply([](benchmark::internal::Benchmark *b) { gemmArgs(b, true); });
+
+} // namespace
+
+int main(int argc, char **argv) {
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv))
+    return 1;
+  PercentOfPeakReporter reporter;
+  benchmark::RunSpecifiedBenchmarks(&reporter);
+  benchmark::Shutdown();
+  return 0;
+}

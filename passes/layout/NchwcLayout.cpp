@@ -1,0 +1,528 @@
+//===- NchwcLayout.cpp - Blocked layout for CPU convolution chains --------===//
+//
+// A convolution over [N, C, H, W] reads C strided planes for every output
+// point; over the blocked layout [N, C/B, H, W, B] (NCHWc) its inner loop is
+// B contiguous channels, one SIMD register of f32 with B = 16 on AVX-512.
+// Converting the layout costs a pass over the tensor, so the pass rewrites
+// whole regions of the graph: reorders appear only where a value enters a
+// region (ReorderToBlocked) or is used outside it (ReorderFromBlocked, once
+// per value however many outside users it has).
+//
+// A region is a connected set of ops of one block, linked by the values they
+// pass each other, of these kinds:
+//   - Conv / onnxc.FusedConv: f32, group 1 or depthwise (group = C = M),
+//     constant W (and B), static channel counts, auto_pad NOTSET or VALID,
+//     and channels that fill at least half of their last block (a 3-channel
+//     image would compute 16 channels for 3). They become BlockedConv with
+//     W and B blocked here, once, as constants.
+//   - ops that work on blocked tensors as they are: Relu, LeakyRelu,
+//     Sigmoid, Tanh, HardSigmoid, HardSwish, Clip, Abs, Neg, Elu (unary, the
+//     same op on the blocked tensor), Add/Sub/Mul of two tensors of the
+//     same type, MaxPool (no Indices) and AveragePool (the same pool over one
+//     more spatial dim, the block, with window 1), and GlobalAveragePool
+//     (ReduceMean over the spatial dims: the region's result is reordered
+//     back at [N, C, 1, 1] instead of [N, C, H, W]). These join a region
+//     only through an operand produced in it.
+// A region with fewer than `min-convs` convolutions (default 2) is left
+// alone: a single convolution would pay a reorder on each side for one op.
+//
+// The padding channels of a blocked tensor (past C in its last block) are
+// zero after ReorderToBlocked; the ops above keep them finite (an
+// activation can map 0 to 0.5), which is all that matters: the blocked
+// weights are zero there, and ReorderFromBlocked drops them. Unary ops that
+// can make a finite value infinite or NaN (Log, Sqrt, Reciprocal, ...) end
+// a region for that reason. (An infinite value in the input itself can
+// still make a padding lane NaN, and NaN * 0 then reaches the outputs of the
+// next convolution, where the NCHW graph might give +-inf.)
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/dialect/onnxc/OnnxcDialect.h"
+#include "passes/Passes.h"
+#include "passes/RewriteCounts.h"
+#include "passes/fusion/FusionUtils.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/Pass/Pass.h"
+#include "llvm/ADT/EquivalenceClasses.h"
+#include "llvm/ADT/MapVector.h"
+#include "llvm/ADT/SetVector.h"
+
+namespace onnxc {
+#define GEN_PASS_DECL_NCHWCLAYOUT
+#define GEN_PASS_DEF_NCHWCLAYOUT
+#include "passes/Passes.h.inc"
+} // namespace onnxc
+
+using namespace mlir;
+using namespace onnxc::fusion;
+
+namespace onnxc {
+namespace {
+
+enum class OpKind { None, Conv, Unary, Binary, Pool, GlobalAveragePool };
+
+int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+/// A ranked f32 tensor of rank >= 3 with a static channel dim (dim 1).
+RankedTensorType getBlockableType(Value value) {
+  auto type = llvm::dyn_cast<RankedTensorType>(value.getType());
+  if (!type || !type.getElementType().isF32() || type.getRank() < 3 ||
+      type.isDynamicDim(1))
+    return {};
+  return type;
+}
+
+/// `type` in the blocked layout of block size `block`.
+RankedTensorType getBlockedType(RankedTensorType type, int64_t block) {
+  SmallVector<int64_t> shape(type.getShape());
+  shape[1] = ceilDiv(shape[1], block);
+  shape.push_back(block);
+  return RankedTensorType::get(shape, type.getElementType());
+}
+
+SmallVector<int64_t> getInts(Operation *op, StringRef name, size_t size,
+                             int64_t defaultValue) {
+  SmallVector<int64_t> values;
+  if (auto attr = op->getAttrOfType<ArrayAttr>(name))
+    for (Attribute a : attr)
+      values.push_back(llvm::cast<IntegerAttr>(a).getInt());
+  else
+    values.assign(size, defaultValue);
+  return values;
+}
+
+/// What a convolution of a region is made of.
+struct ConvInfo {
+  Value x, z;
+  DenseFPElementsAttr weights, bias; // bias may be null
+  int64_t group;
+  SmallVector<int64_t> kernel, strides, dilations, pads;
+  StringAttr activation;
+  ArrayAttr activationParams;
+};
+
+class NchwcLayoutPass : public impl::NchwcLayoutBase<NchwcLayoutPass> {
+public:
+  using NchwcLayoutBase::NchwcLayoutBase;
+
+  void runOnOperation() override;
+
+private:
+  OpKind classify(Operation *op);
+  std::optional<ConvInfo> getConvInfo(Operation *op);
+  /// Whether `channels` fill at least half of their last block.
+  bool fillsBlocks(int64_t channels) const {
+    return ceilDiv(channels, blockSize) * blockSize <= 2 * channels;
+  }
+  void rewriteBlock(Block &block);
+  Value createBlockedConv(OpBuilder &b, Operation *op, ConvInfo &info, Value x,
+                          Value z);
+};
+
+std::optional<ConvInfo> NchwcLayoutPass::getConvInfo(Operation *op) {
+  bool fused = llvm::isa<fused::FusedConvOp>(op);
+  if (!fused && !isOnnxOp(op, "Conv"))
+    return std::nullopt;
+  ConvInfo info;
+  info.x = op->getOperand(0);
+  info.z = fused ? op->getOperand(3) : Value();
+  RankedTensorType xType = getBlockableType(info.x);
+  RankedTensorType yType = getBlockableType(op->getResult(0));
+  info.weights = getFloatConstant(op->getOperand(1));
+  if (!xType || !yType || xType.getRank() != yType.getRank() || !info.weights)
+    return std::nullopt;
+  Value bias = op->getOperand(2);
+  if (!llvm::isa<NoneType>(bias.getType())) {
+    info.bias = getFloatConstant(bias);
+    if (!info.bias || info.bias.getType().getRank() != 1)
+      return std::nullopt;
+  }
+  if (info.z && llvm::isa<NoneType>(info.z.getType()))
+    info.z = Value();
+  if (info.z && info.z.getType() != yType)
+    return std::nullopt;
+  auto autoPad = op->getAttrOfType<StringAttr>("auto_pad");
+  if (autoPad && autoPad.getValue() != "NOTSET" &&
+      autoPad.getValue() != "VALID")
+    return std::nullopt;
+
+  int64_t spatial = xType.getRank() - 2;
+  int64_t channels = xType.getDimSize(1), filters = yType.getDimSize(1);
+  ShapedType wType = info.weights.getType();
+  auto groupAttr = op->getAttrOfType<IntegerAttr>("group");
+  info.group = groupAttr ? groupAttr.getInt() : 1;
+  if (wType.getRank() != spatial + 2 || wType.getDimSize(0) != filters ||
+      (info.bias && info.bias.getNumElements() != filters))
+    return std::nullopt;
+  bool depthwise = info.group > 1 && info.group == channels &&
+                   filters == channels && wType.getDimSize(1) == 1;
+  if ((info.group != 1 || wType.getDimSize(1) != channels) && !depthwise)
+    return std::nullopt;
+  if (!fillsBlocks(channels) || !fillsBlocks(filters))
+    return std::nullopt;
+
+  info.kernel.assign(wType.getShape().begin() + 2, wType.getShape().end());
+  if (op->hasAttr("kernel_shape") &&
+      getInts(op, "kernel_shape", spatial, 0) != info.kernel)
+    return std::nullopt;
+  info.strides = getInts(op, "strides", spatial, 1);
+  info.dilations = getInts(op, "dilations", spatial, 1);
+  info.pads = getInts(op, "pads", 2 * spatial, 0);
+  if (autoPad && autoPad.getValue() == "VALID")
+    info.pads.assign(2 * spatial, 0);
+  if (int64_t(info.strides.size()) != spatial ||
+      int64_t(info.dilations.size()) != spatial ||
+      int64_t(info.pads.size()) != 2 * spatial)
+    return std::nullopt;
+  info.activation = op->getAttrOfType<StringAttr>("activation");
+  info.activationParams = op->getAttrOfType<ArrayAttr>("activation_params");
+  return info;
+}
+
+OpKind NchwcLayoutPass::classify(Operation *op) {
+  if (getConvInfo(op))
+    return OpKind::Conv;
+  if (op->getNumResults() == 0 || op->getNumOperands() == 0)
+    return OpKind::None;
+  RankedTensorType type = getBlockableType(op->getResult(0));
+  RankedTensorType inputType = getBlockableType(op->getOperand(0));
+  StringRef name = op->getName().getStringRef();
+  if (!type || !inputType || !name.consume_front("onnx."))
+    return OpKind::None;
+  bool sameType = inputType == type;
+  if (llvm::is_contained({"Relu", "LeakyRelu", "Sigmoid", "Tanh", "HardSigmoid",
+                          "HardSwish", "Abs", "Neg", "Elu"},
+                         name))
+    return op->getNumOperands() == 1 && sameType ? OpKind::Unary : OpKind::None;
+  if (name == "Clip" && sameType) {
+    // Scalar bounds (or none) apply to each element alike.
+    for (Value bound : op->getOperands().drop_front()) {
+      auto boundType = llvm::dyn_cast<RankedTensorType>(bound.getType());
+      if (!llvm::isa<NoneType>(bound.getType()) &&
+          (!boundType || boundType.getNumElements() != 1 ||
+           boundType.getRank() > 1))
+        return OpKind::None;
+    }
+    return OpKind::Unary;
+  }
+  if (name == "Add" || name == "Sub" || name == "Mul")
+    return op->getNumOperands() == 2 && sameType &&
+                   op->getOperand(1).getType() == type
+               ? OpKind::Binary
+               : OpKind::None;
+  if (name == "MaxPool" || name == "AveragePool") {
+    if (inputType.getRank() != type.getRank() ||
+        inputType.getDimSize(1) != type.getDimSize(1) ||
+        (name == "MaxPool" && !llvm::isa<NoneType>(op->getResult(1).getType())))
+      return OpKind::None;
+    // The window attributes must be well formed: the blocked op extends them
+    // by one dim.
+    int64_t spatial = type.getRank() - 2;
+    auto kernel = op->getAttrOfType<ArrayAttr>("kernel_shape");
+    if (!kernel || int64_t(kernel.size()) != spatial)
+      return OpKind::None;
+    for (auto [attr, size] : {std::pair<StringRef, int64_t>{"strides", spatial},
+                              {"dilations", spatial},
+                              {"pads", 2 * spatial}})
+      if (auto values = op->getAttrOfType<ArrayAttr>(attr);
+          values && int64_t(values.size()) != size)
+        return OpKind::None;
+    return OpKind::Pool;
+  }
+  return OpKind::None;
+}
+
+/// GlobalAveragePool is classified apart: its result type differs from its
+/// operand's.
+OpKind classifyGlobalPool(Operation *op) {
+  if (!isOnnxOp(op, "GlobalAveragePool") ||
+      !getBlockableType(op->getOperand(0)))
+    return OpKind::None;
+  return getBlockableType(op->getResult(0)) ? OpKind::GlobalAveragePool
+                                            : OpKind::None;
+}
+
+/// W [M, C, K...] (group 1) as [Mb, Cb, K..., B, B], or W [C, 1, K...]
+/// (depthwise) as [Cb, K..., B], zero where a channel is padding.
+DenseElementsAttr blockWeights(DenseFPElementsAttr weights, bool depthwise,
+                               int64_t block) {
+  ArrayRef<int64_t> shape = weights.getType().getShape();
+  SmallVector<float> src(weights.getValues<float>());
+  int64_t filters = shape[0], channels = shape[1];
+  int64_t taps = 1;
+  for (int64_t k : shape.drop_front(2))
+    taps *= k;
+  int64_t filterBlocks = ceilDiv(filters, block);
+  SmallVector<int64_t> blockedShape{filterBlocks};
+  if (depthwise) {
+    blockedShape.append(shape.begin() + 2, shape.end());
+    blockedShape.push_back(block);
+    SmallVector<float> dst(filterBlocks * taps * block, 0.0f);
+    for (int64_t m = 0; m < filters; ++m)
+      for (int64_t k = 0; k < taps; ++k)
+        dst[((m / block) * taps + k) * block + m % block] = src[m * taps + k];
+    return DenseElementsAttr::get(
+        RankedTensorType::get(blockedShape, weights.getElementType()),
+        llvm::ArrayRef(dst));
+  }
+  int64_t channelBlocks = ceilDiv(channels, block);
+  blockedShape.push_back(channelBlocks);
+  blockedShape.append(shape.begin() + 2, shape.end());
+  blockedShape.append({block, block});
+  SmallVector<float> dst(filterBlocks * channelBlocks * taps * block * block,
+                         0.0f);
+  for (int64_t m = 0; m < filters; ++m)
+    for (int64_t c = 0; c < channels; ++c)
+      for (int64_t k = 0; k < taps; ++k)
+        dst[((((m / block) * channelBlocks + c / block) * taps + k) * block +
+             c % block) *
+                block +
+            m % block] = src[(m * channels + c) * taps + k];
+  return DenseElementsAttr::get(
+      RankedTensorType::get(blockedShape, weights.getElementType()),
+      llvm::ArrayRef(dst));
+}
+
+/// Bias [M] as [Mb, B], zero-padded.
+DenseElementsAttr blockBias(DenseFPElementsAttr bias, int64_t block) {
+  int64_t filters = bias.getNumElements();
+  SmallVector<float> dst(ceilDiv(filters, block) * block, 0.0f);
+  llvm::copy(bias.getValues<float>(), dst.begin());
+  return DenseElementsAttr::get(
+      RankedTensorType::get({ceilDiv(filters, block), block},
+                            bias.getElementType()),
+      llvm::ArrayRef(dst));
+}
+
+Value NchwcLayoutPass::createBlockedConv(OpBuilder &b, Operation *op,
+                                         ConvInfo &info, Value x, Value z) {
+  Location loc = op->getLoc();
+  bool depthwise = info.group != 1;
+  Value weights =
+      createConstant(b, loc, blockWeights(info.weights, depthwise, blockSize));
+  Value bias = info.bias
+                   ? createConstant(b, loc, blockBias(info.bias, blockSize))
+                   : createNoValue(b, loc);
+  if (!z)
+    z = createNoValue(b, loc);
+  auto resultType = getBlockedType(
+      llvm::cast<RankedTensorType>(op->getResult(0).getType()), blockSize);
+  auto conv = b.create<fused::BlockedConvOp>(
+      loc, resultType, x, weights, bias, z, b.getI64ArrayAttr(info.dilations),
+      b.getI64IntegerAttr(info.group), b.getI64ArrayAttr(info.kernel),
+      b.getI64ArrayAttr(info.pads), b.getI64ArrayAttr(info.strides),
+      info.activation ? info.activation : b.getStringAttr(""),
+      info.activationParams);
+  return conv.getResult();
+}
+
+void NchwcLayoutPass::rewriteBlock(Block &block) {
+  // 1. Regions: union-find over the ops that can be blocked.
+  llvm::EquivalenceClasses<Operation *> regions;
+  llvm::DenseMap<Operation *, OpKind> kinds;
+  for (Operation &op : block) {
+    OpKind kind = classify(&op);
+    if (kind == OpKind::None)
+      kind = classifyGlobalPool(&op);
+    if (kind == OpKind::None)
+      continue;
+    SmallVector<Operation *> linked;
+    SmallVector<Value> dataOperands;
+    if (kind == OpKind::Conv) {
+      ConvInfo info = *getConvInfo(&op);
+      dataOperands.push_back(info.x);
+      if (info.z)
+        dataOperands.push_back(info.z);
+    } else if (kind == OpKind::Binary) {
+      dataOperands.assign({op.getOperand(0), op.getOperand(1)});
+    } else {
+      dataOperands.push_back(op.getOperand(0));
+    }
+    for (Value operand : dataOperands)
+      if (Operation *def = operand.getDefiningOp(); def && kinds.count(def))
+        linked.push_back(def);
+    // Only a convolution starts a region; the other ops extend one.
+    if (kind != OpKind::Conv && linked.empty())
+      continue;
+    kinds[&op] = kind;
+    regions.insert(&op);
+    for (Operation *def : linked)
+      regions.unionSets(&op, def);
+  }
+
+  // 2. Keep the regions with enough convolutions.
+  llvm::DenseSet<Operation *> members;
+  int64_t numRegions = 0, numSkipped = 0;
+  for (auto it = regions.begin(); it != regions.end(); ++it) {
+    if (!it->isLeader())
+      continue;
+    int64_t convs = 0;
+    for (auto m = regions.member_begin(it); m != regions.member_end(); ++m)
+      convs += kinds[*m] == OpKind::Conv;
+    if (convs < minConvs) {
+      ++numSkipped;
+      continue;
+    }
+    ++numRegions;
+    for (auto m = regions.member_begin(it); m != regions.member_end(); ++m)
+      members.insert(*m);
+  }
+  // Every counter on every run, so that --print-pass-stats lists them in
+  // one order.
+  int64_t numIn = 0, numOut = 0, numConvs = 0, numOthers = 0;
+  auto report = [&] {
+    int64_t nchwConvs = 0;
+    for (Operation &op : block)
+      nchwConvs += isOnnxOp(&op, "Conv") || llvm::isa<fused::FusedConvOp>(op);
+    StringRef pass = getArgument();
+    addRewriteCount(pass, "regions", numRegions);
+    addRewriteCount(pass, "skipped-regions", numSkipped);
+    addRewriteCount(pass, "blocked-convs", numConvs);
+    addRewriteCount(pass, "blocked-other-ops", numOthers);
+    addRewriteCount(pass, "reorders-in", numIn);
+    addRewriteCount(pass, "reorders-out", numOut);
+    addRewriteCount(pass, "nchw-convs", nchwConvs);
+  };
+  if (members.empty())
+    return report();
+
+  // 3. Rewrite the members in order; `blocked` maps a value of the original
+  // graph to its blocked form.
+  llvm::DenseMap<Value, Value> blocked;
+  OpBuilder b(&getContext());
+  // Where a reorder in is created: at the first member that reads the value
+  // (its node name names the reorder too).
+  Location consumerLoc = b.getUnknownLoc();
+  auto getBlocked = [&](Value value) {
+    Value &entry = blocked[value];
+    if (!entry) {
+      // A value from outside the region: reorder it once, where the first
+      // member that reads it is (which dominates the later ones).
+      auto type = llvm::cast<RankedTensorType>(value.getType());
+      entry = b.create<fused::ReorderToBlockedOp>(
+          consumerLoc, getBlockedType(type, blockSize), value,
+          b.getI64IntegerAttr(blockSize));
+      ++numIn;
+    }
+    return entry;
+  };
+  SmallVector<Operation *> rewritten;
+  for (Operation &op : block) {
+    if (!members.contains(&op))
+      continue;
+    b.setInsertionPoint(&op);
+    OpKind kind = kinds[&op];
+    Location loc = op.getLoc();
+    consumerLoc = loc;
+    auto resultType = llvm::cast<RankedTensorType>(op.getResult(0).getType());
+    Value result;
+    if (kind == OpKind::Conv) {
+      ConvInfo info = *getConvInfo(&op);
+      Value x = getBlocked(info.x);
+      Value z = info.z ? getBlocked(info.z) : Value();
+      result = createBlockedConv(b, &op, info, x, z);
+      ++numConvs;
+    } else if (kind == OpKind::GlobalAveragePool) {
+      // The mean over the spatial dims of [N, Cb, D..., B].
+      Value x = getBlocked(op.getOperand(0));
+      int64_t rank = resultType.getRank();
+      SmallVector<int64_t> axes;
+      for (int64_t d = 2; d < rank; ++d)
+        axes.push_back(d);
+      Value axesValue = createConstant(
+          b, loc,
+          DenseElementsAttr::get(
+              RankedTensorType::get({int64_t(axes.size())}, b.getI64Type()),
+              llvm::ArrayRef(axes)));
+      OperationState state(loc, "onnx.ReduceMean");
+      state.addOperands({x, axesValue});
+      state.addAttribute("keepdims", b.getI64IntegerAttr(1));
+      state.addTypes(getBlockedType(resultType, blockSize));
+      result = b.create(state)->getResult(0);
+      ++numOthers;
+    } else {
+      OperationState state(loc, op.getName());
+      SmallVector<Value> operands(op.getOperands());
+      operands[0] = getBlocked(operands[0]);
+      if (kind == OpKind::Binary)
+        operands[1] = getBlocked(operands[1]);
+      state.addOperands(operands);
+      state.addAttributes(op.getAttrs());
+      if (kind == OpKind::Pool) {
+        // The same pool over one more spatial dim, the block, with a window
+        // of 1 and no padding.
+        int64_t spatial = resultType.getRank() - 2;
+        auto extend = [&](StringRef name, int64_t defaultValue) {
+          SmallVector<int64_t> values =
+              getInts(&op, name, spatial, defaultValue);
+          values.push_back(defaultValue);
+          state.attributes.set(name, b.getI64ArrayAttr(values));
+        };
+        extend("kernel_shape", 1);
+        extend("strides", 1);
+        extend("dilations", 1);
+        SmallVector<int64_t> pads = getInts(&op, "pads", 2 * spatial, 0);
+        pads.insert(pads.begin() + spatial, 0);
+        pads.push_back(0);
+        state.attributes.set("pads", b.getI64ArrayAttr(pads));
+      }
+      state.addTypes(getBlockedType(resultType, blockSize));
+      for (unsigned i = 1; i < op.getNumResults(); ++i)
+        state.addTypes(op.getResult(i).getType()); // MaxPool's none Indices
+      result = b.create(state)->getResult(0);
+      ++numOthers;
+    }
+    blocked[op.getResult(0)] = result;
+    rewritten.push_back(&op);
+
+    // Users outside the region read the value through one reorder back.
+    if (llvm::any_of(op.getResult(0).getUsers(), [&](Operation *user) {
+          return !members.contains(user);
+        })) {
+      b.setInsertionPointAfter(result.getDefiningOp());
+      Value back = b.create<fused::ReorderFromBlockedOp>(
+          loc, resultType, result,
+          b.getI64IntegerAttr(resultType.getDimSize(1)));
+      op.getResult(0).replaceUsesWithIf(back, [&](OpOperand &use) {
+        return !members.contains(use.getOwner());
+      });
+      ++numOut;
+    }
+  }
+  // The rewritten ops, then the unblocked weights and NoValues only they
+  // read.
+  llvm::SetVector<Operation *> inputs;
+  for (Operation *op : rewritten)
+    for (Value operand : op->getOperands())
+      if (Operation *def = operand.getDefiningOp();
+          def && !members.contains(def) &&
+          (isOnnxOp(def, "Constant") || isOnnxOp(def, "NoValue")))
+        inputs.insert(def);
+  for (Operation *op : llvm::reverse(rewritten))
+    op->erase();
+  for (Operation *def : inputs)
+    if (def->use_empty())
+      def->erase();
+
+  report();
+}
+
+void NchwcLayoutPass::runOnOperation() {
+  if (blockSize < 1) {
+    getOperation().emitError() << "onnxc-nchwc-layout: block-size must be "
+                                  "positive";
+    return signalPassFailure();
+  }
+  for (Block &block : getOperation().getBody())
+    rewriteBlock(block);
+}
+
+} // namespace
+
+std::unique_ptr<Pass> createNchwcLayoutPass() {
+  return std::make_unique<NchwcLayoutPass>();
+}
+
+} // namespace onnxc

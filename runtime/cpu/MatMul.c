@@ -1,0 +1,272 @@
+/*===- MatMul.c - MatMul / Gemm of lowered code through the packed GEMM ---===*
+ *
+ * The CPU lowering turns f32 onnx.MatMul, onnx.Gemm, onnxc.FusedMatMul and
+ * onnxc.FusedGemm into one call of _mlir_ciface_onnxc_rt_matmul_f32 with
+ * unranked memrefs, so one entry point serves every rank: this file applies
+ * numpy's MatMul rules (1-D promotion, broadcast batch dims) with strides
+ * (0 on broadcast dims), folds batch dims into the rows when B is shared,
+ * and runs one GEMM per batch otherwise (in parallel over batches when each
+ * one is small).
+ *
+ *===----------------------------------------------------------------------===*/
+
+#include "CpuRuntime.h"
+#include "ThreadPool.h"
+#include "kernels/Gemm.h"
+
+#include <math.h>
+#include <string.h>
+
+enum { MAX_DIMS = ONNXC_MAX_RANK + 2 };
+
+/* A ranked memref descriptor: {allocated, aligned, offset, sizes[r],
+ * strides[r]}. */
+typedef struct ranked_descriptor {
+  float *allocated, *aligned;
+  int64_t offset;
+  int64_t dims[];
+} ranked_descriptor;
+
+/* A tensor seen as `rank` (size, stride) pairs, in elements. */
+typedef struct view {
+  const float *data;
+  int rank;
+  int64_t size[MAX_DIMS];
+  int64_t stride[MAX_DIMS];
+} view;
+
+static int read_view(const onnxc_unranked_memref *m, view *v) {
+  if (!m || m->rank < 0 || m->rank > ONNXC_MAX_RANK || !m->descriptor)
+    return 0;
+  const ranked_descriptor *d = m->descriptor;
+  v->data = d->aligned + d->offset;
+  v->rank = (int)m->rank;
+  for (int i = 0; i < v->rank; ++i) {
+    v->size[i] = d->dims[i];
+    v->stride[i] = d->dims[v->rank + i];
+  }
+  return 1;
+}
+
+/* The stride of `v`'s dim aligned to dim `d` of a rank-`rank` shape, or 0
+ * where v lacks it or broadcasts it (size 1). Sets *size to v's size (1 when
+ * missing). */
+static int64_t aligned_stride(const view *v, int rank, int d, int64_t *size) {
+  int vd = d - (rank - v->rank);
+  if (vd < 0) {
+    *size = 1;
+    return 0;
+  }
+  *size = v->size[vd];
+  return v->size[vd] == 1 ? 0 : v->stride[vd];
+}
+
+typedef struct batch_job {
+  size_t m, n, k;
+  float alpha;
+  const float *a, *b, *bias;
+  float *y;
+  ptrdiff_t a_rs, a_cs, b_rs, b_cs, ldc;
+  onnxc_sgemm_epilogue epilogue;
+  int batch_rank;
+  int64_t batch_size[MAX_DIMS];
+  int64_t a_bstride[MAX_DIMS], b_bstride[MAX_DIMS], y_bstride[MAX_DIMS],
+      bias_bstride[MAX_DIMS];
+} batch_job;
+
+static void run_batch(const batch_job *job, size_t index, int max_threads) {
+  ptrdiff_t a_off = 0, b_off = 0, y_off = 0, bias_off = 0;
+  for (int d = job->batch_rank - 1; d >= 0; --d) {
+    int64_t i = (int64_t)(index % (size_t)job->batch_size[d]);
+    index /= (size_t)job->batch_size[d];
+    a_off += i * job->a_bstride[d];
+    b_off += i * job->b_bstride[d];
+    y_off += i * job->y_bstride[d];
+    bias_off += i * job->bias_bstride[d];
+  }
+  onnxc_sgemm_epilogue e = job->epilogue;
+  if (e.bias)
+    e.bias += bias_off;
+  onnxc_sgemm_strided(job->m, job->n, job->k, job->alpha, job->a + a_off,
+                      job->a_rs, job->a_cs, job->b + b_off, job->b_rs,
+                      job->b_cs, 0.0f, job->y + y_off, job->ldc, &e,
+                      max_threads);
+}
+
+static void batch_task(void *context, size_t task, int worker) {
+  (void)worker;
+  run_batch(context, task, 1);
+}
+
+/* Whether dims [0, count) of a tensor with these sizes/strides, followed by
+ * a dim of stride `inner_stride` and size `inner_size`, are one dim. */
+static int folds(const int64_t *size, const int64_t *stride, int count,
+                 int64_t inner_size, int64_t inner_stride) {
+  int64_t expected = inner_stride * inner_size;
+  for (int d = count - 1; d >= 0; --d) {
+    if (size[d] == 1)
+      continue; /* a unit dim's stride is free */
+    if (stride[d] != expected)
+      return 0;
+    expected *= size[d];
+  }
+  return 1;
+}
+
+static void fill_nan(const view *y) {
+  /* Y is freshly allocated and dense: reachable as one run. */
+  int64_t total = 1;
+  for (int d = 0; d < y->rank; ++d)
+    total *= y->size[d];
+  float *data = (float *)y->data;
+  for (int64_t i = 0; i < total; ++i)
+    data[i] = NAN;
+}
+
+void _mlir_ciface_onnxc_rt_matmul_f32(
+    onnxc_unranked_memref *a_ref, onnxc_unranked_memref *b_ref,
+    onnxc_unranked_memref *bias_ref, onnxc_unranked_memref *y_ref,
+    int32_t flags, float alpha, float bias_scale, int32_t activation,
+    float activation_alpha, float activation_beta) {
+  view a, b, y, bias = {0};
+  if (!read_view(a_ref, &a) || !read_view(b_ref, &b) || !read_view(y_ref, &y))
+    return;
+  int has_bias = (flags & ONNXC_MATMUL_BIAS) && read_view(bias_ref, &bias);
+  int trans_a = (flags & ONNXC_MATMUL_TRANS_A) != 0;
+  int trans_b = (flags & ONNXC_MATMUL_TRANS_B) != 0;
+  if (a.rank < 1 || b.rank < 1)
+    return;
+  for (int d = 0; d < y.rank; ++d)
+    if (y.size[d] == 0)
+      return;
+
+  /* numpy promotion: [K] is [1, K] on the left and [K, 1] on the right. */
+  int a_vector = a.rank == 1, b_vector = b.rank == 1;
+  if (a_vector) {
+    a.size[1] = a.size[0];
+    a.stride[1] = a.stride[0];
+    a.size[0] = 1;
+    a.stride[0] = 0;
+    a.rank = 2;
+  }
+  if (b_vector) {
+    b.size[1] = 1;
+    b.stride[1] = 0;
+    b.rank = 2;
+  }
+  int64_t m = a.size[a.rank - (trans_a ? 1 : 2)];
+  int64_t k = a.size[a.rank - (trans_a ? 2 : 1)];
+  int64_t kb = b.size[b.rank - (trans_b ? 1 : 2)];
+  int64_t n = b.size[b.rank - (trans_b ? 2 : 1)];
+  ptrdiff_t a_rs = a.stride[a.rank - (trans_a ? 1 : 2)];
+  ptrdiff_t a_cs = a.stride[a.rank - (trans_a ? 2 : 1)];
+  ptrdiff_t b_rs = b.stride[b.rank - (trans_b ? 1 : 2)];
+  ptrdiff_t b_cs = b.stride[b.rank - (trans_b ? 2 : 1)];
+
+  /* Y's dims: batch..., then M (unless A was a vector), N (unless B was). */
+  int batch_rank = y.rank - !a_vector - !b_vector;
+  int a_batch = a.rank - 2, b_batch = b.rank - 2;
+  if (k != kb || batch_rank < 0 || batch_rank > ONNXC_MAX_RANK ||
+      a_batch > batch_rank || b_batch > batch_rank ||
+      (!a_vector && y.size[batch_rank] != m) ||
+      (!b_vector && y.size[y.rank - 1] != n)) {
+    /* Shapes the compiler could not check disagree at run time: NaNs
+     * rather than reads out of bounds. */
+    fill_nan(&y);
+    return;
+  }
+  ptrdiff_t ldc = a_vector ? 0 : y.stride[batch_rank];
+  if (a_vector)
+    ldc = (ptrdiff_t)n; /* one row: never stepped */
+
+  batch_job job;
+  memset(&job, 0, sizeof job);
+  job.m = (size_t)m;
+  job.n = (size_t)n;
+  job.k = (size_t)k;
+  job.alpha = alpha;
+  job.a = a.data;
+  job.b = b.data;
+  job.y = (float *)y.data;
+  job.a_rs = a_rs;
+  job.a_cs = a_cs;
+  job.b_rs = b_rs;
+  job.b_cs = b_cs;
+  job.ldc = ldc;
+  job.batch_rank = batch_rank;
+  job.epilogue.activation = activation;
+  job.epilogue.activation_alpha = activation_alpha;
+  job.epilogue.activation_beta = activation_beta;
+
+  /* Batch strides (0 where an operand broadcasts) and sizes. */
+  size_t batches = 1;
+  view a_batches = a, b_batches = b;
+  a_batches.rank = a_batch;
+  b_batches.rank = b_batch;
+  for (int d = 0; d < batch_rank; ++d) {
+    int64_t size_a, size_b;
+    job.a_bstride[d] = aligned_stride(&a_batches, batch_rank, d, &size_a);
+    job.b_bstride[d] = aligned_stride(&b_batches, batch_rank, d, &size_b);
+    job.y_bstride[d] = y.stride[d];
+    job.batch_size[d] = y.size[d];
+    if ((size_a != 1 && size_a != y.size[d]) ||
+        (size_b != 1 && size_b != y.size[d])) {
+      fill_nan(&y);
+      return;
+    }
+    batches *= (size_t)y.size[d];
+  }
+
+  /* The bias broadcasts onto Y (dims aligned from the right). */
+  if (has_bias) {
+    if (bias.rank > y.rank) {
+      fill_nan(&y);
+      return;
+    }
+    int64_t size;
+    for (int d = 0; d < y.rank; ++d) {
+      int64_t stride = aligned_stride(&bias, y.rank, d, &size);
+      if (size != 1 && size != y.size[d]) {
+        fill_nan(&y);
+        return;
+      }
+      if (d < batch_rank)
+        job.bias_bstride[d] = stride;
+      else if (d == batch_rank && !a_vector)
+        job.epilogue.bias_row_stride = stride;
+      else
+        job.epilogue.bias_col_stride = b_vector ? 0 : stride;
+    }
+    job.bias = bias.data;
+    job.epilogue.bias = bias.data;
+    job.epilogue.bias_scale = bias_scale;
+  }
+
+  /* B shared by every batch and A, Y (and the bias) laid out so that the
+   * batch dims continue the rows: one GEMM with batches * M rows. */
+  int b_shared = 1;
+  for (int d = 0; d < batch_rank; ++d)
+    b_shared &= job.b_bstride[d] == 0;
+  if (batches > 1 && b_shared && !a_vector &&
+      folds(job.batch_size, job.a_bstride, batch_rank, m, a_rs) &&
+      folds(job.batch_size, job.y_bstride, batch_rank, m, ldc) &&
+      (!has_bias || folds(job.batch_size, job.bias_bstride, batch_rank, m,
+                          job.epilogue.bias_row_stride))) {
+    int a_broadcast = 0;
+    for (int d = 0; d < batch_rank; ++d)
+      a_broadcast |= job.a_bstride[d] == 0 && job.batch_size[d] != 1;
+    if (!a_broadcast) {
+      job.m = (size_t)m * batches;
+      job.batch_rank = 0;
+      batches = 1;
+    }
+  }
+
+  double flops = 2.0 * (double)m * (double)n * (double)k;
+  if (batches > 1 && onnxc_num_threads() > 1 && flops < 4.0e6) {
+    onnxc_parallel_for(batches, 0, batch_task, &job);
+    return;
+  }
+  for (size_t i = 0; i < batches; ++i)
+    run_batch(&job, i, 0);
+}

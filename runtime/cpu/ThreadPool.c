@@ -1,0 +1,166 @@
+/*===- ThreadPool.c - The runtime's worker threads -------------------------===*
+ *
+ * Workers are created lazily (by the first region that wants them) and sleep
+ * on `work_ready` between regions, so an idle pool costs no CPU. A region is
+ * published under `state_lock` with a new generation number; each worker
+ * copies the region under the lock, counts itself in `active`, and takes
+ * tasks from an atomic counter. A new region is published only once `active`
+ * is back to zero, so a worker that wakes late can never take a task of a
+ * region it did not copy. `region_lock` (try-locked) gives the workers to one
+ * caller at a time; everyone else runs inline.
+ *
+ *===----------------------------------------------------------------------===*/
+
+#include "ThreadPool.h"
+#include "CpuRuntime.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <unistd.h>
+
+enum { MAX_THREADS = 256 };
+
+typedef struct region {
+  onnxc_parallel_fn fn;
+  void *context;
+  size_t num_tasks;
+  int participants; /* the caller (worker 0) plus workers 1..participants-1 */
+} region;
+
+static pthread_mutex_t region_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_mutex_t state_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t work_ready = PTHREAD_COND_INITIALIZER;
+static pthread_cond_t work_done = PTHREAD_COND_INITIALIZER;
+/* Guarded by state_lock. */
+static pthread_t workers[MAX_THREADS];
+static int num_workers; /* started, not counting callers */
+static int active;      /* workers inside the current region */
+static uint64_t generation;
+static region current;
+static int shutting_down;
+static atomic_size_t next_task;
+/* The setting: 0 = default. */
+static atomic_int requested_threads;
+/* Set while this thread runs tasks of a region: nested regions run inline. */
+static _Thread_local int in_region;
+
+int onnxc_default_num_threads(void) {
+  long cores = sysconf(_SC_NPROCESSORS_ONLN);
+  if (cores < 1)
+    return 1;
+  return cores > MAX_THREADS ? MAX_THREADS : (int)cores;
+}
+
+int onnxc_num_threads(void) {
+  int n = atomic_load_explicit(&requested_threads, memory_order_relaxed);
+  return n > 0 ? n : onnxc_default_num_threads();
+}
+
+int onnxc_set_num_threads(int32_t n) {
+  if (n < 0)
+    return -1;
+  atomic_store(&requested_threads, n > MAX_THREADS ? MAX_THREADS : n);
+  return 0;
+}
+
+int onnxc_cpu_set_num_threads(int32_t num_threads) {
+  return onnxc_set_num_threads(num_threads) == 0 ? ONNXC_OK
+                                                 : ONNXC_INVALID_ARGUMENT;
+}
+
+static void run_tasks(const region *r, int worker) {
+  in_region = 1;
+  for (;;) {
+    size_t task =
+        atomic_fetch_add_explicit(&next_task, 1, memory_order_relaxed);
+    if (task >= r->num_tasks)
+      break;
+    r->fn(r->context, task, worker);
+  }
+  in_region = 0;
+}
+
+static void *worker_main(void *arg) {
+  int index = (int)(intptr_t)arg;
+  pthread_mutex_lock(&state_lock);
+  uint64_t seen = generation;
+  for (;;) {
+    while (generation == seen && !shutting_down)
+      pthread_cond_wait(&work_ready, &state_lock);
+    if (shutting_down)
+      break;
+    seen = generation;
+    if (index >= current.participants)
+      continue;
+    region r = current;
+    ++active;
+    pthread_mutex_unlock(&state_lock);
+    run_tasks(&r, index);
+    pthread_mutex_lock(&state_lock);
+    if (--active == 0)
+      pthread_cond_broadcast(&work_done);
+  }
+  pthread_mutex_unlock(&state_lock);
+  return NULL;
+}
+
+/* Starts workers until there are `wanted` (or creation fails). Holds
+ * state_lock. */
+static void start_workers(int wanted) {
+  while (num_workers < wanted && num_workers < MAX_THREADS - 1 &&
+         !shutting_down) {
+    /* Worker i has index i + 1: the caller is worker 0. */
+    if (pthread_create(&workers[num_workers], NULL, worker_main,
+                       (void *)(intptr_t)(num_workers + 1)) != 0)
+      break;
+    ++num_workers;
+  }
+}
+
+void onnxc_parallel_for(size_t num_tasks, int max_threads, onnxc_parallel_fn fn,
+                        void *context) {
+  if (num_tasks == 0)
+    return;
+  int threads = onnxc_num_threads();
+  if (max_threads > 0 && max_threads < threads)
+    threads = max_threads;
+  if ((size_t)threads > num_tasks)
+    threads = (int)num_tasks;
+  region r = {fn, context, num_tasks, 1};
+  if (threads <= 1 || in_region || pthread_mutex_trylock(&region_lock) != 0) {
+    for (size_t task = 0; task < num_tasks; ++task)
+      fn(context, task, 0);
+    return;
+  }
+
+  pthread_mutex_lock(&state_lock);
+  start_workers(threads - 1);
+  r.participants = num_workers + 1 < threads ? num_workers + 1 : threads;
+  /* A worker that woke late for the previous region may still be leaving. */
+  while (active > 0)
+    pthread_cond_wait(&work_done, &state_lock);
+  current = r;
+  atomic_store_explicit(&next_task, 0, memory_order_relaxed);
+  ++generation;
+  pthread_cond_broadcast(&work_ready);
+  pthread_mutex_unlock(&state_lock);
+
+  run_tasks(&r, 0);
+
+  pthread_mutex_lock(&state_lock);
+  while (active > 0)
+    pthread_cond_wait(&work_done, &state_lock);
+  pthread_mutex_unlock(&state_lock);
+  pthread_mutex_unlock(&region_lock);
+}
+
+/* An artifact may be dlclose'd: its workers must not outlive its code. */
+__attribute__((destructor)) static void stop_workers(void) {
+  pthread_mutex_lock(&state_lock);
+  shutting_down = 1;
+  pthread_cond_broadcast(&work_ready);
+  int count = num_workers;
+  pthread_mutex_unlock(&state_lock);
+  for (int i = 0; i < count; ++i)
+    pthread_join(workers[i], NULL);
+}

@@ -1,0 +1,553 @@
+/*===- Gemm.c - Blocking, packing, threading and dispatch of the GEMM -----===*
+ *
+ * The loop nest:
+ *   for jc in N by NC:
+ *     for pc in K by KC:
+ *       pack B[pc, jc] into NR-wide panels   (parallel over panels; the
+ *                                             KC x NC block stays in L2)
+ *       parallel over (MC row blocks) x (NR panel chunks):
+ *         pack A[ic, pc] into MR-tall panels (per-worker buffer)
+ *         for each A panel (MR x KC, stays in L1, its values broadcast):
+ *           for each B panel (streamed from L2, loaded as vectors):
+ *             micro-kernel
+ *         after the last KC block: the epilogue on the finished C block
+ * The operand a micro-kernel broadcasts is the one kept in L1; the vector
+ * operand streams, which is what the kernels' load ports are sized for.
+ * The first KC block applies beta; later ones accumulate (beta = 1). The
+ * epilogue runs while the block is still in cache.
+ *
+ *===----------------------------------------------------------------------===*/
+
+#include "Gemm.h"
+#include "../ThreadPool.h"
+#include "GemmKernels.h"
+
+#include <math.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- Dispatch ----------------------------------------------------------- */
+
+static _Atomic(const onnxc_sgemm_variant *) forced_variant;
+
+#if ONNXC_HAVE_X86_KERNELS
+#include <cpuid.h>
+
+/* CPUID and XGETBV directly, not __builtin_cpu_supports: that one needs
+ * libgcc's __cpu_model, and artifacts link only libc and libm. A feature
+ * counts only when the OS also saves its registers (XCR0). */
+enum { X86_AVX2_FMA = 1, X86_AVX512 = 2 };
+
+static int x86_features(void) {
+  unsigned eax, ebx, ecx, edx;
+  if (!__get_cpuid(1, &eax, &ebx, &ecx, &edx))
+    return 0;
+  int fma = (ecx >> 12) & 1, osxsave = (ecx >> 27) & 1, avx = (ecx >> 28) & 1;
+  if (!osxsave || !avx)
+    return 0;
+  unsigned xcr0_lo, xcr0_hi;
+  __asm__ volatile("xgetbv" : "=a"(xcr0_lo), "=d"(xcr0_hi) : "c"(0));
+  if ((xcr0_lo & 0x6) != 0x6)
+    return 0;
+  if (!__get_cpuid_count(7, 0, &eax, &ebx, &ecx, &edx))
+    return 0;
+  int features = 0;
+  if (fma && ((ebx >> 5) & 1))
+    features |= X86_AVX2_FMA;
+  int avx512f = (ebx >> 16) & 1, avx512vl = (ebx >> 31) & 1;
+  if (avx512f && avx512vl && (xcr0_lo & 0xE0) == 0xE0)
+    features |= X86_AVX512;
+  return features;
+}
+#endif
+
+static const onnxc_sgemm_variant *variant_for(int32_t isa) {
+#if ONNXC_HAVE_X86_KERNELS
+  static atomic_int cached = -1;
+  int features = atomic_load(&cached);
+  if (features < 0) {
+    features = x86_features();
+    atomic_store(&cached, features);
+  }
+#endif
+  switch (isa) {
+  case ONNXC_SGEMM_ISA_PORTABLE:
+    return &onnxc_sgemm_portable_variant;
+#if ONNXC_HAVE_X86_KERNELS
+  case ONNXC_SGEMM_ISA_AVX2:
+    return features & X86_AVX2_FMA ? &onnxc_sgemm_avx2_variant : NULL;
+  case ONNXC_SGEMM_ISA_AVX512:
+    return features & X86_AVX512 ? &onnxc_sgemm_avx512_variant : NULL;
+#endif
+  default:
+    return NULL;
+  }
+}
+
+static const onnxc_sgemm_variant *best_variant(void) {
+  static _Atomic(const onnxc_sgemm_variant *) best;
+  const onnxc_sgemm_variant *v = atomic_load(&best);
+  if (v)
+    return v;
+  v = variant_for(ONNXC_SGEMM_ISA_AVX512);
+  if (!v)
+    v = variant_for(ONNXC_SGEMM_ISA_AVX2);
+  if (!v)
+    v = &onnxc_sgemm_portable_variant;
+  atomic_store(&best, v);
+  return v;
+}
+
+static const onnxc_sgemm_variant *active_variant(void) {
+  const onnxc_sgemm_variant *v = atomic_load(&forced_variant);
+  return v ? v : best_variant();
+}
+
+int onnxc_sgemm_isa_supported(int32_t isa) { return variant_for(isa) != NULL; }
+
+int onnxc_sgemm_force_isa(int32_t isa) {
+  if (isa == ONNXC_SGEMM_ISA_AUTO) {
+    atomic_store(&forced_variant, NULL);
+    return 1;
+  }
+  const onnxc_sgemm_variant *v = variant_for(isa);
+  if (!v)
+    return 0;
+  atomic_store(&forced_variant, v);
+  return 1;
+}
+
+int32_t onnxc_sgemm_current_isa(void) { return active_variant()->isa; }
+
+const char *onnxc_sgemm_isa_name(int32_t isa) {
+  switch (isa) {
+  case ONNXC_SGEMM_ISA_PORTABLE:
+    return "portable";
+  case ONNXC_SGEMM_ISA_AVX2:
+    return "avx2";
+  case ONNXC_SGEMM_ISA_AVX512:
+    return "avx512";
+  default:
+    return "auto";
+  }
+}
+
+/* ---- Packing ------------------------------------------------------------ */
+
+/* One full MR-tall panel of row-major A (unit column stride): the row
+ * loop is innermost and of constant trip count, so each packed column is
+ * written at once. */
+static inline void pack_a_rows(size_t kc, size_t mr_tile, const float *src,
+                               ptrdiff_t rs, float *dst) {
+  for (size_t p = 0; p < kc; ++p)
+    for (size_t r = 0; r < mr_tile; ++r)
+      dst[p * mr_tile + r] = src[(ptrdiff_t)r * rs + (ptrdiff_t)p];
+}
+
+/* Rows [0, mc) x columns [0, kc) of op(A) into MR-tall panels, zero-padded:
+ * panel q holds a[p * MR + r] = op(A)[q * MR + r][p]. */
+static void pack_a(size_t mc, size_t kc, size_t mr_tile, const float *a,
+                   ptrdiff_t rs, ptrdiff_t cs, float *dst) {
+  for (size_t i0 = 0; i0 < mc; i0 += mr_tile) {
+    size_t rows = mc - i0 < mr_tile ? mc - i0 : mr_tile;
+    const float *src = a + (ptrdiff_t)i0 * rs;
+    if (rs == 1 && rows == mr_tile) {
+      /* Transposed A: each column of the panel is contiguous. */
+      for (size_t p = 0; p < kc; ++p)
+        memcpy(dst + p * mr_tile, src + (ptrdiff_t)p * cs,
+               mr_tile * sizeof(float));
+    } else if (cs == 1 && rows == mr_tile) {
+      /* Constant tile heights let the compiler unroll the row loop. */
+      switch (mr_tile) {
+      case 12:
+        pack_a_rows(kc, 12, src, rs, dst);
+        break;
+      case 6:
+        pack_a_rows(kc, 6, src, rs, dst);
+        break;
+      case 4:
+        pack_a_rows(kc, 4, src, rs, dst);
+        break;
+      default:
+        pack_a_rows(kc, mr_tile, src, rs, dst);
+        break;
+      }
+    } else {
+      for (size_t p = 0; p < kc; ++p) {
+        size_t r = 0;
+        for (; r < rows; ++r)
+          dst[p * mr_tile + r] = src[(ptrdiff_t)r * rs + (ptrdiff_t)p * cs];
+        for (; r < mr_tile; ++r)
+          dst[p * mr_tile + r] = 0.0f;
+      }
+    }
+    dst += mr_tile * kc;
+  }
+}
+
+static inline void copy_rows(size_t kc, size_t width, const float *src,
+                             ptrdiff_t rs, float *dst) {
+  for (size_t p = 0; p < kc; ++p)
+    for (size_t c = 0; c < width; ++c)
+      dst[p * width + c] = src[(ptrdiff_t)p * rs + (ptrdiff_t)c];
+}
+
+/* Columns [0, cols) x rows [0, kc) of op(B) into one NR-wide panel,
+ * zero-padded: dst[p * NR + c] = op(B)[p][c]. */
+static void pack_b_panel(size_t kc, size_t cols, size_t nr_tile, const float *b,
+                         ptrdiff_t rs, ptrdiff_t cs, float *dst) {
+  if (cs == 1 && cols == nr_tile) {
+    /* Row-major B: each panel row is a short contiguous copy; constant
+     * widths become a few vector moves instead of memcpy calls. */
+    switch (nr_tile) {
+    case 32:
+      copy_rows(kc, 32, b, rs, dst);
+      return;
+    case 16:
+      copy_rows(kc, 16, b, rs, dst);
+      return;
+    case 8:
+      copy_rows(kc, 8, b, rs, dst);
+      return;
+    default:
+      copy_rows(kc, nr_tile, b, rs, dst);
+      return;
+    }
+  }
+  for (size_t p = 0; p < kc; ++p) {
+    const float *row = b + (ptrdiff_t)p * rs;
+    size_t c = 0;
+    for (; c < cols; ++c)
+      dst[p * nr_tile + c] = row[(ptrdiff_t)c * cs];
+    for (; c < nr_tile; ++c)
+      dst[p * nr_tile + c] = 0.0f;
+  }
+}
+
+/* ---- Epilogue ----------------------------------------------------------- */
+
+/* Bias, residual and activation on C rows [0, rows) x columns [0, cols);
+ * `row0`/`col0` locate the block in the whole C for bias and residual. */
+static void apply_epilogue(const onnxc_sgemm_epilogue *e, float *c,
+                           ptrdiff_t ldc, size_t row0, size_t col0, size_t rows,
+                           size_t cols) {
+  for (size_t r = 0; r < rows; ++r) {
+    float *out = c + (ptrdiff_t)r * ldc;
+    size_t i = row0 + r;
+    if (e->bias) {
+      const float *bias = e->bias + (ptrdiff_t)i * e->bias_row_stride +
+                          (ptrdiff_t)col0 * e->bias_col_stride;
+      float scale = e->bias_scale;
+      if (e->bias_col_stride == 1)
+        for (size_t j = 0; j < cols; ++j)
+          out[j] += scale * bias[j];
+      else if (e->bias_col_stride == 0) {
+        float v = scale * bias[0];
+        for (size_t j = 0; j < cols; ++j)
+          out[j] += v;
+      } else
+        for (size_t j = 0; j < cols; ++j)
+          out[j] += scale * bias[(ptrdiff_t)j * e->bias_col_stride];
+    }
+    if (e->residual) {
+      const float *res = e->residual + (ptrdiff_t)i * e->residual_ld + col0;
+      for (size_t j = 0; j < cols; ++j)
+        out[j] += res[j];
+    }
+    switch (e->activation) {
+    case ONNXC_ACTIVATION_NONE:
+      break;
+    case ONNXC_ACTIVATION_RELU:
+      for (size_t j = 0; j < cols; ++j)
+        out[j] = out[j] < 0.0f ? 0.0f : out[j];
+      break;
+    case ONNXC_ACTIVATION_LEAKY_RELU: {
+      float slope = e->activation_alpha;
+      for (size_t j = 0; j < cols; ++j)
+        out[j] = out[j] < 0.0f ? slope * out[j] : out[j];
+      break;
+    }
+    default:
+      for (size_t j = 0; j < cols; ++j)
+        out[j] = onnxc_apply_activation(out[j], e);
+      break;
+    }
+  }
+}
+
+static int epilogue_is_trivial(const onnxc_sgemm_epilogue *e) {
+  return !e ||
+         (!e->bias && !e->residual && e->activation == ONNXC_ACTIVATION_NONE);
+}
+
+/* ---- The driver --------------------------------------------------------- */
+
+typedef struct gemm_job {
+  const onnxc_sgemm_variant *v;
+  size_t m, n;
+  float alpha, beta;
+  const float *a;
+  ptrdiff_t a_rs, a_cs;
+  const float *b;
+  ptrdiff_t b_rs, b_cs;
+  float *c;
+  ptrdiff_t ldc;
+  const onnxc_sgemm_epilogue *epilogue;
+  /* The current (jc, pc) block. */
+  size_t jc, nc, pc, kc;
+  int first_k, last_k;
+  size_t mc;       /* rows per task */
+  size_t m_blocks; /* row blocks */
+  size_t n_chunks; /* panel chunks per row block */
+  size_t panels;   /* NR panels in the current NC block */
+  float *packed_b; /* panels * NR * kc */
+  float *packed_a; /* workers * mc * kc */
+  size_t packed_a_stride;
+} gemm_job;
+
+static void pack_b_task(void *context, size_t task, int worker) {
+  (void)worker;
+  gemm_job *job = context;
+  size_t nr = job->v->nr;
+  size_t j = task * nr;
+  size_t cols = job->nc - j < nr ? job->nc - j : nr;
+  pack_b_panel(job->kc, cols, nr,
+               job->b + (ptrdiff_t)job->pc * job->b_rs +
+                   (ptrdiff_t)(job->jc + j) * job->b_cs,
+               job->b_rs, job->b_cs, job->packed_b + task * nr * job->kc);
+}
+
+static void compute_task(void *context, size_t task, int worker) {
+  gemm_job *job = context;
+  const onnxc_sgemm_variant *v = job->v;
+  size_t mr = v->mr, nr = v->nr, kc = job->kc;
+  size_t block = task / job->n_chunks, chunk = task % job->n_chunks;
+  size_t i0 = block * job->mc;
+  if (i0 >= job->m)
+    return;
+  size_t mc = job->m - i0 < job->mc ? job->m - i0 : job->mc;
+  size_t per_chunk = (job->panels + job->n_chunks - 1) / job->n_chunks;
+  size_t q0 = chunk * per_chunk;
+  size_t q1 = q0 + per_chunk < job->panels ? q0 + per_chunk : job->panels;
+  if (q0 >= q1)
+    return;
+
+  float *packed_a = job->packed_a + (size_t)worker * job->packed_a_stride;
+  pack_a(mc, kc, mr,
+         job->a + (ptrdiff_t)i0 * job->a_rs + (ptrdiff_t)job->pc * job->a_cs,
+         job->a_rs, job->a_cs, packed_a);
+  float beta = job->first_k ? job->beta : 1.0f;
+  for (size_t i = 0; i < mc; i += mr) {
+    size_t rows = mc - i < mr ? mc - i : mr;
+    const float *ap = packed_a + i * kc;
+    float *crow = job->c + (ptrdiff_t)(i0 + i) * job->ldc + job->jc;
+    for (size_t q = q0; q < q1; ++q) {
+      size_t j = q * nr;
+      size_t cols = job->nc - j < nr ? job->nc - j : nr;
+      v->kernel(kc, ap, job->packed_b + q * nr * kc, crow + j, job->ldc, rows,
+                cols, job->alpha, beta);
+    }
+  }
+  if (job->last_k && !epilogue_is_trivial(job->epilogue)) {
+    size_t j0 = q0 * nr;
+    size_t j1 = q1 * nr < job->nc ? q1 * nr : job->nc;
+    apply_epilogue(job->epilogue,
+                   job->c + (ptrdiff_t)i0 * job->ldc + job->jc + j0, job->ldc,
+                   i0, job->jc + j0, mc, j1 - j0);
+  }
+}
+
+static void *aligned_buffer(size_t floats, void **base) {
+  *base = malloc(floats * sizeof(float) + 64);
+  if (!*base)
+    return NULL;
+  return (void *)(((uintptr_t)*base + 63) & ~(uintptr_t)63);
+}
+
+/* C = beta * C, then the epilogue: the product is empty or alpha is 0. */
+static void scale_only(size_t m, size_t n, float beta, float *c, ptrdiff_t ldc,
+                       const onnxc_sgemm_epilogue *e) {
+  for (size_t i = 0; i < m; ++i) {
+    float *row = c + (ptrdiff_t)i * ldc;
+    for (size_t j = 0; j < n; ++j)
+      row[j] = beta == 0.0f ? 0.0f : beta * row[j];
+  }
+  if (!epilogue_is_trivial(e))
+    apply_epilogue(e, c, ldc, 0, 0, m, n);
+}
+
+static size_t round_up(size_t x, size_t to) { return (x + to - 1) / to * to; }
+static size_t div_up(size_t x, size_t by) { return (x + by - 1) / by; }
+
+/* One output row (M = 1, a token through a layer): memory-bound on B, so B
+ * is read once, row by row, without packing; threads split the columns. */
+typedef struct gemv_job {
+  size_t n, k;
+  float alpha, beta;
+  const float *a;
+  ptrdiff_t a_cs;
+  const float *b;
+  ptrdiff_t b_rs;
+  float *c;
+  const onnxc_sgemm_epilogue *epilogue;
+  size_t chunk;
+} gemv_job;
+
+enum { GEMV_TILE = 256 };
+
+static void gemv_task(void *context, size_t task, int worker) {
+  (void)worker;
+  gemv_job *job = context;
+  size_t j0 = task * job->chunk;
+  size_t j1 = j0 + job->chunk < job->n ? j0 + job->chunk : job->n;
+  for (size_t jt = j0; jt < j1; jt += GEMV_TILE) {
+    size_t cols = j1 - jt < GEMV_TILE ? j1 - jt : GEMV_TILE;
+    float acc[GEMV_TILE];
+    memset(acc, 0, cols * sizeof(float));
+    for (size_t p = 0; p < job->k; ++p) {
+      float av = job->a[(ptrdiff_t)p * job->a_cs];
+      const float *row = job->b + (ptrdiff_t)p * job->b_rs + jt;
+      for (size_t j = 0; j < cols; ++j)
+        acc[j] += av * row[j];
+    }
+    float *out = job->c + jt;
+    for (size_t j = 0; j < cols; ++j)
+      out[j] =
+          job->alpha * acc[j] + (job->beta == 0.0f ? 0.0f : job->beta * out[j]);
+    if (!epilogue_is_trivial(job->epilogue))
+      apply_epilogue(job->epilogue, out, 0, 0, jt, 1, cols);
+  }
+}
+
+static void gemv_row(size_t n, size_t k, float alpha, const float *a,
+                     ptrdiff_t a_cs, const float *b, ptrdiff_t b_rs, float beta,
+                     float *c, const onnxc_sgemm_epilogue *epilogue,
+                     int max_threads) {
+  gemv_job job = {n, k, alpha, beta, a, a_cs, b, b_rs, c, epilogue, n};
+  int threads = onnxc_num_threads();
+  if (max_threads > 0 && max_threads < threads)
+    threads = max_threads;
+  size_t tasks = 1;
+  if (threads > 1 && 2.0 * (double)n * (double)k >= 4.0e5) {
+    /* Column chunks of whole tiles, a few per thread. */
+    size_t tiles = (n + GEMV_TILE - 1) / GEMV_TILE;
+    tasks = tiles < (size_t)threads * 2 ? tiles : (size_t)threads * 2;
+    job.chunk = (tiles + tasks - 1) / tasks * GEMV_TILE;
+    tasks = (n + job.chunk - 1) / job.chunk;
+  }
+  onnxc_parallel_for(tasks, threads, gemv_task, &job);
+}
+
+void onnxc_sgemm_strided(size_t m, size_t n, size_t k, float alpha,
+                         const float *a, ptrdiff_t a_rs, ptrdiff_t a_cs,
+                         const float *b, ptrdiff_t b_rs, ptrdiff_t b_cs,
+                         float beta, float *c, ptrdiff_t ldc,
+                         const onnxc_sgemm_epilogue *epilogue,
+                         int max_threads) {
+  if (m == 0 || n == 0)
+    return;
+  if (k == 0 || alpha == 0.0f) {
+    scale_only(m, n, beta, c, ldc, epilogue);
+    return;
+  }
+  if (m == 1 && b_cs == 1) {
+    gemv_row(n, k, alpha, a, a_cs, b, b_rs, beta, c, epilogue, max_threads);
+    return;
+  }
+  const onnxc_sgemm_variant *v = active_variant();
+  size_t mr = v->mr, nr = v->nr;
+  size_t kc_max = k < v->kc ? k : v->kc;
+  size_t nc_max = n < v->nc ? round_up(n, nr) : v->nc;
+
+  /* Threads: small products are not worth waking anyone. */
+  int threads = onnxc_num_threads();
+  if (max_threads > 0 && max_threads < threads)
+    threads = max_threads;
+  double flops = 2.0 * (double)m * (double)n * (double)k;
+  if (flops < 4.0e5)
+    threads = 1;
+  else if (threads > 1 && flops / threads < 2.0e5)
+    threads = (int)(flops / 2.0e5) > 1 ? (int)(flops / 2.0e5) : 1;
+
+  /* Row blocks: a multiple of the thread count, each a multiple of MR. */
+  size_t m_blocks = div_up(m, v->mc);
+  if (threads > 1)
+    m_blocks = round_up(m_blocks, (size_t)threads);
+  size_t mc = round_up(div_up(m, m_blocks), mr);
+  m_blocks = div_up(m, mc);
+
+  gemm_job job = {0};
+  job.v = v;
+  job.m = m;
+  job.n = n;
+  job.alpha = alpha;
+  job.beta = beta;
+  job.a = a;
+  job.a_rs = a_rs;
+  job.a_cs = a_cs;
+  job.b = b;
+  job.b_rs = b_rs;
+  job.b_cs = b_cs;
+  job.c = c;
+  job.ldc = ldc;
+  job.epilogue = epilogue;
+  job.mc = mc;
+  job.m_blocks = m_blocks;
+  job.packed_a_stride = round_up(mc * kc_max, 16);
+
+  void *b_base, *a_base;
+  job.packed_b = aligned_buffer(round_up(nc_max, nr) * kc_max, &b_base);
+  job.packed_a = aligned_buffer(job.packed_a_stride * (size_t)threads, &a_base);
+  if (!job.packed_b || !job.packed_a) {
+    /* No memory for the packed blocks: the slow loop still gets it right. */
+    free(b_base);
+    free(a_base);
+    onnxc_sgemm_epilogue none = {0};
+    const onnxc_sgemm_epilogue *e = epilogue ? epilogue : &none;
+    for (size_t i = 0; i < m; ++i)
+      for (size_t j = 0; j < n; ++j) {
+        float sum = 0.0f;
+        for (size_t p = 0; p < k; ++p)
+          sum += a[(ptrdiff_t)i * a_rs + (ptrdiff_t)p * a_cs] *
+                 b[(ptrdiff_t)p * b_rs + (ptrdiff_t)j * b_cs];
+        float *out = c + (ptrdiff_t)i * ldc + j;
+        *out = alpha * sum + (beta == 0.0f ? 0.0f : beta * *out);
+      }
+    if (!epilogue_is_trivial(e))
+      apply_epilogue(e, c, ldc, 0, 0, m, n);
+    return;
+  }
+
+  for (size_t jc = 0; jc < n; jc += v->nc) {
+    job.jc = jc;
+    job.nc = n - jc < v->nc ? n - jc : v->nc;
+    job.panels = div_up(job.nc, nr);
+    /* Few row blocks: split the columns too so every thread has work. */
+    job.n_chunks = 1;
+    if (m_blocks < (size_t)threads)
+      job.n_chunks = div_up((size_t)threads, m_blocks);
+    if (job.n_chunks > job.panels)
+      job.n_chunks = job.panels;
+    for (size_t pc = 0; pc < k; pc += v->kc) {
+      job.pc = pc;
+      job.kc = k - pc < v->kc ? k - pc : v->kc;
+      job.first_k = pc == 0;
+      job.last_k = pc + job.kc == k;
+      onnxc_parallel_for(job.panels, threads, pack_b_task, &job);
+      onnxc_parallel_for(m_blocks * job.n_chunks, threads, compute_task, &job);
+    }
+  }
+  free(b_base);
+  free(a_base);
+}
+
+void onnxc_sgemm(int trans_a, int trans_b, size_t m, size_t n, size_t k,
+                 float alpha, const float *a, ptrdiff_t lda, const float *b,
+                 ptrdiff_t ldb, float beta, float *c, ptrdiff_t ldc,
+                 const onnxc_sgemm_epilogue *epilogue) {
+  onnxc_sgemm_strided(m, n, k, alpha, a, trans_a ? 1 : lda, trans_a ? lda : 1,
+                      b, trans_b ? 1 : ldb, trans_b ? ldb : 1, beta, c, ldc,
+                      epilogue, 0);
+}

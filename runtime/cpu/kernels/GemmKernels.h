@@ -1,0 +1,36 @@
+/*===- GemmKernels.h - The micro-kernel interface (private) ----------------===*
+ *
+ * A micro-kernel multiplies one packed MR x kc panel of A (column after
+ * column: a[p * MR + r]) by one packed kc x NR panel of B (row after row:
+ * b[p * NR + c]) and stores the top-left mr x nr corner of the result:
+ *   C[r][c] = alpha * sum + beta * C[r][c]   (beta == 0: C is not read).
+ * Panels are zero-padded to MR and NR, so the kernel always computes a full
+ * tile. C is row-major with leading dimension ldc.
+ *
+ *===----------------------------------------------------------------------===*/
+
+#ifndef ONNXC_RUNTIME_CPU_KERNELS_GEMMKERNELS_H
+#define ONNXC_RUNTIME_CPU_KERNELS_GEMMKERNELS_H
+
+#include <stddef.h>
+
+typedef void (*onnxc_sgemm_ukernel_fn)(size_t kc, const float *a,
+                                       const float *b, float *c, ptrdiff_t ldc,
+                                       size_t mr, size_t nr, float alpha,
+                                       float beta);
+
+/* A micro-kernel with its tile and cache-block sizes. */
+typedef struct onnxc_sgemm_variant {
+  int isa; /* onnxc_sgemm_isa */
+  size_t mr, nr;
+  size_t mc, kc, nc; /* block sizes: MC, NC multiples of MR, NR */
+  onnxc_sgemm_ukernel_fn kernel;
+} onnxc_sgemm_variant;
+
+extern const onnxc_sgemm_variant onnxc_sgemm_portable_variant;
+#if ONNXC_HAVE_X86_KERNELS
+extern const onnxc_sgemm_variant onnxc_sgemm_avx2_variant;
+extern const onnxc_sgemm_variant onnxc_sgemm_avx512_variant;
+#endif
+
+#endif /* ONNXC_RUNTIME_CPU_KERNELS_GEMMKERNELS_H */

@@ -1,0 +1,220 @@
+"""The NCHWc layout of -O3 (passes/layout/NchwcLayout.cpp) end to end:
+convolution chains compiled at -O3 agree with ONNX Runtime, the pass fires
+where it should (its counts from --print-pass-stats), reorders appear only
+at a chain's ends, and `onnxc optimize -O3` writes a model (onnxc-domain
+blocked ops) that onnxc compiles again to the same outputs."""
+import os
+import re
+import subprocess
+import tempfile
+
+import numpy as np
+import onnx
+import pytest
+from onnx import TensorProto, helper, numpy_helper
+
+from onnxc_runner import (Artifact, compile_model, max_relative_error,
+                          onnxc_binary, run_ort)
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+RNG = np.random.default_rng(11)
+PASS = "onnxc-nchwc-layout"
+
+
+def pass_stats(model_path, level):
+    """(node counts before/after, {pass: {counter: count}}) at -O`level`."""
+    proc = subprocess.run(
+        [onnxc_binary(), "compile", model_path, "--emit", "mlir", "-o",
+         os.devnull, f"-O{level}", "--print-pass-stats"],
+        capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    counts = {}
+    for line in proc.stderr.splitlines():
+        match = re.match(r"onnxc: pass (\S+): (.*)", line)
+        if match:
+            counts[match.group(1)] = {
+                name: int(n) for n, name in
+                re.findall(r"(\d+) ([a-z-]+)", match.group(2))}
+    nodes = re.search(r"(\d+) nodes before, (\d+) after", proc.stderr)
+    assert nodes, proc.stderr
+    return (int(nodes.group(1)), int(nodes.group(2))), counts, proc.stderr
+
+
+def check_close(got, want, name, rtol=1e-4):
+    assert len(got) == len(want)
+    worst = 0.0
+    for g, w in zip(got, want):
+        assert g.shape == w.shape, f"{name}: {g.shape} vs {w.shape}"
+        err = max_relative_error(g, w)
+        assert err <= rtol, f"{name}: max relative error {err:.3g}"
+        worst = max(worst, err)
+    return worst
+
+
+def test_resnet_small_o3():
+    model = onnx.load(os.path.join(HERE, "torch", "resnet_small.onnx"))
+    with np.load(os.path.join(HERE, "torch", "resnet_small.inputs.npz")) as data:
+        feeds = {k: data[k] for k in data.files}
+    want = run_ort(model, feeds)
+    with tempfile.TemporaryDirectory() as tmp:
+        got = Artifact(compile_model(model, tmp, args=["-O3"])).run(feeds)
+        path = os.path.join(tmp, "model.onnx")
+        (before2, after2), _, _ = pass_stats(path, 2)
+        (before3, after3), counts, stderr = pass_stats(path, 3)
+    err = check_close(got, want, "resnet_small -O3")
+    layout = counts[PASS]
+    print(f"resnet_small: {before2} nodes; -O2 {after2}, -O3 {after3}; "
+          f"{PASS}: {layout}; max relative error vs ONNX Runtime {err:.2g}")
+    print(stderr)
+    # The stem (3 input channels) stays NCHW; the ten convolutions after the
+    # MaxPool form one region with one reorder in (the MaxPool's result, also
+    # the first residual) and one out (after the global average pool).
+    assert layout["regions"] == 1
+    assert layout["blocked-convs"] == 10
+    assert layout["reorders-in"] == 1
+    assert layout["reorders-out"] == 1
+    assert layout["nchw-convs"] == 1
+
+
+def test_resnet_small_optimize_round_trip():
+    """onnxc optimize -O3 writes BlockedConv and the reorders as onnxc-domain
+    nodes; onnxc imports the model again and computes the same outputs."""
+    model = onnx.load(os.path.join(HERE, "torch", "resnet_small.onnx"))
+    with np.load(os.path.join(HERE, "torch", "resnet_small.inputs.npz")) as data:
+        feeds = {k: data[k] for k in data.files}
+    want = run_ort(model, feeds)
+    with tempfile.TemporaryDirectory() as tmp:
+        src = os.path.join(tmp, "model.onnx")
+        dst = os.path.join(tmp, "optimized.onnx")
+        onnx.save(model, src)
+        proc = subprocess.run([onnxc_binary(), "optimize", src, "-O3", "-o", dst],
+                              capture_output=True, text=True)
+        assert proc.returncode == 0, proc.stderr
+        optimized = onnx.load(dst)
+        onnx.checker.check_model(optimized)
+        ops = {(n.domain, n.op_type) for n in optimized.graph.node}
+        assert ("onnxc", "BlockedConv") in ops
+        assert ("onnxc", "ReorderToBlocked") in ops
+        assert ("onnxc", "ReorderFromBlocked") in ops
+        # Compiled again at -O3: the pass finds nothing left to do.
+        got = Artifact(compile_model(optimized, tmp, name="again",
+                                     args=["-O3"])).run(feeds)
+    check_close(got, want, "resnet_small optimized -O3 (onnxc)")
+
+
+# Direct cases: a chain of two or three convolutions (so that the pass
+# fires) with the feature under test, compiled at -O3 and compared with ONNX
+# Runtime.
+
+def conv_chain(channels, steps, size=(9, 11)):
+    """A model x -> steps -> y. A step is a dict: a Conv with `out`
+    channels, kernel `k` (3), Conv attributes (strides, pads, dilations,
+    group), `bias` (True), then optionally `act` (an activation op type) and
+    `residual` (a value added after it); or another op: {"op": type,
+    attributes...} applied to the current value."""
+    nodes, inits = [], []
+    current, c = "x", channels
+    for i, spec in enumerate(steps):
+        spec = dict(spec)
+        op = spec.pop("op", "Conv")
+        if op != "Conv":
+            nodes.append(helper.make_node(op, [current], [f"t{i}"], **spec))
+            current = f"t{i}"
+            continue
+        out, group, k = spec["out"], spec.get("group", 1), spec.get("k", 3)
+        w = RNG.standard_normal((out, c // group, k, k)).astype(np.float32)
+        w *= 1.0 / np.sqrt(c // group * k * k)
+        inits.append(numpy_helper.from_array(w, f"w{i}"))
+        inputs = [current, f"w{i}"]
+        if spec.get("bias", True):
+            inits.append(numpy_helper.from_array(
+                RNG.standard_normal(out).astype(np.float32), f"b{i}"))
+            inputs.append(f"b{i}")
+        attrs = {a: spec[a] for a in ("strides", "pads", "dilations", "group")
+                 if a in spec}
+        nodes.append(helper.make_node("Conv", inputs, [f"c{i}"], **attrs))
+        current, c = f"c{i}", out
+        if "act" in spec:
+            nodes.append(helper.make_node(spec["act"], [current], [f"a{i}"]))
+            current = f"a{i}"
+        if spec.get("residual"):
+            nodes.append(helper.make_node("Add", [current, spec["residual"]],
+                                          [f"r{i}"]))
+            current = f"r{i}"
+    nodes.append(helper.make_node("Identity", [current], ["y"]))
+    graph = helper.make_graph(
+        nodes, "chain",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT,
+                                       ["n", channels, *size])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)], inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    model.ir_version = 8
+    return model
+
+
+CASES = {
+    # stride 2 and asymmetric padding, channels 20 -> 24 (not multiples of 16)
+    "stride2_pads_c20": (20, [dict(out=24, strides=[2, 2], pads=[1, 1, 1, 1],
+                                   act="Relu"),
+                              dict(out=24, pads=[1, 0, 2, 1])]),
+    # dilation 2, no bias, Sigmoid between (maps the padding lanes to 0.5)
+    "dilation_nobias": (16, [dict(out=16, dilations=[2, 2], pads=[2, 2, 2, 2],
+                                  bias=False, act="Sigmoid"),
+                             dict(out=32, k=1)]),
+    # pointwise -> depthwise (group = C = M, 24 channels), strided -> pointwise
+    "depthwise": (12, [dict(out=24, k=1, act="Relu"),
+                       dict(out=24, group=24, pads=[1, 1, 1, 1],
+                            strides=[2, 2], act="Relu"),
+                       dict(out=20, k=1)]),
+    # residual add of the block input, then MaxPool and GlobalAveragePool
+    "residual_pools": (16, [dict(out=16, pads=[1, 1, 1, 1], act="Relu"),
+                            dict(out=16, pads=[1, 1, 1, 1], residual="x",
+                                 act="Relu"),
+                            dict(op="MaxPool", kernel_shape=[3, 3],
+                                 strides=[2, 2], pads=[1, 1, 1, 1]),
+                            dict(op="GlobalAveragePool")]),
+    # AveragePool (count_include_pad, ceil_mode) between two convolutions
+    # dynamic height and width: output sizes computed at run time
+    "dynamic_spatial": (16, [dict(out=16, strides=[2, 2], pads=[1, 1, 1, 1],
+                                  act="Relu"),
+                             dict(out=16, pads=[0, 1, 1, 0], dilations=[1, 2])],
+                        ("h", "w")),
+    "avgpool": (24, [dict(out=24, pads=[1, 1, 1, 1], act="Relu"),
+                     dict(op="AveragePool", kernel_shape=[2, 2],
+                          strides=[2, 2], pads=[0, 0, 1, 1],
+                          count_include_pad=1, ceil_mode=1),
+                     dict(out=16, pads=[1, 1, 1, 1])]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_chain_matches_ort(name):
+    channels, steps, *size = CASES[name]
+    model = conv_chain(channels, steps, *size)
+    x = RNG.standard_normal((2, channels, 9, 11)).astype(np.float32)
+    want = run_ort(model, {"x": x})
+    with tempfile.TemporaryDirectory() as tmp:
+        got = Artifact(compile_model(model, tmp, args=["-O3"])).run({"x": x})
+        _, counts, stderr = pass_stats(os.path.join(tmp, "model.onnx"), 3)
+    layout = counts.get(PASS, {})
+    print(f"{name}: {layout}")
+    assert layout.get("regions") == 1, stderr
+    assert layout.get("reorders-in") == 1 and layout.get("reorders-out") == 1
+    check_close(got, want, name)
+
+
+def test_not_fired_on_single_conv_or_grouped():
+    """A lone convolution and grouped (not depthwise) ones stay NCHW and
+    still agree with ONNX Runtime."""
+    for convs in ([dict(out=16, pads=[1, 1, 1, 1])],
+                  [dict(out=16, group=2, pads=[1, 1, 1, 1]),
+                   dict(out=16, group=4, pads=[1, 1, 1, 1])]):
+        model = conv_chain(16, convs)
+        x = RNG.standard_normal((1, 16, 9, 11)).astype(np.float32)
+        want = run_ort(model, {"x": x})
+        with tempfile.TemporaryDirectory() as tmp:
+            got = Artifact(compile_model(model, tmp, args=["-O3"])).run({"x": x})
+            _, counts, _ = pass_stats(os.path.join(tmp, "model.onnx"), 3)
+        assert counts[PASS]["regions"] == 0
+        assert counts[PASS]["nchw-convs"] == len(convs)
+        check_close(got, want, "not fired")
