@@ -50,6 +50,11 @@ int onnxc_rt_take_shape_error(char *message, size_t size) {
              "node '%s': cannot broadcast dims of size %lld and %lld", node,
              (long long)current.a, (long long)current.b);
     break;
+  case ONNXC_SHAPE_ERROR_INNER_DIMS:
+    snprintf(message, size,
+             "node '%s': the inner dims of the product differ (%lld vs %lld)",
+             node, (long long)current.a, (long long)current.b);
+    break;
   default:
     snprintf(message, size,
              "node '%s': run-time shape check %d failed (%lld, %lld)", node,

@@ -236,3 +236,35 @@ def test_fused_chain(workdir):
                 "add_a", 3, 2)
     check_error(art, {"X": rand(3, 4), "Y": rand(3, 4), "W": rand(2, 1)},
                 "mul_a", 3, 2)
+
+
+# f32 MatMul is a runtime GEMM call (GemmCall.cpp); f64 takes the linalg
+# lowering (MatMul.cpp). Both must broadcast and refuse the same way.
+MATMUL_F64 = make_model("MatMul", [("A", TensorProto.DOUBLE, ["B1", 2, 3]),
+                                   ("B", TensorProto.DOUBLE, ["B2", 3, 4])],
+                        name="mm64", output_type=TensorProto.DOUBLE)
+
+
+@pytest.mark.parametrize("b1,b2", [(1, 3), (3, 1), (3, 3)])
+def test_matmul_batch_f64(workdir, b1, b2):
+    check_ok(artifact("mm64", MATMUL_F64, workdir), MATMUL_F64,
+             {"A": rand(b1, 2, 3, dtype=np.float64),
+              "B": rand(b2, 3, 4, dtype=np.float64)})
+
+
+def test_matmul_batch_mismatch_f64(workdir):
+    check_error(artifact("mm64", MATMUL_F64, workdir),
+                {"A": rand(2, 2, 3, dtype=np.float64),
+                 "B": rand(3, 3, 4, dtype=np.float64)}, "mm64", 2, 3)
+
+
+def test_matmul_inner_dims_mismatch(workdir):
+    model = make_model("MatMul", [("A", F, [2, "K1"]), ("B", F, ["K2", 3])],
+                       name="mm_k")
+    art = artifact("mm_k", model, workdir)
+    check_ok(art, model, {"A": rand(2, 5), "B": rand(5, 3)})
+    with pytest.raises(RunError) as info:
+        art.run({"A": rand(2, 3), "B": rand(4, 3)})
+    assert info.value.code == INVALID_ARGUMENT
+    assert ("node 'mm_k': the inner dims of the product differ (3 vs 4)"
+            in info.value.message), info.value.message

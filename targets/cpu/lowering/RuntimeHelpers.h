@@ -43,6 +43,8 @@ std::optional<RuntimeHelper> runtimeHelperFor(mlir::Operation *op);
 enum class ShapeErrorKind : int32_t {
   /// Two dims that must broadcast (equal, or one of them 1) do not.
   Broadcast = 0,
+  /// The contracted dims of a matrix product differ.
+  InnerDims = 1,
 };
 
 /// What lowered code calls when a run-time shape check fails:
