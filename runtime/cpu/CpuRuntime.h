@@ -91,6 +91,18 @@ void _mlir_ciface_onnxc_rt_matmul_f32(onnxc_unranked_memref *a,
 /* ThreadPool.c: the model's `set_num_threads` (onnxc.h). */
 int onnxc_cpu_set_num_threads(int32_t num_threads);
 
+/* ShapeError.c: run-time shape checks in compiled code. Compiled code calls
+ * onnxc_rt_shape_error (node: the ONNX node name, a constant string of the
+ * artifact; kind: ONNXC_SHAPE_ERROR_*, numbered as ShapeErrorKind in
+ * targets/cpu/lowering/RuntimeHelpers.h; a, b: the sizes), which records the
+ * first error of the calling thread. onnxc_cpu_run clears the record before
+ * calling the graph and takes it after: take returns 1 and writes the message
+ * when an error was recorded. */
+enum { ONNXC_SHAPE_ERROR_BROADCAST = 0, ONNXC_SHAPE_ERROR_INNER_DIMS = 1 };
+void onnxc_rt_shape_error(const char *node, int32_t kind, int64_t a, int64_t b);
+void onnxc_rt_clear_shape_error(void);
+int onnxc_rt_take_shape_error(char *message, size_t size);
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif

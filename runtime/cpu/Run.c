@@ -226,10 +226,17 @@ static int run_graph(const onnxc_model *model, const onnxc_tensor *inputs,
     input_ptrs[num_inputs] = workspace_descriptor;
   int64_t *results = block + input_words;
   memset(results, 0, (words - input_words) * sizeof(int64_t));
+  onnxc_rt_clear_shape_error();
   model->graph_invoke(input_ptrs, results);
 
-  /* Hand every result over, even after a failure, so none leaks. */
+  /* A failed run-time shape check (ShapeError.c) fails the run; its results
+   * are then placeholders, freed below. */
   int code = ONNXC_OK;
+  char shape_message[sizeof err->message];
+  if (onnxc_rt_take_shape_error(shape_message, sizeof shape_message))
+    code = fail(err, ONNXC_INVALID_ARGUMENT, "%s", shape_message);
+
+  /* Hand every result over, even after a failure, so none leaks. */
   at = 0;
   for (int32_t o = 0; o < num_outputs; ++o) {
     const onnxc_tensor_info *info = &model->outputs[o];

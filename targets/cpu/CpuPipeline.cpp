@@ -105,6 +105,8 @@ void buildCpuLoweringPipeline(OpPassManager &pm, int optLevel,
   pm.addPass(createConvertFuncToLLVMPass());
   pm.addPass(createConvertControlFlowToLLVMPass());
   pm.addPass(createReconcileUnrealizedCastsPass());
+  // Failed run-time shape checks name their node (needs the LLVM dialect).
+  pm.addPass(createNameShapeErrors());
   pm.addPass(createCanonicalizerPass());
 }
 

@@ -54,6 +54,9 @@ std::unique_ptr<mlir::Pass> createUnshareFills();
 /// allocation left an error (--emit static).
 std::unique_ptr<mlir::Pass> createPlanWorkspace();
 std::unique_ptr<mlir::Pass> createPlanWorkspace(bool requireNoHeap);
+/// Shape-error reports get their node names, on the LLVM dialect (see
+/// transforms/NameShapeErrors.cpp); defined by the generated pass base.
+std::unique_ptr<mlir::Pass> createNameShapeErrors();
 
 /// Everything after convert-onnx-to-linalg: bufferization, deallocation,
 /// the workspace plan, loops, and the conversion to the LLVM dialect

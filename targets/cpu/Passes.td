@@ -152,6 +152,17 @@ def PlanWorkspace : Pass<"onnxc-plan-workspace", "mlir::ModuleOp"> {
   ];
   let dependentDialects = ["mlir::arith::ArithDialect",
                            "mlir::memref::MemRefDialect"];
+def NameShapeErrors : Pass<"onnxc-name-shape-errors", "mlir::ModuleOp"> {
+  let summary = "Give run-time shape-error reports their node names";
+  let description = [{
+    Runs on the LLVM dialect. Replaces each call of
+    `onnxc_rt_shape_error_at(i32 kind, i64 a, i64 b)` (emitted by lowerings
+    for failed run-time shape checks, see lowering/RuntimeHelpers.h) with a
+    call of the runtime's `onnxc_rt_shape_error(ptr node, i32 kind, i64 a,
+    i64 b)`, where `node` is a private constant string holding the ONNX node
+    name from the call's location.
+  }];
+  let dependentDialects = ["mlir::LLVM::LLVMDialect"];
 }
 
 #endif

@@ -11,11 +11,14 @@
 #include "compiler/dialect/OnnxDialect.h"
 #include "targets/cpu/lowering/DataMovementUtils.h"
 #include "targets/cpu/lowering/IndexingUtils.h"
+#include "targets/cpu/lowering/RuntimeHelpers.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/IR/Matchers.h"
 
 using namespace mlir;
 
@@ -550,6 +553,10 @@ struct ExpandLowering : OpConversionPattern<onnx::ExpandOp> {
     SmallVector<AffineExpr> inputExprs;
     SmallVector<std::optional<Value>> maybeBroadcast(inputRank);
     bool needsRuntimeBroadcast = false;
+    // Sizes only checked at run time: (size, expected size, whether a size
+    // of 1 also passes).
+    SmallVector<std::tuple<Value, Value, bool>> checks;
+    SmallVector<Value> inSizes(inputRank);
     for (int64_t d = 0; d < rank; ++d) {
       int64_t inDim = d - (rank - inputRank);
       int64_t shapeIndex = d - (rank - shapeLength);
@@ -570,6 +577,7 @@ struct ExpandLowering : OpConversionPattern<onnx::ExpandOp> {
         size = targetValue;
       } else {
         Value inSize = dimValue(rewriter, loc, input, inDim);
+        inSizes[inDim] = inSize;
         if (!targetValue) {
           size = inSize;
         } else {
@@ -603,6 +611,52 @@ struct ExpandLowering : OpConversionPattern<onnx::ExpandOp> {
       sizes.push_back(type.isDynamicDim(d) ? getAsOpFoldResult(size)
                                            : OpFoldResult(rewriter.getIndexAttr(
                                                  type.getDimSize(d))));
+      // The input dim must be 1 or the run-time size, and that size must be
+      // the result type's where it is static: known at compile time unless
+      // the input dim or the shape value is dynamic (a static 1 always is).
+      if (inDim >= 0 && inputType.getDimSize(inDim) != 1 &&
+          (inputType.isDynamicDim(inDim) || !target || type.isDynamicDim(d))) {
+        if (size != inSizes[inDim])
+          checks.emplace_back(inSizes[inDim], size, true);
+        if (!type.isDynamicDim(d))
+          checks.emplace_back(
+              size, indexConst(rewriter, loc, type.getDimSize(d)), false);
+      }
+    }
+
+    // numpy's rule at run time: report a mismatch (naming the node) and
+    // produce zeros instead of reading out of bounds.
+    Value allValid;
+    Value one = indexConst(rewriter, loc, 1);
+    for (auto [inSize, outSize, oneBroadcasts] : checks) {
+      Value valid = rewriter.createOrFold<arith::CmpIOp>(
+          loc, arith::CmpIPredicate::eq, inSize, outSize);
+      if (oneBroadcasts)
+        valid = rewriter.createOrFold<arith::OrIOp>(
+            loc, valid,
+            rewriter.createOrFold<arith::CmpIOp>(loc, arith::CmpIPredicate::eq,
+                                                 inSize, one));
+      if (matchPattern(valid, m_One()))
+        continue;
+      emitShapeErrorIf(
+          rewriter, loc,
+          rewriter.create<arith::XOrIOp>(loc, valid,
+                                         rewriter.create<arith::ConstantIntOp>(
+                                             loc, 1, rewriter.getI1Type())),
+          ShapeErrorKind::Broadcast, inSize, outSize);
+      allValid = allValid ? rewriter.create<arith::AndIOp>(loc, allValid, valid)
+                          : valid;
+    }
+    OpBuilder::InsertionGuard guard(rewriter);
+    scf::IfOp guarded;
+    if (allValid) {
+      guarded = rewriter.create<scf::IfOp>(loc, TypeRange{type}, allValid,
+                                           /*withElseRegion=*/true);
+      rewriter.setInsertionPointToStart(guarded.elseBlock());
+      Value zeros = zeroTensor(rewriter, loc, sizes, type.getElementType());
+      rewriter.create<scf::YieldOp>(loc,
+                                    castIfNeeded(rewriter, loc, zeros, type));
+      rewriter.setInsertionPointToStart(guarded.thenBlock());
     }
 
     Value init = emptyTensor(rewriter, loc, type, sizes);
@@ -632,6 +686,10 @@ struct ExpandLowering : OpConversionPattern<onnx::ExpandOp> {
             return b.create<tensor::ExtractOp>(nestedLoc, input, indices)
                 .getResult();
           });
+    }
+    if (guarded) {
+      rewriter.create<scf::YieldOp>(loc, result);
+      result = guarded.getResult(0);
     }
     rewriter.replaceOp(op, result);
     return success();

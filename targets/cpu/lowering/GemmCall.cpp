@@ -136,6 +136,34 @@ OpFoldResult broadcastSize(OpBuilder &b, Location loc, Value xTensor, int64_t x,
       .getResult();
 }
 
+/// Reports a run-time shape error (RuntimeHelpers.h) when dim `xd` of `x`
+/// and dim `yd` of `y` disagree: `broadcasts` allows either to be 1. The
+/// runtime GEMM itself stays in bounds (it fills the result with NaN); the
+/// report turns the run into an error naming the node. Nothing is emitted
+/// when both are static (the pattern checks those) or one is a static 1 that
+/// broadcasts.
+void reportMismatch(OpBuilder &b, Location loc, Value x, int64_t xd, Value y,
+                    int64_t yd, bool broadcasts, ShapeErrorKind kind) {
+  int64_t xs = llvm::cast<RankedTensorType>(x.getType()).getDimSize(xd);
+  int64_t ys = llvm::cast<RankedTensorType>(y.getType()).getDimSize(yd);
+  if ((!ShapedType::isDynamic(xs) && !ShapedType::isDynamic(ys)) ||
+      (broadcasts && (xs == 1 || ys == 1)))
+    return;
+  Value xv = dimValue(b, loc, x, xd), yv = dimValue(b, loc, y, yd);
+  Value ok = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq, xv, yv);
+  if (broadcasts) {
+    Value one = b.create<arith::ConstantIndexOp>(loc, 1);
+    ok = b.create<arith::OrIOp>(
+        loc, ok,
+        b.create<arith::OrIOp>(
+            loc, b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq, xv, one),
+            b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq, yv, one)));
+  }
+  Value failed = b.create<arith::XOrIOp>(
+      loc, ok, b.create<arith::ConstantIntOp>(loc, 1, b.getI1Type()));
+  emitShapeErrorIf(b, loc, failed, kind, xv, yv);
+}
+
 /// The call: y = activation(alpha * op(a) @ op(b) + biasScale * bias) into a
 /// new buffer of `resultType` whose dynamic dims are `sizes`. `thirdOperand`
 /// is the op's bias/C operand (null when absent), passed even when unused.
@@ -248,6 +276,14 @@ LogicalResult lowerMatMul(ConversionPatternRewriter &rewriter, Operation *op,
     sizes.push_back(mixedDims(rewriter, loc, a)[ra - 2]);
   if (rb >= 2)
     sizes.push_back(mixedDims(rewriter, loc, b)[rb - 1]);
+  for (int64_t j = 0; j < batchRank; ++j) {
+    int64_t ai = j - (batchRank - aBatch), bi = j - (batchRank - bBatch);
+    if (ai >= 0 && bi >= 0)
+      reportMismatch(rewriter, loc, a, ai, b, bi, /*broadcasts=*/true,
+                     ShapeErrorKind::Broadcast);
+  }
+  reportMismatch(rewriter, loc, a, ra - 1, b, rb >= 2 ? rb - 2 : 0,
+                 /*broadcasts=*/false, ShapeErrorKind::InnerDims);
   Value result = buildCall(rewriter, loc, callee, a, b, bias, bias, resultType,
                            sizes, 0, alpha, 1.0f, act);
   rewriter.replaceOp(op, result);
@@ -286,6 +322,8 @@ LogicalResult lowerGemm(ConversionPatternRewriter &rewriter, Operation *op,
   SmallVector<OpFoldResult> sizes = {
       mixedDims(rewriter, loc, a)[transA ? 1 : 0],
       mixedDims(rewriter, loc, b)[transB ? 0 : 1]};
+  reportMismatch(rewriter, loc, a, transA ? 0 : 1, b, transB ? 1 : 0,
+                 /*broadcasts=*/false, ShapeErrorKind::InnerDims);
   int32_t flags = (transA ? kTransA : 0) | (transB ? kTransB : 0);
   Value result =
       buildCall(rewriter, loc, callee, a, b, bias, present(c) ? c : Value(),

@@ -7,8 +7,10 @@
 
 #include "targets/cpu/lowering/LinalgBuilders.h"
 #include "targets/cpu/lowering/IndexingUtils.h"
+#include "targets/cpu/lowering/RuntimeHelpers.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -18,6 +20,48 @@ using namespace mlir;
 
 namespace onnxc::cpu {
 
+/// The symbolic name of dim `d` of argument `arg` of `func`
+/// (`onnxc.dim_params`), or "".
+static StringRef dimParam(func::FuncOp func, unsigned arg, int64_t d) {
+  auto params = func.getArgAttrOfType<ArrayAttr>(arg, "onnxc.dim_params");
+  if (!params || d >= static_cast<int64_t>(params.size()))
+    return "";
+  auto name = llvm::dyn_cast<StringAttr>(params[d]);
+  return name ? name.getValue() : "";
+}
+
+/// For dim `d` of a graph input: the first graph input dim with the same
+/// symbolic name (the runtime refuses inputs where the two differ, see
+/// runtime/cpu/Run.c), so that equal sizes are one SSA value and run-time
+/// broadcast checks between them fold away. Null when there is none.
+static OpFoldResult sameSymbolSize(OpBuilder &b, Location loc, Value value,
+                                   int64_t d) {
+  auto arg = llvm::dyn_cast<BlockArgument>(value);
+  auto func =
+      arg ? llvm::dyn_cast_or_null<func::FuncOp>(arg.getOwner()->getParentOp())
+          : func::FuncOp();
+  if (!func || arg.getOwner() != &func.getBody().front())
+    return {};
+  StringRef symbol = dimParam(func, arg.getArgNumber(), d);
+  if (symbol.empty())
+    return {};
+  for (BlockArgument other : func.getArguments()) {
+    auto type = llvm::dyn_cast<RankedTensorType>(other.getType());
+    if (!type)
+      continue;
+    for (int64_t e = 0; e < type.getRank(); ++e) {
+      if (dimParam(func, other.getArgNumber(), e) != symbol)
+        continue;
+      if (other == arg && e == d)
+        return {};
+      if (!type.isDynamicDim(e))
+        return b.getIndexAttr(type.getDimSize(e));
+      return b.create<tensor::DimOp>(loc, other, e).getResult();
+    }
+  }
+  return {};
+}
+
 OpFoldResult tensorSize(OpBuilder &b, Location loc, Value value, int64_t d) {
   auto type = llvm::cast<RankedTensorType>(value.getType());
   if (!type.isDynamicDim(d))
@@ -25,6 +69,8 @@ OpFoldResult tensorSize(OpBuilder &b, Location loc, Value value, int64_t d) {
   if (auto expand = value.getDefiningOp<tensor::ExpandShapeOp>())
     return getMixedValues(expand.getStaticOutputShape(),
                           expand.getOutputShape(), b)[d];
+  if (OpFoldResult same = sameSymbolSize(b, loc, value, d))
+    return same;
   return b.create<tensor::DimOp>(loc, value, d).getResult();
 }
 
@@ -157,34 +203,62 @@ AffineMap broadcastMap(RankedTensorType operandType,
   return AffineMap::get(rank, 0, exprs, ctx);
 }
 
-SmallVector<OpFoldResult> broadcastSizes(OpBuilder &b, Location loc,
-                                         RankedTensorType resultType,
-                                         ValueRange operands) {
-  int64_t rank = resultType.getRank();
+/// Whether two sizes are the same: equal constants or the same SSA value.
+static bool isSameSize(OpFoldResult a, OpFoldResult b) {
+  std::optional<int64_t> ca = getConstantIntValue(a),
+                         cb = getConstantIntValue(b);
+  if (ca || cb)
+    return ca && cb && *ca == *cb;
+  return llvm::cast<Value>(a) == llvm::cast<Value>(b);
+}
+
+SmallVector<OpFoldResult>
+broadcastShapes(OpBuilder &b, Location loc, ArrayRef<int64_t> resultShape,
+                ArrayRef<SmallVector<OpFoldResult>> operandSizes) {
+  int64_t rank = resultShape.size();
   SmallVector<OpFoldResult> sizes;
   for (int64_t d = 0; d < rank; ++d) {
-    if (!resultType.isDynamicDim(d)) {
-      sizes.push_back(b.getIndexAttr(resultType.getDimSize(d)));
+    if (!ShapedType::isDynamic(resultShape[d])) {
+      sizes.push_back(b.getIndexAttr(resultShape[d]));
       continue;
     }
-    std::optional<OpFoldResult> staticSize, dynamicSize;
-    for (Value operand : operands) {
-      auto type = llvm::cast<RankedTensorType>(operand.getType());
-      int64_t i = d - (rank - type.getRank());
+    // A static size other than 1 is the result's; else the last dynamic size
+    // that is not 1 at run time (each is checked against it later).
+    std::optional<int64_t> staticSize;
+    Value dynamicSize;
+    for (ArrayRef<OpFoldResult> operand : operandSizes) {
+      int64_t i = d - (rank - static_cast<int64_t>(operand.size()));
       if (i < 0)
         continue;
-      if (type.isDynamicDim(i)) {
-        if (!dynamicSize)
-          dynamicSize = tensorSize(b, loc, operand, i);
-      } else if (type.getDimSize(i) != 1 && !staticSize) {
-        staticSize = b.getIndexAttr(type.getDimSize(i));
+      std::optional<int64_t> constant = getConstantIntValue(operand[i]);
+      if (constant) {
+        if (*constant != 1 && !staticSize)
+          staticSize = *constant;
+        continue;
       }
+      Value size = llvm::cast<Value>(operand[i]);
+      if (!dynamicSize || dynamicSize == size) {
+        dynamicSize = size;
+        continue;
+      }
+      Value isOne = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq, size,
+                                            indexConst(b, loc, 1));
+      dynamicSize = b.create<arith::SelectOp>(loc, isOne, dynamicSize, size);
     }
-    sizes.push_back(staticSize    ? *staticSize
-                    : dynamicSize ? *dynamicSize
+    sizes.push_back(staticSize    ? OpFoldResult(b.getIndexAttr(*staticSize))
+                    : dynamicSize ? OpFoldResult(dynamicSize)
                                   : OpFoldResult(b.getIndexAttr(1)));
   }
   return sizes;
+}
+
+SmallVector<OpFoldResult> broadcastSizes(OpBuilder &b, Location loc,
+                                         RankedTensorType resultType,
+                                         ValueRange operands) {
+  SmallVector<SmallVector<OpFoldResult>> operandSizes;
+  for (Value operand : operands)
+    operandSizes.push_back(tensorSizes(b, loc, operand));
+  return broadcastShapes(b, loc, resultType.getShape(), operandSizes);
 }
 
 Value buildParallelGeneric(OpBuilder &b, Location loc,
@@ -207,89 +281,115 @@ Value buildParallelGeneric(OpBuilder &b, Location loc,
   return generic.getResult(0);
 }
 
-/// Shape inference resolves a dynamic operand dim facing a static result dim
-/// n != 1 to n, but at run time the operand's size may also be 1 (numpy
-/// broadcasting). For such an operand this returns a tensor whose dims are
-/// static n there: the operand itself (tensor.cast) when every such size is
-/// n, otherwise a broadcast copy. The copy clamps its indices, so a size that
-/// is neither 1 nor n (an invalid input) still reads in bounds. Other
-/// operands are returned as they are.
-static Value resolveRuntimeBroadcast(OpBuilder &b, Location loc, Value operand,
-                                     RankedTensorType resultType) {
+Value broadcastOperandTo(OpBuilder &b, Location loc, Value operand,
+                         ArrayRef<OpFoldResult> sizes,
+                         ArrayRef<OpFoldResult> targets) {
   auto type = llvm::cast<RankedTensorType>(operand.getType());
-  int64_t offset = resultType.getRank() - type.getRank();
+  int64_t rank = type.getRank();
+  // The dims to resolve: dynamic ones whose size is not already the target
+  // (a single dynamic operand is its own target).
   SmallVector<int64_t> shape(type.getShape());
   SmallVector<int64_t> affected;
-  for (int64_t i = 0; i < type.getRank(); ++i) {
-    int64_t n = resultType.getDimSize(offset + i);
-    if (type.isDynamicDim(i) && !ShapedType::isDynamic(n) && n != 1) {
-      shape[i] = n;
-      affected.push_back(i);
-    }
+  for (int64_t i = 0; i < rank; ++i) {
+    if (!targets[i] || !type.isDynamicDim(i) ||
+        isSameSize(sizes[i], targets[i]))
+      continue;
+    shape[i] = getConstantIntValue(targets[i]).value_or(ShapedType::kDynamic);
+    affected.push_back(i);
   }
   if (affected.empty())
     return operand;
 
   auto refinedType = type.clone(shape);
-  SmallVector<OpFoldResult> sizes = tensorSizes(b, loc, operand);
-  Value allFull;
+  SmallVector<OpFoldResult> refinedSizes(sizes);
+  SmallVector<Value> size(rank), target(rank);
+  Value allFull, allValid;
+  auto conjoin = [&](Value acc, Value cond) -> Value {
+    return acc ? b.create<arith::AndIOp>(loc, acc, cond).getResult() : cond;
+  };
+  Value one = indexConst(b, loc, 1);
   for (int64_t i : affected) {
+    refinedSizes[i] = targets[i];
+    size[i] = toValue(b, loc, sizes[i]);
+    target[i] = toValue(b, loc, targets[i]);
     Value isFull = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq,
-                                           toValue(b, loc, sizes[i]),
-                                           indexConst(b, loc, shape[i]));
-    allFull = allFull
-                  ? b.create<arith::AndIOp>(loc, allFull, isFull).getResult()
-                  : isFull;
+                                           size[i], target[i]);
+    Value isOne =
+        b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq, size[i], one);
+    allFull = conjoin(allFull, isFull);
+    allValid = conjoin(allValid, b.create<arith::OrIOp>(loc, isFull, isOne));
   }
-  auto ifOp = b.create<scf::IfOp>(
-      loc, allFull,
-      [&](OpBuilder &tb, Location tloc) {
-        Value cast = tb.create<tensor::CastOp>(tloc, refinedType, operand);
-        tb.create<scf::YieldOp>(tloc, cast);
-      },
-      [&](OpBuilder &eb, Location eloc) {
-        SmallVector<OpFoldResult> refinedSizes(sizes);
-        for (int64_t i : affected)
-          refinedSizes[i] = eb.getIndexAttr(shape[i]);
-        Value init = emptyTensor(eb, eloc, refinedType, refinedSizes);
-        int64_t rank = type.getRank();
-        auto copy = eb.create<linalg::GenericOp>(
-            eloc, TypeRange{refinedType}, ValueRange{}, ValueRange{init},
-            SmallVector<AffineMap>{eb.getMultiDimIdentityMap(rank)},
-            SmallVector<utils::IteratorType>(rank,
-                                             utils::IteratorType::parallel),
-            [&](OpBuilder &nb, Location nloc, ValueRange) {
-              SmallVector<Value> indices;
-              for (int64_t i = 0; i < rank; ++i)
-                indices.push_back(nb.create<linalg::IndexOp>(nloc, i));
-              for (int64_t i : affected) {
-                // min(index, size - 1): 0 for a size-1 dim.
-                Value size = toValue(nb, nloc, sizes[i]);
-                Value last = nb.create<arith::SubIOp>(nloc, size,
-                                                      indexConst(nb, nloc, 1));
-                indices[i] = nb.create<arith::MinUIOp>(nloc, indices[i], last);
-              }
-              Value element =
-                  nb.create<tensor::ExtractOp>(nloc, operand, indices);
-              nb.create<linalg::YieldOp>(nloc, element);
-            });
-        eb.create<scf::YieldOp>(eloc, copy.getResult(0));
+
+  // Fast path: the sizes already match, the operand is used as it is.
+  OpBuilder::InsertionGuard guard(b);
+  auto full = b.create<scf::IfOp>(loc, TypeRange{refinedType}, allFull,
+                                  /*withElseRegion=*/true);
+  b.setInsertionPointToStart(full.thenBlock());
+  b.create<scf::YieldOp>(loc, castIfNeeded(b, loc, operand, refinedType));
+
+  b.setInsertionPointToStart(full.elseBlock());
+  auto valid = b.create<scf::IfOp>(loc, TypeRange{refinedType}, allValid,
+                                   /*withElseRegion=*/true);
+  b.create<scf::YieldOp>(loc, valid.getResult(0));
+
+  // Size 1 facing the target: broadcast by copying.
+  b.setInsertionPointToStart(valid.thenBlock());
+  Value init = emptyTensor(b, loc, refinedType, refinedSizes);
+  auto copy = b.create<linalg::GenericOp>(
+      loc, TypeRange{refinedType}, ValueRange{}, ValueRange{init},
+      SmallVector<AffineMap>{b.getMultiDimIdentityMap(rank)},
+      SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel),
+      [&](OpBuilder &nb, Location nloc, ValueRange) {
+        SmallVector<Value> indices;
+        for (int64_t i = 0; i < rank; ++i)
+          indices.push_back(nb.create<linalg::IndexOp>(nloc, i));
+        for (int64_t i : affected) {
+          // min(index, size - 1): 0 for a size-1 dim; the index itself when
+          // the size is the target.
+          Value last =
+              nb.create<arith::SubIOp>(nloc, size[i], indexConst(nb, nloc, 1));
+          indices[i] = nb.create<arith::MinUIOp>(nloc, indices[i], last);
+        }
+        Value element = nb.create<tensor::ExtractOp>(nloc, operand, indices);
+        nb.create<linalg::YieldOp>(nloc, element);
       });
-  return ifOp.getResult(0);
+  b.create<scf::YieldOp>(loc, copy.getResult(0));
+
+  // Neither 1 nor the target: report, and go on with zeros (in bounds; the
+  // run's result is the error).
+  b.setInsertionPointToStart(valid.elseBlock());
+  for (int64_t i : affected) {
+    Value isFull = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ne,
+                                           size[i], target[i]);
+    Value notOne =
+        b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ne, size[i], one);
+    emitShapeErrorIf(b, loc, b.create<arith::AndIOp>(loc, isFull, notOne),
+                     ShapeErrorKind::Broadcast, size[i], target[i]);
+  }
+  Value zeros = zeroTensor(b, loc, refinedSizes, refinedType.getElementType());
+  b.create<scf::YieldOp>(loc, castIfNeeded(b, loc, zeros, refinedType));
+  return full.getResult(0);
 }
 
 Value buildBroadcastGeneric(OpBuilder &b, Location loc,
                             RankedTensorType resultType, ValueRange operands,
                             ScalarBodyBuilder body) {
+  SmallVector<SmallVector<OpFoldResult>> operandSizes;
+  for (Value operand : operands)
+    operandSizes.push_back(tensorSizes(b, loc, operand));
+  SmallVector<OpFoldResult> sizes =
+      broadcastShapes(b, loc, resultType.getShape(), operandSizes);
   SmallVector<Value> resolved;
   SmallVector<AffineMap> maps;
-  for (Value operand : operands) {
-    resolved.push_back(resolveRuntimeBroadcast(b, loc, operand, resultType));
+  int64_t rank = resultType.getRank();
+  for (auto [operand, operandSize] : llvm::zip(operands, operandSizes)) {
+    ArrayRef<OpFoldResult> targets =
+        ArrayRef<OpFoldResult>(sizes).drop_front(rank - operandSize.size());
+    resolved.push_back(
+        broadcastOperandTo(b, loc, operand, operandSize, targets));
     maps.push_back(broadcastMap(
         llvm::cast<RankedTensorType>(resolved.back().getType()), resultType));
   }
-  SmallVector<OpFoldResult> sizes =
-      broadcastSizes(b, loc, resultType, resolved);
   return buildParallelGeneric(b, loc, resultType, sizes, resolved, maps, body);
 }
 

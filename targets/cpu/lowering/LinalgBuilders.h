@@ -25,7 +25,9 @@ using ScalarBodyBuilder = llvm::function_ref<mlir::Value(
 
 /// The size of dim `d` of ranked tensor `value`: an attribute when static,
 /// the matching output_shape operand when `value` comes from a
-/// tensor.expand_shape, else a tensor.dim. (LLVM 19's canonicalizer folds a
+/// tensor.expand_shape, for a graph input the size of the first graph input
+/// dim with the same `onnxc.dim_params` name (run() checks that they agree),
+/// else a tensor.dim. (LLVM 19's canonicalizer folds a
 /// tensor.dim of an expand_shape group with two dynamic dims into a division
 /// by the dynamic-size sentinel, so such dims must not be queried.)
 mlir::OpFoldResult tensorSize(mlir::OpBuilder &b, mlir::Location loc,
@@ -80,12 +82,34 @@ mlir::Value demoteTo(mlir::OpBuilder &b, mlir::Location loc, mlir::Value value,
 mlir::AffineMap broadcastMap(mlir::RankedTensorType operandType,
                              mlir::RankedTensorType resultType);
 
-/// The sizes of a broadcast result: static dims of `resultType`, else the
-/// first operand dim that is static and not 1, else a dynamic operand dim
-/// (dynamic dims are assumed equal, as shape inference does), else 1.
+/// The run-time sizes of a multidirectional broadcast of operands with sizes
+/// `operandSizes` (each right-aligned) to a result of shape `resultShape`:
+/// a static result dim is its size; else a static operand size other than
+/// 1; else the last dynamic operand size that is not 1 at run time (an
+/// arith.select chain; the one dynamic size itself when there is one); else
+/// 1. Nothing is checked here: an operand is only safe to read after
+/// broadcastOperandTo.
+llvm::SmallVector<mlir::OpFoldResult> broadcastShapes(
+    mlir::OpBuilder &b, mlir::Location loc, llvm::ArrayRef<int64_t> resultShape,
+    llvm::ArrayRef<llvm::SmallVector<mlir::OpFoldResult>> operandSizes);
+
+/// broadcastShapes for `operands` (ranked tensors) and `resultType`.
 llvm::SmallVector<mlir::OpFoldResult>
 broadcastSizes(mlir::OpBuilder &b, mlir::Location loc,
                mlir::RankedTensorType resultType, mlir::ValueRange operands);
+
+/// Checks at run time that every dynamic dim `i` of `operand` (sizes
+/// `sizes`) with a non-null `targets[i]` is that target or 1, and returns a
+/// tensor whose dim `i` is the target (static where the target is): the
+/// operand itself when all sizes match (a compare and an scf.if, no copy), a
+/// broadcast copy when some are 1, and zeros after reporting the first
+/// mismatch through emitShapeErrorIf otherwise (so nothing reads out of
+/// bounds). Dims without a target, static dims and dims whose size is the
+/// target itself are left alone; without any such dim, `operand` is returned.
+mlir::Value broadcastOperandTo(mlir::OpBuilder &b, mlir::Location loc,
+                               mlir::Value operand,
+                               llvm::ArrayRef<mlir::OpFoldResult> sizes,
+                               llvm::ArrayRef<mlir::OpFoldResult> targets);
 
 /// One all-parallel linalg.generic producing a tensor of `resultType` with
 /// sizes `resultSizes`, reading `operands` through `maps`; `body` computes
@@ -99,9 +123,10 @@ mlir::Value buildParallelGeneric(mlir::OpBuilder &b, mlir::Location loc,
 
 /// buildParallelGeneric over `resultType`'s shape reading every operand
 /// through broadcastMap. Operands must be ranked tensors that broadcast to
-/// `resultType` (check with broadcastMap first). A dynamic operand dim facing
-/// a static result dim n != 1 is checked at run time: a size of 1 there is
-/// broadcast (through a copy), as ONNX allows.
+/// `resultType` (check with broadcastMap first). The iteration sizes are
+/// broadcastSizes and every operand goes through broadcastOperandTo, so
+/// dynamic dims follow numpy's rule at run time (1 broadcasts, equal sizes
+/// pass as they are, anything else is a run-time error naming the node).
 mlir::Value buildBroadcastGeneric(mlir::OpBuilder &b, mlir::Location loc,
                                   mlir::RankedTensorType resultType,
                                   mlir::ValueRange operands,

@@ -20,6 +20,7 @@
 
 #include "compiler/dialect/OnnxDialect.h"
 #include "targets/cpu/lowering/IndexingUtils.h"
+#include "targets/cpu/lowering/LinalgBuilders.h"
 #include "targets/cpu/lowering/Patterns.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -194,6 +195,44 @@ FailureOr<Value> buildMatMul(OpBuilder &b, Operation *op, Value a, Value bm,
   if (resultType.getRank() != expectedRank)
     return op->emitError() << "MatMul result has rank " << resultType.getRank()
                            << ", expected " << expectedRank;
+
+  // Dynamic batch dims broadcast at run time: both operands are resolved to
+  // the broadcast batch sizes first (checked, size 1 copied), so below a
+  // dynamic batch dim of either is the broadcast size.
+  bool batchNeedsCheck = false;
+  for (int64_t j = 0; j < batchRank; ++j) {
+    int64_t ai = j - (batchRank - (aRank - 2)),
+            bi = j - (batchRank - (bRank - 2));
+    int64_t aSize = ai >= 0 ? aType.getDimSize(ai) : 1;
+    int64_t bSize = bi >= 0 ? bType.getDimSize(bi) : 1;
+    bool staticResult = !resultType.isDynamicDim(j);
+    batchNeedsCheck |=
+        ShapedType::isDynamic(aSize) && (bSize != 1 || staticResult);
+    batchNeedsCheck |=
+        ShapedType::isDynamic(bSize) && (aSize != 1 || staticResult);
+  }
+  if (batchNeedsCheck) {
+    SmallVector<SmallVector<OpFoldResult>> batchDims;
+    SmallVector<SmallVector<OpFoldResult>> operandSizes;
+    for (Value operand : {a, bm}) {
+      operandSizes.push_back(tensorSizes(b, loc, operand));
+      batchDims.push_back(SmallVector<OpFoldResult>(
+          ArrayRef<OpFoldResult>(operandSizes.back()).drop_back(2)));
+    }
+    SmallVector<OpFoldResult> batchShape = broadcastShapes(
+        b, loc, resultType.getShape().take_front(batchRank), batchDims);
+    auto resolve = [&](Value operand, ArrayRef<OpFoldResult> sizes) {
+      int64_t rank = sizes.size();
+      SmallVector<OpFoldResult> targets(rank);
+      for (int64_t i = 0; i < rank - 2; ++i)
+        targets[i] = batchShape[batchRank - (rank - 2) + i];
+      return broadcastOperandTo(b, loc, operand, sizes, targets);
+    };
+    a = resolve(a, operandSizes[0]);
+    bm = resolve(bm, operandSizes[1]);
+    aType = llvm::cast<RankedTensorType>(a.getType());
+    bType = llvm::cast<RankedTensorType>(bm.getType());
+  }
 
   int64_t kA = aType.getDimSize(aRank - 1), kB = bType.getDimSize(bRank - 2);
   if (!ShapedType::isDynamic(kA) && !ShapedType::isDynamic(kB) && kA != kB)

@@ -10,9 +10,12 @@
 #include "targets/cpu/lowering/RuntimeHelpers.h"
 #include "targets/cpu/Passes.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Pass/Pass.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -58,6 +61,12 @@ std::optional<StringRef> uniqueSuffix(Type type) {
   }
 }
 
+/// Whether `type` is a ranked tensor with a dynamic dim.
+bool hasDynamicDim(Type type) {
+  auto tensor = llvm::dyn_cast<RankedTensorType>(type);
+  return tensor && !tensor.hasStaticShape();
+}
+
 struct DeclareRuntimeHelpersPass
     : impl::DeclareRuntimeHelpersBase<DeclareRuntimeHelpersPass> {
   using DeclareRuntimeHelpersBase::DeclareRuntimeHelpersBase;
@@ -66,6 +75,24 @@ struct DeclareRuntimeHelpersPass
     ModuleOp module = getOperation();
     SymbolTable symbols(module);
     OpBuilder builder = OpBuilder::atBlockBegin(module.getBody());
+    // Run-time shape checks (broadcasting) are only emitted for dynamic dims.
+    bool needsShapeError = false;
+    module.walk([&](Operation *op) {
+      if (needsShapeError || op->getDialect() == nullptr ||
+          !op->getName().getStringRef().starts_with("onnx"))
+        return;
+      needsShapeError = llvm::any_of(op->getOperandTypes(), hasDynamicDim) ||
+                        llvm::any_of(op->getResultTypes(), hasDynamicDim);
+    });
+    if (needsShapeError && !symbols.lookup(kShapeErrorCallee)) {
+      auto decl = builder.create<func::FuncOp>(
+          module.getLoc(), kShapeErrorCallee,
+          builder.getFunctionType({builder.getI32Type(), builder.getI64Type(),
+                                   builder.getI64Type()},
+                                  {}));
+      decl.setPrivate();
+      symbols.insert(decl);
+    }
     module.walk([&](Operation *op) {
       std::optional<RuntimeHelper> helper = runtimeHelperFor(op);
       if (!helper || symbols.lookup(helper->name))
@@ -198,6 +225,28 @@ std::optional<RuntimeHelper> runtimeHelperFor(Operation *op) {
                           {})};
   }
   return std::nullopt;
+}
+
+void emitShapeErrorIf(OpBuilder &b, Location loc, Value failed,
+                      ShapeErrorKind kind, Value a, Value bSize) {
+  if (matchPattern(failed, m_Zero()))
+    return;
+  Operation *scope = b.getInsertionBlock()->getParentOp();
+  auto callee = scope ? SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(
+                            scope, b.getStringAttr(kShapeErrorCallee))
+                      : nullptr;
+  if (!callee)
+    return;
+  auto ifOp = b.create<scf::IfOp>(loc, failed, /*withElseRegion=*/false);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(ifOp.thenBlock());
+  Value kindValue =
+      b.create<arith::ConstantIntOp>(loc, static_cast<int32_t>(kind), 32);
+  auto toI64 = [&](Value size) -> Value {
+    return b.create<arith::IndexCastOp>(loc, b.getI64Type(), size);
+  };
+  b.create<func::CallOp>(loc, callee,
+                         ValueRange{kindValue, toI64(a), toI64(bSize)});
 }
 
 std::unique_ptr<Pass> createDeclareRuntimeHelpersPass(bool gemmKernel) {

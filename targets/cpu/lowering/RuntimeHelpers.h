@@ -11,8 +11,10 @@
 #ifndef ONNXC_TARGETS_CPU_LOWERING_RUNTIMEHELPERS_H
 #define ONNXC_TARGETS_CPU_LOWERING_RUNTIMEHELPERS_H
 
+#include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Operation.h"
+#include "llvm/ADT/StringRef.h"
 
 #include <optional>
 #include <string>
@@ -35,6 +37,39 @@ struct RuntimeHelper {
 /// The runtime function the lowering of `op` calls, if it calls one and the
 /// op's types are ones it handles.
 std::optional<RuntimeHelper> runtimeHelperFor(mlir::Operation *op);
+
+/// Why a run-time shape check failed; selects the message of
+/// onnxc_rt_shape_error (runtime/cpu/ShapeError.c, same numbering).
+enum class ShapeErrorKind : int32_t {
+  /// Two dims that must broadcast (equal, or one of them 1) do not.
+  Broadcast = 0,
+  /// The contracted dims of a matrix product differ.
+  InnerDims = 1,
+};
+
+/// What lowered code calls when a run-time shape check fails:
+/// `(i32 kind, i64 a, i64 b) -> ()`. onnxc-declare-runtime-helpers declares
+/// it in every module with a dynamic dim; onnxc-name-shape-errors (after the
+/// conversion to the LLVM dialect) turns each call into one to
+/// `onnxc_rt_shape_error(node name, kind, a, b)`, the node name taken from
+/// the call's location.
+inline constexpr llvm::StringLiteral kShapeErrorCallee =
+    "onnxc_rt_shape_error_at";
+
+/// The runtime function onnxc-name-shape-errors calls instead:
+/// `(ptr node, i32 kind, i64 a, i64 b) -> ()`.
+inline constexpr llvm::StringLiteral kShapeErrorFunction =
+    "onnxc_rt_shape_error";
+
+/// Emits `scf.if %failed { call kShapeErrorCallee(kind, a, b) }` (a, b index
+/// values) at the builder's insertion point, which must be in a block of an
+/// op that is in the module. The run's result is then an error; the caller
+/// must still keep the computation in bounds. Emits nothing when `failed` is
+/// the constant false, or when the callee is not declared (onnxc-opt without
+/// onnxc-declare-runtime-helpers; the driver always runs it).
+void emitShapeErrorIf(mlir::OpBuilder &b, mlir::Location loc,
+                      mlir::Value failed, ShapeErrorKind kind, mlir::Value a,
+                      mlir::Value bSize);
 
 } // namespace onnxc::cpu
 

@@ -48,7 +48,7 @@ func.func @from_blocked(%x: tensor<?x2x5x7x16xf32>) -> tensor<?x20x5x7xf32> {
 // CHECK: %[[W1:.*]] = tensor.extract_slice %{{.*}}[0, 1, 0, 0, 0, 0] [2, 1, 3, 3, 4, 16] [1, 1, 1, 1, 1, 1] : tensor<2x2x3x3x16x16xf32> to tensor<2x1x3x3x4x16xf32>
 // CHECK: %[[X1:.*]] = tensor.extract_slice %[[P]][0, 1, 0, 0, 0] [%{{.*}}, 1, 10, 10, 4] [1, 1, 1, 1, 1] : tensor<?x2x10x10x16xf32> to tensor<?x1x10x10x4xf32>
 // CHECK: %[[ACC:.*]] = linalg.generic {indexing_maps = [#[[IN]], #[[W]], #[[OUT]]], {{.*}} ins(%[[X1]], %[[W1]] : tensor<?x1x10x10x4xf32>, tensor<2x1x3x3x4x16xf32>) outs(%[[ACC0]] : tensor<?x2x4x4x16xf32>)
-// CHECK: linalg.generic {{.*}} ins(%[[ACC]], %arg1 : tensor<?x2x4x4x16xf32>, tensor<?x2x4x4x16xf32>)
+// CHECK: linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<?x2x4x4x16xf32>, tensor<?x2x4x4x16xf32>)
 // CHECK: arith.addf
 // CHECK: arith.maximumf
 // CHECK-NOT: onnxc.

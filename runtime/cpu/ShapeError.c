@@ -1,0 +1,65 @@
+/*===- ShapeError.c - Run-time shape errors from compiled code ------------===*
+ *
+ * Compiled code checks the shapes it only learns at run time (broadcasting
+ * of dynamic dims). When a check fails it calls onnxc_rt_shape_error, keeps
+ * running in bounds on placeholder data, and returns normally; onnxc_cpu_run
+ * then sees the recorded error and turns the run into ONNXC_INVALID_ARGUMENT.
+ *
+ * The record is thread-local: a run calls the graph on the caller's thread,
+ * and the compiled graph itself starts no threads (a thread pool, where
+ * there is one, only runs kernels that make no such calls), so the record a
+ * graph writes is the one its run reads. Only the first error of a run is
+ * kept.
+ *
+ *===----------------------------------------------------------------------===*/
+
+#include "CpuRuntime.h"
+
+#include <stdio.h>
+
+typedef struct shape_error {
+  const char *node; /* a string constant of the artifact */
+  int32_t kind;
+  int64_t a, b;
+  int set;
+} shape_error;
+
+static _Thread_local shape_error current;
+
+void onnxc_rt_shape_error(const char *node, int32_t kind, int64_t a,
+                          int64_t b) {
+  if (current.set)
+    return;
+  current.node = node;
+  current.kind = kind;
+  current.a = a;
+  current.b = b;
+  current.set = 1;
+}
+
+void onnxc_rt_clear_shape_error(void) { current.set = 0; }
+
+int onnxc_rt_take_shape_error(char *message, size_t size) {
+  if (!current.set)
+    return 0;
+  current.set = 0;
+  const char *node = current.node ? current.node : "";
+  switch (current.kind) {
+  case ONNXC_SHAPE_ERROR_BROADCAST:
+    snprintf(message, size,
+             "node '%s': cannot broadcast dims of size %lld and %lld", node,
+             (long long)current.a, (long long)current.b);
+    break;
+  case ONNXC_SHAPE_ERROR_INNER_DIMS:
+    snprintf(message, size,
+             "node '%s': the inner dims of the product differ (%lld vs %lld)",
+             node, (long long)current.a, (long long)current.b);
+    break;
+  default:
+    snprintf(message, size,
+             "node '%s': run-time shape check %d failed (%lld, %lld)", node,
+             (int)current.kind, (long long)current.a, (long long)current.b);
+    break;
+  }
+  return 1;
+}
