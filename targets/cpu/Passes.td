@@ -152,6 +152,8 @@ def PlanWorkspace : Pass<"onnxc-plan-workspace", "mlir::ModuleOp"> {
   ];
   let dependentDialects = ["mlir::arith::ArithDialect",
                            "mlir::memref::MemRefDialect"];
+}
+
 def NameShapeErrors : Pass<"onnxc-name-shape-errors", "mlir::ModuleOp"> {
   let summary = "Give run-time shape-error reports their node names";
   let description = [{
