@@ -8,13 +8,16 @@ set -euo pipefail
 src="$1" build="$2" work="$3"
 rm -rf "$work" && mkdir -p "$work"
 cmake --install "$build" --prefix "$work/prefix" >/dev/null
-# The app is configured outside the source tree, as a user's project would be.
-cp -r "$src/examples/cmake_app" "$work/app"
-mkdir -p "$work/models" && cp "$src/examples/models/tiny_cnn.onnx" "$work/models/"
-cmake -G Ninja -S "$work/app" -B "$work/app-build" \
+# The app is a fresh project outside the repository (a scratch folder under
+# TMPDIR), as a user's would be: it sees only the installed package.
+outside="$(mktemp -d "${TMPDIR:-/tmp}/onnxc-cmake-app.XXXXXX")"
+trap 'rm -rf "$outside"' EXIT
+cp -r "$src/examples/cmake_app" "$outside/app"
+mkdir -p "$outside/models" && cp "$src/examples/models/tiny_cnn.onnx" "$outside/models/"
+cmake -G Ninja -S "$outside/app" -B "$outside/app-build" \
   -Donnxc_DIR="$work/prefix/lib/cmake/onnxc" >/dev/null
-cmake --build "$work/app-build" >/dev/null
-"$work/app-build/classify" "$src/examples/models/tiny_cnn.input.npy" > "$work/out.txt"
+cmake --build "$outside/app-build" >/dev/null
+"$outside/app-build/classify" "$src/examples/models/tiny_cnn.input.npy" > "$work/out.txt"
 "$src/.venv/bin/python" - "$work/out.txt" "$src/examples/models/tiny_cnn.expected.npy" <<'PY'
 import sys
 import numpy as np
