@@ -61,6 +61,9 @@ def import_engine(engine):
 def load_engine(engine, model_path, threads):
     if engine == "onnxc":
         artifact = import_engine(engine).Artifact(model_path)
+        # The GEMM kernels' threads (ABI 2); the rest of the graph runs on
+        # the calling thread.
+        artifact.set_num_threads(threads)
         return artifact.run
     ort = import_engine(engine)
     options = ort.SessionOptions()
@@ -502,9 +505,9 @@ def render(results):
            "- ONNX Runtime: graph optimizations on (ORT_ENABLE_ALL), "
            "`intra_op_num_threads` = the thread count, sequential execution, "
            "loaded from the .onnx file.",
-           "- **onnxc has no thread control yet: its artifacts run on one thread "
-           "in every row**, so the all-cores ratio compares one onnxc thread "
-           "with all of ONNX Runtime's.",
+           "- onnxc: the artifact's `set_num_threads(threads)`; only its GEMM "
+           "kernel (MatMul/Gemm and their fused forms) uses threads, the rest "
+           "of the graph (convolutions included) runs on the calling thread.",
            "- onnxc artifacts are loaded with the ctypes `Artifact` of "
            "test/models/onnxc_runner.py (which copies each output into a numpy "
            "array); ONNX Runtime through its Python `InferenceSession`.",
