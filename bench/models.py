@@ -172,6 +172,11 @@ def export(name, out_dir):
     path = os.path.join(out_dir, name + ".onnx")
     dynamic = {spec["name"]: {0: "batch"} for spec in inputs}
     dynamic.update({o: {0: "batch"} for o in outputs})
+    # nn.MultiheadAttention's inference fast path (ViT) is one fused aten op
+    # the TorchScript exporter cannot write; the plain path exports as
+    # MatMul/Softmax.
+    if hasattr(torch.backends, "mha"):
+        torch.backends.mha.set_fastpath_enabled(False)
     start = time.perf_counter()
     with torch.no_grad():
         torch.onnx.export(model, example_args(inputs), path, opset_version=OPSET,

@@ -535,8 +535,7 @@ def render(results):
         rows = [e for e in results["entries"] if e["threads"] == threads]
         if not rows:
             continue
-        out += [f"## {threads} thread{'s' if threads > 1 else ''}"
-                + (" (onnxc: 1 thread)" if threads > 1 else ""), "",
+        out += [f"## {threads} thread{'s' if threads > 1 else ''}", "",
                 "| Model | Batch | onnxc ms | ORT ms | onnxc/ORT | runs | "
                 "onnxc RSS MiB | ORT RSS MiB | onnxc compile s | compiler RSS MiB "
                 "| artifact MiB | ORT session ms | first result onnxc ms | "
