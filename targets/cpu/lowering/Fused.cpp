@@ -193,6 +193,20 @@ struct FusedConvLowering : OpConversionPattern<fused::FusedConvOp> {
   }
 };
 
+/// Checks that `v`, when present, is a ranked tensor of `resultType`'s
+/// element type that broadcasts onto it without growing it.
+LogicalResult checkBroadcastOperand(Operation *op, Value v, StringRef name,
+                                    RankedTensorType resultType) {
+  if (!isPresent(v))
+    return success();
+  auto type = llvm::dyn_cast<RankedTensorType>(v.getType());
+  if (!type || type.getElementType() != resultType.getElementType() ||
+      !broadcastMap(type, resultType))
+    return op->emitError() << name << " " << v.getType()
+                           << " does not broadcast to " << resultType;
+  return success();
+}
+
 struct FusedMatMulLowering : OpConversionPattern<fused::FusedMatMulOp> {
   using OpConversionPattern::OpConversionPattern;
 
@@ -202,15 +216,10 @@ struct FusedMatMulLowering : OpConversionPattern<fused::FusedMatMulOp> {
     RankedTensorType resultType = getFloatResultType(op);
     if (!resultType)
       return op.emitError() << "expected a ranked float result";
+    if (failed(
+            checkBroadcastOperand(op, adaptor.getBias(), "bias", resultType)))
+      return failure();
     Value bias = isPresent(adaptor.getBias()) ? adaptor.getBias() : Value();
-    if (bias) {
-      auto biasType = llvm::dyn_cast<RankedTensorType>(bias.getType());
-      if (!biasType ||
-          biasType.getElementType() != resultType.getElementType() ||
-          !broadcastMap(biasType, resultType))
-        return op.emitError() << "bias " << bias.getType()
-                              << " does not broadcast to " << resultType;
-    }
     if (failed(
             verifyActivation(op, op.getActivation(), op.getActivationParams())))
       return failure();
@@ -278,20 +287,6 @@ Value createLastAxisLayerNorm(ConversionPatternRewriter &rewriter, Location loc,
       {rewriter.getNamedAttr("axis", rewriter.getI64IntegerAttr(-1)),
        rewriter.getNamedAttr("epsilon", epsilon),
        rewriter.getNamedAttr("stash_type", rewriter.getI64IntegerAttr(1))});
-}
-
-/// Checks that `v`, when present, is a ranked tensor of `resultType`'s
-/// element type that broadcasts onto it without growing it.
-LogicalResult checkBroadcastOperand(Operation *op, Value v, StringRef name,
-                                    RankedTensorType resultType) {
-  if (!isPresent(v))
-    return success();
-  auto type = llvm::dyn_cast<RankedTensorType>(v.getType());
-  if (!type || type.getElementType() != resultType.getElementType() ||
-      !broadcastMap(type, resultType))
-    return op->emitError() << name << " " << v.getType()
-                           << " does not broadcast to " << resultType;
-  return success();
 }
 
 struct SkipLayerNormLowering : OpConversionPattern<fused::SkipLayerNormOp> {
