@@ -58,6 +58,10 @@ std::unique_ptr<mlir::Pass> createPlanWorkspace(bool requireNoHeap);
 /// transforms/NameShapeErrors.cpp); defined by the generated pass base.
 std::unique_ptr<mlir::Pass> createNameShapeErrors();
 
+/// Big outermost scf.parallel nests -> tasks of the runtime thread pool
+/// (see transforms/ParallelizeLoops.cpp); defined by the generated pass base.
+std::unique_ptr<mlir::Pass> createParallelizeLoops();
+
 /// Everything after convert-onnx-to-linalg: bufferization, deallocation,
 /// the workspace plan, loops, and the conversion to the LLVM dialect
 /// (CpuPipeline.cpp). With `staticMemory`, a graph that would still allocate

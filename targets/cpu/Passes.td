@@ -167,4 +167,29 @@ def NameShapeErrors : Pass<"onnxc-name-shape-errors", "mlir::ModuleOp"> {
   let dependentDialects = ["mlir::LLVM::LLVMDialect"];
 }
 
+def ParallelizeLoops : Pass<"onnxc-parallelize-loops", "mlir::ModuleOp"> {
+  let summary = "Run big outermost scf.parallel nests on the runtime thread pool";
+  let description = [{
+    Outlines each outermost `scf.parallel` without reductions whose estimated
+    work is at least `min-work` ops into a private task function
+    `void(ptr context, i64 task, i32 worker)` and replaces it with a call of
+    the runtime's `onnxc_parallel_for` (runtime/cpu/ThreadPool.h). Each task
+    runs a contiguous chunk of the linearized leading parallel dims; the
+    captured values travel in an LLVM struct on the caller's stack (memref
+    descriptors through unrealized casts that fold away after the
+    conversion to the LLVM dialect). Loops that call functions (a shape
+    error report included), allocate, or store anywhere but at their own
+    leading indices stay serial (transforms/ParallelizeLoops.cpp).
+  }];
+  let options = [
+    Option<"minWork", "min-work", "int64_t", "1 << 17",
+           "estimated ops (trip counts times body ops) below which a nest "
+           "stays serial; checked at run time when sizes are dynamic">,
+    Option<"tasksPerThread", "tasks-per-thread", "int64_t", "4",
+           "chunks per thread, for load balance">
+  ];
+  let dependentDialects = ["mlir::LLVM::LLVMDialect", "mlir::arith::ArithDialect",
+                           "mlir::func::FuncDialect", "mlir::scf::SCFDialect"];
+}
+
 #endif
