@@ -139,3 +139,22 @@ func.func @main() {
   call @printMemrefI64(%rgu) : (tensor<*xi64>) -> ()
   return
 }
+
+// mlir-cpu-runner does not link the runtime: a serial stand-in for its
+// thread pool (runtime/cpu/ThreadPool.h), which the loops lowered from
+// dynamic shapes call (onnxc-parallelize-loops).
+func.func @onnxc_num_threads() -> i32 {
+  %two = arith.constant 2 : i32
+  return %two : i32
+}
+func.func @onnxc_parallel_for(%tasks: i64, %max_threads: i32,
+                              %fn: (!llvm.ptr, i64, i32) -> (),
+                              %context: !llvm.ptr) {
+  %c0 = arith.constant 0 : i64
+  %c1 = arith.constant 1 : i64
+  %worker = arith.constant 0 : i32
+  scf.for %task = %c0 to %tasks step %c1 : i64 {
+    func.call_indirect %fn(%context, %task, %worker) : (!llvm.ptr, i64, i32) -> ()
+  }
+  return
+}
