@@ -6,10 +6,10 @@
  * then sees the recorded error and turns the run into ONNXC_INVALID_ARGUMENT.
  *
  * The record is thread-local: a run calls the graph on the caller's thread,
- * and the compiled graph itself starts no threads (a thread pool, where
- * there is one, only runs kernels that make no such calls), so the record a
- * graph writes is the one its run reads. Only the first error of a run is
- * kept.
+ * and the thread pool only runs kernels and generated loop nests that make
+ * no such calls (onnxc-parallelize-loops keeps a nest that may report one on
+ * the caller's thread), so the record a graph writes is the one its run
+ * reads. Only the first error of a run is kept.
  *
  *===----------------------------------------------------------------------===*/
 

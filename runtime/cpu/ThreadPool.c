@@ -1,6 +1,7 @@
 /*===- ThreadPool.c - The runtime's worker threads -------------------------===*
  *
- * Workers are created lazily (by the first region that wants them) and sleep
+ * Workers are created by set_num_threads(n > 1), else lazily (by the first
+ * region that wants them), and sleep
  * on `work_ready` between regions, so an idle pool costs no CPU. A region is
  * published under `state_lock` with a new generation number; each worker
  * copies the region under the lock, counts itself in `active`, and takes
@@ -44,11 +45,17 @@ static atomic_int requested_threads;
 /* Set while this thread runs tasks of a region: nested regions run inline. */
 static _Thread_local int in_region;
 
+/* sysconf reads /sys on every call; generated loops ask before each nest. */
+static atomic_int default_threads;
+
 int onnxc_default_num_threads(void) {
+  int cached = atomic_load_explicit(&default_threads, memory_order_relaxed);
+  if (cached > 0)
+    return cached;
   long cores = sysconf(_SC_NPROCESSORS_ONLN);
-  if (cores < 1)
-    return 1;
-  return cores > MAX_THREADS ? MAX_THREADS : (int)cores;
+  int count = cores < 1 ? 1 : cores > MAX_THREADS ? MAX_THREADS : (int)cores;
+  atomic_store_explicit(&default_threads, count, memory_order_relaxed);
+  return count;
 }
 
 int onnxc_num_threads(void) {
@@ -56,10 +63,19 @@ int onnxc_num_threads(void) {
   return n > 0 ? n : onnxc_default_num_threads();
 }
 
+static void start_workers(int wanted);
+
 int onnxc_set_num_threads(int32_t n) {
   if (n < 0)
     return -1;
   atomic_store(&requested_threads, n > MAX_THREADS ? MAX_THREADS : n);
+  /* Start the workers now, not in a run: creating a thread allocates its
+   * storage, and a run with a caller workspace must not allocate. */
+  if (n > 1) {
+    pthread_mutex_lock(&state_lock);
+    start_workers(n - 1);
+    pthread_mutex_unlock(&state_lock);
+  }
   return 0;
 }
 

@@ -161,11 +161,13 @@ struct onnxc_model {
    * workspace's 1-D i8 descriptor) and a pointer to the result descriptors. */
   void (*graph_invoke)(void **input_descriptors, void *result_descriptors);
   /* ABI 2 */
-  /* Sets the threads the model's kernels may use (GEMM, ...): n >= 1, or 0
-   * for the default, the number of online cores. Returns ONNXC_OK, or
-   * ONNXC_INVALID_ARGUMENT for n < 0. Applies to every later `run` of every
-   * model in the same artifact; concurrent runs share the workers (a run
-   * that finds them busy computes on its own thread). */
+  /* Sets the threads the model's kernels and big generated loops may use:
+   * n >= 1, or 0 for the default, the number of online cores. Returns
+   * ONNXC_OK, or ONNXC_INVALID_ARGUMENT for n < 0. Applies to every later
+   * `run` of every model in the same artifact; concurrent runs share the
+   * workers (a run that finds them busy computes on its own thread). n > 1
+   * starts the workers here; otherwise the first run that wants them does,
+   * and that run allocates their thread storage. */
   int (*set_num_threads)(int32_t num_threads);
   /* The bytes of workspace one run needs (a multiple of
    * ONNXC_WORKSPACE_ALIGNMENT; 0 when nothing is planned). */

@@ -173,6 +173,11 @@ int main(int argc, char **argv) {
     mlp_model()->release_tensor(&out);
   }
 
+  /* Two threads, started here: the runs below use the pool for their big
+   * loops (the CNN's convolution), and a run must not create threads (that
+   * allocates their storage). */
+  CHECK(cnn_model()->set_num_threads(2) == ONNXC_OK, "set_num_threads failed");
+
   for (int repeat = 0; repeat < 3; ++repeat) {
     onnxc_error err;
     memset(cnn_out, 0, sizeof cnn_out);
