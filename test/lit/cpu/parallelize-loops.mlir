@@ -243,3 +243,32 @@ func.func @in_loop(%a: memref<64x64xf32>, %b: memref<64x64xf32>, %c: memref<64x6
   }
   return
 }
+
+// -----
+
+// Views of the workspace are rebuilt in the task from the captured
+// workspace (one descriptor in the context), so LLVM still sees two slices
+// at constant offsets of one buffer and knows they do not overlap.
+// CHECK-LABEL: func.func @workspace_views
+// CHECK: llvm.alloca %{{.*}} x !llvm.struct<(struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)>, i64, i64, i64)>
+// CHECK-LABEL: func.func private @workspace_views_task
+// CHECK: %[[WS:.*]] = builtin.unrealized_conversion_cast %{{.*}} to memref<2097152xi8>
+// CHECK-DAG: memref.view %[[WS]][%{{.*}}][] : memref<2097152xi8> to memref<256x1024xf32>
+// CHECK-DAG: memref.view %[[WS]][%{{.*}}][] : memref<2097152xi8> to memref<256x1024xf32>
+// CHECK: scf.for
+func.func @workspace_views(%ws: memref<2097152xi8>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c256 = arith.constant 256 : index
+  %c1024 = arith.constant 1024 : index
+  %half = arith.constant 1048576 : index
+  %x = memref.view %ws[%c0][] : memref<2097152xi8> to memref<256x1024xf32>
+  %y = memref.view %ws[%half][] : memref<2097152xi8> to memref<256x1024xf32>
+  scf.parallel (%i, %j) = (%c0, %c0) to (%c256, %c1024) step (%c1, %c1) {
+    %v = memref.load %x[%i, %j] : memref<256x1024xf32>
+    %e = math.exp %v : f32
+    memref.store %e, %y[%i, %j] : memref<256x1024xf32>
+    scf.reduce
+  }
+  return
+}
