@@ -20,7 +20,8 @@
 // did the loop). The captured values travel in an LLVM struct on the caller's
 // stack: memrefs as their descriptor structs through unrealized casts (they
 // meet the casts of the LLVM conversion and fold away in
-// reconcile-unrealized-casts), indices as i64, other scalars as they are.
+// reconcile-unrealized-casts), indices as i64, other scalars as they are;
+// constants and views are rebuilt in the task from what they derive from.
 //
 // A nest stays serial when splitting it could be wrong or pointless:
 // - it has reductions (scf.reduce operands: shared accumulators);
