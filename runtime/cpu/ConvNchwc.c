@@ -10,8 +10,8 @@
  *
  *===----------------------------------------------------------------------===*/
 
-#include "CpuRuntime.h"
 #include "kernels/ConvNchwc.h"
+#include "CpuRuntime.h"
 
 #include <math.h>
 
@@ -104,8 +104,8 @@ void _mlir_ciface_onnxc_rt_conv_nchwc_f32(
       ok = ok && ws[0] == out_blocks && ws[1] == in_blocks &&
            ws[w_rank - 1] == B && ws[w_rank - 2] == B;
     /* The kernel reads only in-bounds taps, whatever the output size. */
-    ok = ok && pad_top >= 0 && pad_left >= 0 && s.kernel_h > 0 &&
-         s.kernel_w > 0;
+    ok =
+        ok && pad_top >= 0 && pad_left >= 0 && s.kernel_h > 0 && s.kernel_w > 0;
   }
   if (!ok) {
     for (int64_t i = 0; i < total; ++i)

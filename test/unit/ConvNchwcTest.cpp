@@ -116,8 +116,8 @@ struct Operands {
 
 std::vector<int> supportedIsas() {
   std::vector<int> isas;
-  for (int isa : {ONNXC_SGEMM_ISA_PORTABLE, ONNXC_SGEMM_ISA_AVX2,
-                  ONNXC_SGEMM_ISA_AVX512})
+  for (int isa :
+       {ONNXC_SGEMM_ISA_PORTABLE, ONNXC_SGEMM_ISA_AVX2, ONNXC_SGEMM_ISA_AVX512})
     if (onnxc_sgemm_isa_supported(isa))
       isas.push_back(isa);
   return isas;
@@ -159,8 +159,7 @@ void checkCase(const ConvCase &c, int isa, int threads) {
                                        tolerance * (1.0 + std::fabs(want));
     if (!same) {
       ++mismatches;
-      ADD_FAILURE() << "element " << i << ": got " << got << ", want "
-                    << want;
+      ADD_FAILURE() << "element " << i << ": got " << got << ", want " << want;
     }
   }
 }
@@ -239,15 +238,14 @@ TEST_P(ConvNchwcIsaTest, EveryEpilogue) {
     int32_t kind;
     float alpha, beta;
   };
-  for (Act act : {Act{ONNXC_ACTIVATION_NONE, 0, 0},
-                  Act{ONNXC_ACTIVATION_RELU, 0, 0},
-                  Act{ONNXC_ACTIVATION_LEAKY_RELU, 0.1f, 0},
-                  Act{ONNXC_ACTIVATION_CLIP, -0.5f, 0.75f},
-                  Act{ONNXC_ACTIVATION_SIGMOID, 0, 0},
-                  Act{ONNXC_ACTIVATION_TANH, 0, 0},
-                  Act{ONNXC_ACTIVATION_HARD_SIGMOID, 0.2f, 0.5f},
-                  Act{ONNXC_ACTIVATION_GELU, 0, 0},
-                  Act{ONNXC_ACTIVATION_FAST_GELU, 0, 0}})
+  for (Act act :
+       {Act{ONNXC_ACTIVATION_NONE, 0, 0}, Act{ONNXC_ACTIVATION_RELU, 0, 0},
+        Act{ONNXC_ACTIVATION_LEAKY_RELU, 0.1f, 0},
+        Act{ONNXC_ACTIVATION_CLIP, -0.5f, 0.75f},
+        Act{ONNXC_ACTIVATION_SIGMOID, 0, 0}, Act{ONNXC_ACTIVATION_TANH, 0, 0},
+        Act{ONNXC_ACTIVATION_HARD_SIGMOID, 0.2f, 0.5f},
+        Act{ONNXC_ACTIVATION_GELU, 0, 0},
+        Act{ONNXC_ACTIVATION_FAST_GELU, 0, 0}})
     for (bool bias : {false, true})
       for (bool residual : {false, true}) {
         ConvCase c{1, 20, 35, 6, 13, 3, 3};
@@ -321,14 +319,13 @@ TEST(ConvNchwcEntry, GeometryFromDescriptors) {
     onnxc_sgemm_epilogue e{};
     e.activation = c.activation;
     e.activation_alpha = c.alpha;
-    onnxc_conv_nchwc_reference(&s, ops.x.data(), ops.w.data(),
-                               ops.bias.data(), ops.z.data(), expected.data(),
-                               &e);
+    onnxc_conv_nchwc_reference(&s, ops.x.data(), ops.w.data(), ops.bias.data(),
+                               ops.z.data(), expected.data(), &e);
     int64_t cb = blocks(c.c), mb = blocks(c.m);
     Memref x(ops.x.data(), {c.batch, cb, c.h, c.w, B});
-    Memref w(ops.w.data(), depthwise
-                               ? std::vector<int64_t>{cb, c.kh, c.kw, B}
-                               : std::vector<int64_t>{mb, cb, c.kh, c.kw, B, B});
+    Memref w(ops.w.data(),
+             depthwise ? std::vector<int64_t>{cb, c.kh, c.kw, B}
+                       : std::vector<int64_t>{mb, cb, c.kh, c.kw, B, B});
     Memref bias(ops.bias.data(), {mb, B});
     std::vector<int64_t> yShape{c.batch, mb, s.out_h, s.out_w, B};
     Memref z(ops.z.data(), yShape), y(actual.data(), yShape);
@@ -338,8 +335,7 @@ TEST(ConvNchwcEntry, GeometryFromDescriptors) {
         &x.ref, &w.ref, &bias.ref, &z.ref, &y.ref, flags, c.c, c.m, c.sh, c.sw,
         c.dh, c.dw, c.pt, c.pl, c.activation, c.alpha, 0.0f);
     for (size_t i = 0; i < actual.size(); ++i)
-      if ((int64_t)((i / B / (s.out_h * s.out_w)) % mb) * B +
-              (int64_t)(i % B) <
+      if ((int64_t)((i / B / (s.out_h * s.out_w)) % mb) * B + (int64_t)(i % B) <
           c.m)
         ASSERT_NEAR(actual[i], expected[i], 1e-4) << "element " << i;
 

@@ -102,8 +102,8 @@ void onnxc_conv_nchwc(const onnxc_conv_nchwc_shape *shape, const float *x,
     s->in_w = s->out_w = s->in_h * s->in_w;
     s->in_h = s->out_h = 1;
   }
-  work.groups = (job->out_blocks + work.variant->max_nb - 1) /
-                work.variant->max_nb;
+  work.groups =
+      (job->out_blocks + work.variant->max_nb - 1) / work.variant->max_nb;
   /* Whole rows, except long (flattened) ones: chunks of a few tiles. */
   work.chunk = s->out_w;
   if (work.chunk > 16 * work.variant->tile_w)

@@ -7,9 +7,9 @@
 
 #include "ConvNchwc.h"
 
-void onnxc_conv_nchwc_reference(const onnxc_conv_nchwc_shape *s,
-                                const float *x, const float *w,
-                                const float *bias, const float *z, float *y,
+void onnxc_conv_nchwc_reference(const onnxc_conv_nchwc_shape *s, const float *x,
+                                const float *w, const float *bias,
+                                const float *z, float *y,
                                 const onnxc_sgemm_epilogue *epilogue) {
   const int64_t B = ONNXC_NCHWC_BLOCK;
   int64_t in_blocks = (s->in_channels + B - 1) / B;
@@ -30,11 +30,11 @@ void onnxc_conv_nchwc_reference(const onnxc_conv_nchwc_shape *s,
                     ow * s->stride_w - s->pad_left + kw * s->dilation_w;
                 if (ih < 0 || ih >= s->in_h || iw < 0 || iw >= s->in_w)
                   continue;
-                float xv = x[(((n * in_blocks + c / B) * s->in_h + ih) *
-                                  s->in_w +
-                              iw) *
-                                 B +
-                             c % B];
+                float xv =
+                    x[(((n * in_blocks + c / B) * s->in_h + ih) * s->in_w +
+                       iw) *
+                          B +
+                      c % B];
                 float wv =
                     s->depthwise
                         ? w[((m / B) * taps + kh * s->kernel_w + kw) * B +
@@ -48,8 +48,7 @@ void onnxc_conv_nchwc_reference(const onnxc_conv_nchwc_shape *s,
                 sum += (double)xv * wv;
               }
           int64_t at =
-              (((n * out_blocks + m / B) * s->out_h + oh) * s->out_w + ow) *
-                  B +
+              (((n * out_blocks + m / B) * s->out_h + oh) * s->out_w + ow) * B +
               m % B;
           float v = (float)sum;
           if (z)

@@ -46,6 +46,7 @@ void populateAllLoweringPatterns(const mlir::TypeConverter &typeConverter,
   populateFusedPatterns(typeConverter, patterns);
   populateGemmCallPatterns(typeConverter, patterns);
   populateBlockedLayoutPatterns(typeConverter, patterns);
+  populateBlockedConvCallPatterns(typeConverter, patterns);
 }
 
 } // namespace onnxc::cpu
