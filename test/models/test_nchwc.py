@@ -179,6 +179,28 @@ CASES = {
                                   act="Relu"),
                              dict(out=16, pads=[0, 1, 1, 0], dilations=[1, 2])],
                         ("h", "w")),
+    # the runtime kernel's paths (runtime/cpu/kernels/ConvNchwc*.c): 7x7
+    # and 5x5 windows wider than the 9x11 image, stride 2, 1x1 (its flat
+    # fast path) with a residual (Z), 40 and 48 channels (an
+    # odd number of output blocks for the 2-block AVX-512 tile)
+    "kernel_sizes_residual": (32, [dict(out=48, k=7, pads=[3, 3, 3, 3],
+                                        act="Relu"),
+                                   dict(out=40, k=5, pads=[2, 1, 2, 3],
+                                        strides=[2, 2]),
+                                   dict(out=40, k=1, residual="c1"),
+                                   dict(out=40, k=3, pads=[1, 1, 1, 1],
+                                        residual="r2", act="LeakyRelu")]),
+    # depthwise 5x5 with dilation 2 and stride 2 (MobileNet/EfficientNet
+    # blocks), 40 channels, then a pointwise projection and a residual
+    "depthwise_5x5_residual": (40, [dict(out=40, k=1, act="Relu"),
+                                    dict(out=40, group=40, k=5,
+                                         pads=[4, 4, 4, 4], dilations=[2, 2],
+                                         act="Relu"),
+                                    dict(out=40, k=1, residual="a0"),
+                                    dict(out=40, group=40, k=3,
+                                         pads=[1, 1, 1, 1], strides=[2, 2],
+                                         act="Sigmoid"),
+                                    dict(out=16, k=1)]),
     "avgpool": (24, [dict(out=24, pads=[1, 1, 1, 1], act="Relu"),
                      dict(op="AveragePool", kernel_shape=[2, 2],
                           strides=[2, 2], pads=[0, 0, 1, 1],
