@@ -7,12 +7,20 @@
  * output block group's weights; depthwise in tasks of (image, block, row).
  * A 1x1 convolution with unit strides and no padding is a matrix product
  * over the pixels: its H x W pixels are one long row, so tiles span rows.
+ * Output pixels whose window crosses X's left or right edge would be
+ * computed one at a time (a 1-pixel tile reloads every weight vector for
+ * one FMA each); when there are any, X is first copied into a buffer with
+ * zero columns on both sides, so that every tile is a full one. The top and
+ * bottom edges cost nothing: a row's tap range is cut instead.
  *
  *===----------------------------------------------------------------------===*/
 
 #include "ConvNchwc.h"
 #include "../ThreadPool.h"
 #include "ConvNchwcKernels.h"
+
+#include <stdlib.h>
+#include <string.h>
 
 static const onnxc_conv_nchwc_variant *active_variant(void) {
 #if ONNXC_HAVE_X86_KERNELS
@@ -67,6 +75,36 @@ static void dw_task(void *context, size_t task, int worker) {
   work->variant->dw_row(&work->job, n, cb, oh);
 }
 
+/* The output columns [lo, hi) whose whole window is inside X. */
+static void interior(const onnxc_conv_nchwc_shape *s, int64_t *lo,
+                     int64_t *hi) {
+  int64_t extent = (s->kernel_w - 1) * s->dilation_w + 1;
+  *lo = (s->pad_left + s->stride_w - 1) / s->stride_w;
+  int64_t last = s->in_w - extent + s->pad_left; /* the last start, * sw */
+  *hi = last < 0 ? 0 : last / s->stride_w + 1;
+  if (*hi > s->out_w)
+    *hi = s->out_w;
+}
+
+/* X with `left` and `right` zero columns: [N * Cb * H][left + W + right]
+ * [16], or NULL when there is no memory. */
+static float *pad_columns(const float *x, int64_t rows, int64_t width,
+                          int64_t left, int64_t right) {
+  const int64_t B = ONNXC_NCHWC_BLOCK;
+  int64_t padded = left + width + right;
+  float *buffer = malloc((size_t)(rows * padded * B) * sizeof(float));
+  if (!buffer)
+    return NULL;
+  for (int64_t r = 0; r < rows; ++r) {
+    float *dst = buffer + r * padded * B;
+    memset(dst, 0, (size_t)(left * B) * sizeof(float));
+    memcpy(dst + left * B, x + r * width * B,
+           (size_t)(width * B) * sizeof(float));
+    memset(dst + (left + width) * B, 0, (size_t)(right * B) * sizeof(float));
+  }
+  return buffer;
+}
+
 void onnxc_conv_nchwc(const onnxc_conv_nchwc_shape *shape, const float *x,
                       const float *w, const float *bias, const float *z,
                       float *y, const onnxc_sgemm_epilogue *epilogue,
@@ -91,9 +129,25 @@ void onnxc_conv_nchwc(const onnxc_conv_nchwc_shape *shape, const float *x,
   onnxc_conv_nchwc_shape *s = &job->s;
   if (s->batch <= 0 || s->out_h <= 0 || s->out_w <= 0 || job->out_blocks <= 0)
     return;
+  float *padded = NULL;
+  int64_t lo, hi;
+  interior(s, &lo, &hi);
+  if (lo > 0 || hi < s->out_w) {
+    int64_t extent = (s->kernel_w - 1) * s->dilation_w + 1;
+    int64_t right = (s->out_w - 1) * s->stride_w + extent - s->pad_left -
+                    s->in_w;
+    padded = pad_columns(x, s->batch * job->in_blocks * s->in_h, s->in_w,
+                         s->pad_left, right > 0 ? right : 0);
+    if (padded) {
+      job->x = padded;
+      s->in_w += s->pad_left + (right > 0 ? right : 0);
+      s->pad_left = 0;
+    }
+  }
   if (s->depthwise) {
     size_t tasks = (size_t)(s->batch * job->in_blocks * s->out_h);
     onnxc_parallel_for(tasks, max_threads, dw_task, &work);
+    free(padded);
     return;
   }
   if (s->kernel_h == 1 && s->kernel_w == 1 && s->stride_h == 1 &&
@@ -111,4 +165,5 @@ void onnxc_conv_nchwc(const onnxc_conv_nchwc_shape *shape, const float *x,
   work.chunks = (s->out_w + work.chunk - 1) / work.chunk;
   size_t tasks = (size_t)(s->batch * work.groups * s->out_h * work.chunks);
   onnxc_parallel_for(tasks, max_threads, conv_task, &work);
+  free(padded);
 }
