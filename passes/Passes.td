@@ -81,7 +81,8 @@ def NchwcLayout : Pass<"onnxc-nchwc-layout", "mlir::func::FuncOp"> {
     Finds connected regions of Conv / onnxc.FusedConv (group 1 or
     depthwise, constant weights, static channel counts, explicit pads) and
     of the ops that work on blocked tensors unchanged (unary activations,
-    same-shape Add/Sub/Mul, MaxPool, AveragePool, GlobalAveragePool), and
+    same-shape or per-channel Add/Sub/Mul, MaxPool, AveragePool,
+    GlobalAveragePool), and
     rewrites each region with at least `min-convs` convolutions into
     onnxc.BlockedConv and the blocked forms of those ops, with
     onnxc.ReorderToBlocked / ReorderFromBlocked only where a value enters or

@@ -280,3 +280,60 @@ def test_nonfinite_inputs_stay_out_of_padding():
     np.testing.assert_array_equal(np.isposinf(g), np.isposinf(w))
     np.testing.assert_array_equal(np.isneginf(g), np.isneginf(w))
     np.testing.assert_allclose(g, w, rtol=1e-4, atol=1e-5, equal_nan=True)
+
+
+def squeeze_excitation_model(squeeze):
+    """x -> Conv(16 -> 32) -> Relu = a -> GlobalAveragePool -> Conv(32 ->
+    squeeze) -> Relu -> Conv(squeeze -> 32) -> Sigmoid = s -> Mul(s, a) ->
+    Conv(32 -> 24) -> y: EfficientNet's squeeze-and-excitation, the scale
+    [N, 32, 1, 1] broadcast onto a."""
+    def weight(name, out, c, k):
+        w = RNG.standard_normal((out, c, k, k)).astype(np.float32)
+        return numpy_helper.from_array(
+            (w / np.sqrt(c * k * k)).astype(np.float32), name)
+    inits = [weight("w0", 32, 16, 3), weight("w1", squeeze, 32, 1),
+             weight("w2", 32, squeeze, 1), weight("w3", 24, 32, 1)]
+    nodes = [
+        helper.make_node("Conv", ["x", "w0"], ["c0"], pads=[1, 1, 1, 1]),
+        helper.make_node("Relu", ["c0"], ["a"]),
+        helper.make_node("GlobalAveragePool", ["a"], ["g"]),
+        helper.make_node("Conv", ["g", "w1"], ["c1"]),
+        helper.make_node("Relu", ["c1"], ["r1"]),
+        helper.make_node("Conv", ["r1", "w2"], ["c2"]),
+        helper.make_node("Sigmoid", ["c2"], ["s"]),
+        helper.make_node("Mul", ["s", "a"], ["m"]),
+        helper.make_node("Conv", ["m", "w3"], ["y"]),
+    ]
+    graph = helper.make_graph(
+        nodes, "se",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT,
+                                       ["n", 16, 9, 11])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)], inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    model.ir_version = 8
+    return model
+
+
+@pytest.mark.parametrize("squeeze", [32, 4])
+def test_squeeze_excitation_stays_blocked(squeeze):
+    """The per-channel Mul joins the region: with a 32-channel squeeze the
+    whole block is one region (one reorder in, one out); with 4 channels
+    the squeeze convolutions stay NCHW, the scale enters the region through
+    a reorder of [N, 32, 1, 1] and the pooled value leaves it at that size,
+    but the big activation is never reordered back and forth."""
+    model = squeeze_excitation_model(squeeze)
+    x = RNG.standard_normal((2, 16, 9, 11)).astype(np.float32)
+    want = run_ort(model, {"x": x})
+    with tempfile.TemporaryDirectory() as tmp:
+        got = Artifact(compile_model(model, tmp, args=["-O3"])).run({"x": x})
+        _, counts, stderr = pass_stats(os.path.join(tmp, "model.onnx"), 3)
+    layout = counts[PASS]
+    print(f"squeeze {squeeze}: {layout}")
+    assert layout["regions"] == 1, stderr
+    if squeeze == 32:
+        assert layout["blocked-convs"] == 4
+        assert layout["reorders-in"] == 1 and layout["reorders-out"] == 1
+    else:
+        assert layout["blocked-convs"] == 2 and layout["nchw-convs"] == 2
+        assert layout["reorders-in"] == 2 and layout["reorders-out"] == 2
+    check_close(got, want, f"squeeze-and-excitation {squeeze}")

@@ -10,8 +10,10 @@
  * Output pixels whose window crosses X's left or right edge would be
  * computed one at a time (a 1-pixel tile reloads every weight vector for
  * one FMA each); when there are any, X is first copied into a buffer with
- * zero columns on both sides, so that every tile is a full one. The top and
- * bottom edges cost nothing: a row's tap range is cut instead.
+ * zero columns on both sides, so that every tile is a full one (group 1
+ * only: a depthwise tile loads as much as it computes, so the copy would
+ * cost more than the short tiles). The top and bottom edges cost nothing:
+ * a row's tap range is cut instead.
  *
  *===----------------------------------------------------------------------===*/
 
@@ -132,7 +134,7 @@ void onnxc_conv_nchwc(const onnxc_conv_nchwc_shape *shape, const float *x,
   float *padded = NULL;
   int64_t lo, hi;
   interior(s, &lo, &hi);
-  if (lo > 0 || hi < s->out_w) {
+  if (!s->depthwise && (lo > 0 || hi < s->out_w)) {
     int64_t extent = (s->kernel_w - 1) * s->dilation_w + 1;
     int64_t right = (s->out_w - 1) * s->stride_w + extent - s->pad_left -
                     s->in_w;
