@@ -117,8 +117,8 @@ static void check_case(gemm_case c, int isa, int threads,
   }
   float *expected = copy_vector(c0, c.m * ldc);
   float *got = copy_vector(c0, c.m * ldc);
-  onnxc_sgemm_reference(c.trans_a, c.trans_b, c.m, c.n, c.k, c.alpha, a, lda,
-                        b, ldb, c.beta, expected, ldc, &e);
+  onnxc_sgemm_reference(c.trans_a, c.trans_b, c.m, c.n, c.k, c.alpha, a, lda, b,
+                        ldb, c.beta, expected, ldc, &e);
   EXPECT(onnxc_sgemm_force_isa(isa), "cannot force %s",
          onnxc_sgemm_isa_name(isa));
   EXPECT(onnxc_sgemm_current_isa() == isa, "current isa %d, forced %d",

@@ -77,8 +77,7 @@ static void neon_12x8(size_t kc, const float *a, const float *b, float *c,
   for (size_t r = 0; r < mr; ++r)
     __builtin_prefetch(c + (ptrdiff_t)r * ldc, 1, 3);
   for (size_t p = 0; p < kc; ++p) {
-    float32x4_t a0 = vld1q_f32(a), a1 = vld1q_f32(a + 4),
-                a2 = vld1q_f32(a + 8);
+    float32x4_t a0 = vld1q_f32(a), a1 = vld1q_f32(a + 4), a2 = vld1q_f32(a + 8);
     float32x4_t b0 = vld1q_f32(b), b1 = vld1q_f32(b + 4);
     FMA_ROW(0, 0, 0);
     FMA_ROW(1, 0, 1);
