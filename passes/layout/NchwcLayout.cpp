@@ -12,9 +12,12 @@
 // pass each other, of these kinds:
 //   - Conv / onnxc.FusedConv: f32, group 1 or depthwise (group = C = M),
 //     constant W (and B), static channel counts, auto_pad NOTSET or VALID,
-//     and channels that fill at least half of their last block (a 3-channel
-//     image would compute 16 channels for 3). They become BlockedConv with
-//     W and B blocked here, once, as constants.
+//     and output channels that fill at least half of their last block (a
+//     BlockedConv computes whole output blocks). A group-1 convolution reads
+//     only its true input channels, so few of them (a 3-channel image) cost
+//     only the reorder of a small tensor: it is blocked whatever their
+//     number, and the pooling after a network's stem joins the region. They
+//     become BlockedConv with W and B blocked here, once, as constants.
 //   - ops that work on blocked tensors as they are: Relu, LeakyRelu,
 //     Sigmoid, Tanh, HardSigmoid, HardSwish, Clip, Abs, Neg, Elu (unary, the
 //     same op on the blocked tensor), Add/Sub/Mul of two tensors of the
@@ -160,7 +163,7 @@ std::optional<ConvInfo> NchwcLayoutPass::getConvInfo(Operation *op) {
                    filters == channels && wType.getDimSize(1) == 1;
   if ((info.group != 1 || wType.getDimSize(1) != channels) && !depthwise)
     return std::nullopt;
-  if (!fillsBlocks(channels) || !fillsBlocks(filters))
+  if ((depthwise && !fillsBlocks(channels)) || !fillsBlocks(filters))
     return std::nullopt;
 
   info.kernel.assign(wType.getShape().begin() + 2, wType.getShape().end());
