@@ -82,9 +82,9 @@ def NchwcLayout : Pass<"onnxc-nchwc-layout", "mlir::func::FuncOp"> {
     depthwise, constant weights, static channel counts, explicit pads) and
     of the ops that work on blocked tensors unchanged (unary activations,
     same-shape or per-channel Add/Sub/Mul, MaxPool, AveragePool,
-    GlobalAveragePool), and
-    rewrites each region with at least `min-convs` convolutions into
-    onnxc.BlockedConv and the blocked forms of those ops, with
+    GlobalAveragePool), and rewrites each region with at least `min-convs`
+    convolutions into onnxc.BlockedConv and the blocked forms of those ops,
+    with
     onnxc.ReorderToBlocked / ReorderFromBlocked only where a value enters or
     leaves the region. Weights are blocked at compile time. A convolution
     whose output channels (depthwise: channels) fill less than half of their
