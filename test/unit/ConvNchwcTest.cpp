@@ -270,9 +270,12 @@ TEST_P(ConvNchwcIsaTest, SeveralThreads) {
     c.activation = ONNXC_ACTIVATION_RELU;
     checkCase(c, GetParam(), threads);
     checkCase({1, 64, 64, 28, 28, 1, 1}, GetParam(), threads); // flat rows
-    c.depthwise = true;
-    c.m = c.c;
-    checkCase(c, GetParam(), threads);
+    // Depthwise, large enough (> 1 MFLOP) to be spread over the threads.
+    ConvCase d{2, 48, 48, 40, 37, 3, 3};
+    d.depthwise = true;
+    d.pt = d.pl = d.pb = d.pr = 1;
+    d.residual = true;
+    checkCase(d, GetParam(), threads);
   }
 }
 

@@ -131,13 +131,21 @@ void onnxc_conv_nchwc(const onnxc_conv_nchwc_shape *shape, const float *x,
   onnxc_conv_nchwc_shape *s = &job->s;
   if (s->batch <= 0 || s->out_h <= 0 || s->out_w <= 0 || job->out_blocks <= 0)
     return;
+  /* Below a few microseconds of work, waking workers costs more than it
+   * saves. */
+  double flops =
+      2.0 * (double)(s->batch * s->out_h * s->out_w) *
+      (double)(job->out_blocks * B) *
+      (double)((s->depthwise ? 1 : s->in_channels) * s->kernel_h * s->kernel_w);
+  if (flops < 1.0e6)
+    max_threads = 1;
   float *padded = NULL;
   int64_t lo, hi;
   interior(s, &lo, &hi);
   if (!s->depthwise && (lo > 0 || hi < s->out_w)) {
     int64_t extent = (s->kernel_w - 1) * s->dilation_w + 1;
-    int64_t right = (s->out_w - 1) * s->stride_w + extent - s->pad_left -
-                    s->in_w;
+    int64_t right =
+        (s->out_w - 1) * s->stride_w + extent - s->pad_left - s->in_w;
     padded = pad_columns(x, s->batch * job->in_blocks * s->in_h, s->in_w,
                          s->pad_left, right > 0 ? right : 0);
     if (padded) {
