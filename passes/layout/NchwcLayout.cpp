@@ -22,11 +22,12 @@
 //     Sigmoid, Tanh, HardSigmoid, HardSwish, Clip, Abs, Neg, Elu (unary, the
 //     same op on the blocked tensor), Add/Sub/Mul of two tensors of the
 //     same type or of one and a per-channel [N or 1, C, 1...] tensor (a
-//     squeeze-and-excitation scale; Sub only with it second), MaxPool (no Indices) and AveragePool (the same pool over one
-//     more spatial dim, the block, with window 1), and GlobalAveragePool
-//     (ReduceMean over the spatial dims: the region's result is reordered
-//     back at [N, C, 1, 1] instead of [N, C, H, W]). These join a region
-//     only through an operand produced in it.
+//     squeeze-and-excitation scale; Sub only with it second), MaxPool (no
+//     Indices) and AveragePool (the same pool over one more spatial dim, the
+//     block, with window 1), and GlobalAveragePool (ReduceMean over the spatial
+//     dims: the region's result is reordered back at [N, C, 1, 1] instead of
+//     [N, C, H, W]). These join a region only through an operand produced in
+//     it.
 // A region with fewer than `min-convs` convolutions (default 2) is left
 // alone: a single convolution would pay a reorder on each side for one op.
 //
