@@ -23,6 +23,9 @@
 #include "GemmKernels.h"
 
 #include <math.h>
+#if defined(__SSE2__)
+#include <xmmintrin.h>
+#endif
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -136,13 +139,50 @@ const char *onnxc_sgemm_isa_name(int32_t isa) {
 
 /* ---- Packing ------------------------------------------------------------ */
 
-/* One full MR-tall panel of row-major A (unit column stride): the row
- * loop is innermost and of constant trip count, so each packed column is
- * written at once. */
+/* One full MR-tall panel of row-major A (unit column stride), transposed
+ * a cache line at a time: the MR source rows are often a multiple of 4 KiB
+ * apart and share one L1 set, so reading them element by element in lock
+ * step would evict each line before its next element is read. */
+enum { PACK_A_STEP = 16 };
+
 static inline void pack_a_rows(size_t kc, size_t mr_tile, const float *src,
                                ptrdiff_t rs, float *dst) {
-  for (size_t p = 0; p < kc; ++p)
-    for (size_t r = 0; r < mr_tile; ++r)
+  size_t p0 = 0;
+#if defined(__SSE2__)
+  /* Every x86-64 has SSE2: 4 x 4 blocks through a register transpose, the
+   * rows past a multiple of 4 one by one. */
+  size_t r4 = mr_tile / 4 * 4;
+  for (; p0 + PACK_A_STEP <= kc; p0 += PACK_A_STEP) {
+    for (size_t r = 0; r < r4; r += 4) {
+      const float *row = src + (ptrdiff_t)r * rs + (ptrdiff_t)p0;
+      for (size_t p = 0; p < PACK_A_STEP; p += 4) {
+        __m128 r0 = _mm_loadu_ps(row + p);
+        __m128 r1 = _mm_loadu_ps(row + rs + p);
+        __m128 r2 = _mm_loadu_ps(row + 2 * rs + p);
+        __m128 r3 = _mm_loadu_ps(row + 3 * rs + p);
+        _MM_TRANSPOSE4_PS(r0, r1, r2, r3);
+        float *out = dst + (p0 + p) * mr_tile + r;
+        _mm_storeu_ps(out, r0);
+        _mm_storeu_ps(out + mr_tile, r1);
+        _mm_storeu_ps(out + 2 * mr_tile, r2);
+        _mm_storeu_ps(out + 3 * mr_tile, r3);
+      }
+    }
+    for (size_t r = r4; r < mr_tile; ++r) {
+      const float *row = src + (ptrdiff_t)r * rs + (ptrdiff_t)p0;
+      for (size_t p = 0; p < PACK_A_STEP; ++p)
+        dst[(p0 + p) * mr_tile + r] = row[p];
+    }
+  }
+#endif
+  for (; p0 + PACK_A_STEP <= kc; p0 += PACK_A_STEP)
+    for (size_t r = 0; r < mr_tile; ++r) {
+      const float *row = src + (ptrdiff_t)r * rs + (ptrdiff_t)p0;
+      for (size_t p = 0; p < PACK_A_STEP; ++p)
+        dst[(p0 + p) * mr_tile + r] = row[p];
+    }
+  for (size_t r = 0; r < mr_tile; ++r)
+    for (size_t p = p0; p < kc; ++p)
       dst[p * mr_tile + r] = src[(ptrdiff_t)r * rs + (ptrdiff_t)p];
 }
 
@@ -307,16 +347,53 @@ typedef struct gemm_job {
   size_t packed_a_stride;
 } gemm_job;
 
+/* Panels packed per task: row-major B is then read PACK_B_PANELS * NR
+ * contiguous floats per row, which the hardware prefetchers follow, rather
+ * than NR floats from each of KC rows a row stride apart. */
+enum { PACK_B_PANELS = 8 };
+
 static void pack_b_task(void *context, size_t task, int worker) {
   (void)worker;
   gemm_job *job = context;
-  size_t nr = job->v->nr;
-  size_t j = task * nr;
-  size_t cols = job->nc - j < nr ? job->nc - j : nr;
-  pack_b_panel(job->kc, cols, nr,
-               job->b + (ptrdiff_t)job->pc * job->b_rs +
-                   (ptrdiff_t)(job->jc + j) * job->b_cs,
-               job->b_rs, job->b_cs, job->packed_b + task * nr * job->kc);
+  size_t nr = job->v->nr, kc = job->kc;
+  size_t q0 = task * PACK_B_PANELS;
+  size_t q1 = q0 + PACK_B_PANELS < job->panels ? q0 + PACK_B_PANELS
+                                                : job->panels;
+  const float *b = job->b + (ptrdiff_t)job->pc * job->b_rs +
+                   (ptrdiff_t)job->jc * job->b_cs;
+  float *dst = job->packed_b;
+  /* Full panels of row-major B: row by row across the panels. */
+  size_t full = job->nc / nr < q1 ? job->nc / nr : q1;
+  if (job->b_cs == 1 && q0 < full) {
+    for (size_t p = 0; p < kc; ++p) {
+      const float *row = b + (ptrdiff_t)p * job->b_rs;
+      for (size_t q = q0; q < full; ++q) {
+        float *out = dst + q * nr * kc + p * nr;
+        const float *in = row + q * nr;
+        switch (nr) {
+        case 32:
+          memcpy(out, in, 32 * sizeof(float));
+          break;
+        case 16:
+          memcpy(out, in, 16 * sizeof(float));
+          break;
+        case 8:
+          memcpy(out, in, 8 * sizeof(float));
+          break;
+        default:
+          memcpy(out, in, nr * sizeof(float));
+          break;
+        }
+      }
+    }
+    q0 = full;
+  }
+  for (size_t q = q0; q < q1; ++q) {
+    size_t j = q * nr;
+    size_t cols = job->nc - j < nr ? job->nc - j : nr;
+    pack_b_panel(kc, cols, nr, b + (ptrdiff_t)j * job->b_cs, job->b_rs,
+                 job->b_cs, dst + q * nr * kc);
+  }
 }
 
 static void compute_task(void *context, size_t task, int worker) {
@@ -535,7 +612,8 @@ void onnxc_sgemm_strided(size_t m, size_t n, size_t k, float alpha,
       job.kc = k - pc < v->kc ? k - pc : v->kc;
       job.first_k = pc == 0;
       job.last_k = pc + job.kc == k;
-      onnxc_parallel_for(job.panels, threads, pack_b_task, &job);
+      onnxc_parallel_for(div_up(job.panels, PACK_B_PANELS), threads,
+                         pack_b_task, &job);
       onnxc_parallel_for(m_blocks * job.n_chunks, threads, compute_task, &job);
     }
   }
