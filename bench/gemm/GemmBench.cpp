@@ -164,6 +164,39 @@ void BM_Sgemm(benchmark::State &state) {
   onnxc_set_num_threads(0);
 }
 
+/// Args: isa, M, N, K, transB. Few rows (the small-M kernels up to M = 8,
+/// packed above), one thread, CPU time: a layer of the mlp bench model
+/// (784 -> 1024 -> 1024, PyTorch's Linear is Gemm with transB = 1) at batch
+/// 1 and 8, and M = 16 for the packed path next to them.
+void BM_SgemmSmallM(benchmark::State &state) {
+  int isa = static_cast<int>(state.range(0));
+  size_t m = state.range(1), n = state.range(2), k = state.range(3);
+  int transB = static_cast<int>(state.range(4));
+  if (!onnxc_sgemm_isa_supported(isa)) {
+    state.SkipWithError("ISA not supported by this CPU");
+    return;
+  }
+  onnxc_sgemm_force_isa(isa);
+  onnxc_set_num_threads(1);
+  std::mt19937 rng(42);
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  std::vector<float> a(m * k), b(k * n), c(m * n);
+  for (float &v : a)
+    v = dist(rng);
+  for (float &v : b)
+    v = dist(rng);
+  for (auto _ : state) {
+    onnxc_sgemm(0, transB, m, n, k, 1.0f, a.data(), k, b.data(),
+                transB ? k : n, 0.0f, c.data(), n, nullptr);
+    benchmark::ClobberMemory();
+  }
+  state.counters["GFLOPS"] = benchmark::Counter(
+      2.0 * m * n * k / 1e9, benchmark::Counter::kIsIterationInvariantRate);
+  state.SetLabel(onnxc_sgemm_isa_name(isa));
+  onnxc_sgemm_force_isa(ONNXC_SGEMM_ISA_AUTO);
+  onnxc_set_num_threads(0);
+}
+
 /// Prints GFLOP/s as % of the measured peak next to the normal table.
 class PercentOfPeakReporter : public benchmark::ConsoleReporter {
 public:
@@ -215,6 +248,18 @@ BENCHMARK(BM_FmaPeak)
     ->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Sgemm)->Apply([](benchmark::internal::Benchmark *b) {
   gemmArgs(b, false);
+});
+BENCHMARK(BM_SgemmSmallM)->Apply([](benchmark::internal::Benchmark *b) {
+  const int64_t shapes[][3] = {{1, 1024, 784}, {8, 1024, 784},
+                               {16, 1024, 784}, {1, 1024, 1024},
+                               {8, 1024, 1024}, {16, 1024, 1024}};
+  for (int isa :
+       {ONNXC_SGEMM_ISA_AVX512, ONNXC_SGEMM_ISA_AVX2, ONNXC_SGEMM_ISA_PORTABLE})
+    for (int transB : {1, 0})
+      for (const auto &s : shapes)
+        b->Args({isa, s[0], s[1], s[2], transB});
+  b->ArgNames({"isa", "M", "N", "K", "transB"});
+  b->Unit(benchmark::kMicrosecond);
 });
 BENCHMARK(BM_Sgemm)
     ->Name("BM_SgemmAllThreads")

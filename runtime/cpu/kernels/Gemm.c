@@ -458,63 +458,82 @@ static void scale_only(size_t m, size_t n, float beta, float *c, ptrdiff_t ldc,
 static size_t round_up(size_t x, size_t to) { return (x + to - 1) / to * to; }
 static size_t div_up(size_t x, size_t by) { return (x + by - 1) / by; }
 
-/* One output row (M = 1, a token through a layer): memory-bound on B, so B
- * is read once, row by row, without packing; threads split the columns. */
-typedef struct gemv_job {
-  size_t n, k;
+/* A few rows (a token, a small batch through a layer; see GemmKernels.h): bound by reading B, so B is read once, without packing, by the
+ * variant's small-M kernel; threads split the columns. */
+typedef struct small_job {
+  onnxc_sgemm_small_fn kernel;
+  int trans_b;
+  size_t m, n, k;
   float alpha, beta;
   const float *a;
-  ptrdiff_t a_cs;
+  ptrdiff_t a_rs, a_cs;
   const float *b;
-  ptrdiff_t b_rs;
+  ptrdiff_t ldb;
   float *c;
+  ptrdiff_t ldc;
   const onnxc_sgemm_epilogue *epilogue;
-  size_t chunk;
-} gemv_job;
+  size_t chunk; /* columns per task */
+} small_job;
 
-enum { GEMV_TILE = 256 };
-
-static void gemv_task(void *context, size_t task, int worker) {
+static void small_task(void *context, size_t task, int worker) {
   (void)worker;
-  gemv_job *job = context;
+  small_job *job = context;
   size_t j0 = task * job->chunk;
-  size_t j1 = j0 + job->chunk < job->n ? j0 + job->chunk : job->n;
-  for (size_t jt = j0; jt < j1; jt += GEMV_TILE) {
-    size_t cols = j1 - jt < GEMV_TILE ? j1 - jt : GEMV_TILE;
-    float acc[GEMV_TILE];
-    memset(acc, 0, cols * sizeof(float));
-    for (size_t p = 0; p < job->k; ++p) {
-      float av = job->a[(ptrdiff_t)p * job->a_cs];
-      const float *row = job->b + (ptrdiff_t)p * job->b_rs + jt;
-      for (size_t j = 0; j < cols; ++j)
-        acc[j] += av * row[j];
-    }
-    float *out = job->c + jt;
-    for (size_t j = 0; j < cols; ++j)
-      out[j] =
-          job->alpha * acc[j] + (job->beta == 0.0f ? 0.0f : job->beta * out[j]);
-    if (!epilogue_is_trivial(job->epilogue))
-      apply_epilogue(job->epilogue, out, 0, 0, jt, 1, cols);
-  }
+  size_t cols = job->n - j0 < job->chunk ? job->n - j0 : job->chunk;
+  const float *b = job->b + (ptrdiff_t)j0 * (job->trans_b ? job->ldb : 1);
+  float *c = job->c + j0;
+  job->kernel(job->m, cols, job->k, job->alpha, job->a, job->a_rs, job->a_cs,
+              b, job->ldb, job->beta, c, job->ldc);
+  if (!epilogue_is_trivial(job->epilogue))
+    apply_epilogue(job->epilogue, c, job->ldc, 0, j0, job->m, cols);
 }
 
-static void gemv_row(size_t n, size_t k, float alpha, const float *a,
-                     ptrdiff_t a_cs, const float *b, ptrdiff_t b_rs, float beta,
-                     float *c, const onnxc_sgemm_epilogue *epilogue,
-                     int max_threads) {
-  gemv_job job = {n, k, alpha, beta, a, a_cs, b, b_rs, c, epilogue, n};
+/* Runs the small-M path when the operands suit it; returns 0 otherwise. */
+static int small_m(const onnxc_sgemm_variant *v, size_t m, size_t n, size_t k,
+                   float alpha, const float *a, ptrdiff_t a_rs, ptrdiff_t a_cs,
+                   const float *b, ptrdiff_t b_rs, ptrdiff_t b_cs, float beta,
+                   float *c, ptrdiff_t ldc,
+                   const onnxc_sgemm_epilogue *epilogue, int max_threads) {
+  small_job job = {0};
+  if (b_cs == 1 && m <= ONNXC_SGEMM_SMALL_M_N) {
+    job.kernel = v->small_n ? v->small_n : onnxc_sgemm_portable_variant.small_n;
+    job.ldb = b_rs;
+  } else if (b_rs == 1 && a_cs == 1 && m <= ONNXC_SGEMM_SMALL_M_T) {
+    job.kernel = v->small_t ? v->small_t : onnxc_sgemm_portable_variant.small_t;
+    job.trans_b = 1;
+    job.ldb = b_cs;
+  } else {
+    return 0;
+  }
+  job.m = m;
+  job.n = n;
+  job.k = k;
+  job.alpha = alpha;
+  job.beta = beta;
+  job.a = a;
+  job.a_rs = a_rs;
+  job.a_cs = a_cs;
+  job.b = b;
+  job.c = c;
+  job.ldc = ldc;
+  job.epilogue = epilogue;
+  job.chunk = n;
   int threads = onnxc_num_threads();
   if (max_threads > 0 && max_threads < threads)
     threads = max_threads;
   size_t tasks = 1;
-  if (threads > 1 && 2.0 * (double)n * (double)k >= 4.0e5) {
-    /* Column chunks of whole tiles, a few per thread. */
-    size_t tiles = (n + GEMV_TILE - 1) / GEMV_TILE;
-    tasks = tiles < (size_t)threads * 2 ? tiles : (size_t)threads * 2;
-    job.chunk = (tiles + tasks - 1) / tasks * GEMV_TILE;
-    tasks = (n + job.chunk - 1) / job.chunk;
+  if (threads > 1 && 2.0 * (double)m * (double)n * (double)k >= 4.0e5) {
+    /* A few column chunks per thread, each a multiple of 64 columns. */
+    enum { CHUNK_ALIGN = 64 };
+    size_t want = (size_t)threads * 2;
+    job.chunk = round_up(div_up(n, want), CHUNK_ALIGN);
+    tasks = div_up(n, job.chunk);
   }
-  onnxc_parallel_for(tasks, threads, gemv_task, &job);
+  if (tasks == 1)
+    small_task(&job, 0, 0);
+  else
+    onnxc_parallel_for(tasks, threads, small_task, &job);
+  return 1;
 }
 
 void onnxc_sgemm_strided(size_t m, size_t n, size_t k, float alpha,
@@ -529,11 +548,10 @@ void onnxc_sgemm_strided(size_t m, size_t n, size_t k, float alpha,
     scale_only(m, n, beta, c, ldc, epilogue);
     return;
   }
-  if (m == 1 && b_cs == 1) {
-    gemv_row(n, k, alpha, a, a_cs, b, b_rs, beta, c, epilogue, max_threads);
-    return;
-  }
   const onnxc_sgemm_variant *v = active_variant();
+  if (small_m(v, m, n, k, alpha, a, a_rs, a_cs, b, b_rs, b_cs, beta, c, ldc,
+              epilogue, max_threads))
+    return;
   size_t mr = v->mr, nr = v->nr;
   size_t kc_max = k < v->kc ? k : v->kc;
   size_t nc_max = n < v->nc ? round_up(n, nr) : v->nc;
