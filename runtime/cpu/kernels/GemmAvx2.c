@@ -113,8 +113,8 @@ ALWAYS_INLINE void small_n_block(size_t mb, size_t nv, size_t cols, size_t k,
                                  float alpha, const float *a, ptrdiff_t a_rs,
                                  ptrdiff_t a_cs, const float *b, ptrdiff_t ldb,
                                  float beta, float *c, ptrdiff_t ldc) {
-  __m256 acc[4][4];
-  __m256i mask[4];
+  __m256 acc[2][12];
+  __m256i mask[12];
   for (size_t v = 0; v < nv; ++v) {
     mask[v] = lanes_mask(cols > 8 * v ? cols - 8 * v : 0);
     for (size_t r = 0; r < mb; ++r)
@@ -127,7 +127,7 @@ ALWAYS_INLINE void small_n_block(size_t mb, size_t nv, size_t cols, size_t k,
     for (size_t v = 0; v < nv; v += 2)
       _mm_prefetch((const char *)(brow + SMALL_N_PREFETCH_ROWS * ldb + 8 * v),
                    _MM_HINT_T0);
-    __m256 bv[4];
+    __m256 bv[12];
     for (size_t v = 0; v < nv; ++v)
       bv[v] = _mm256_maskload_ps(brow + 8 * v, mask[v]);
     for (size_t r = 0; r < mb; ++r) {
@@ -152,19 +152,17 @@ static void avx2_small_n(size_t m, size_t n, size_t k, float alpha,
                          const float *a, ptrdiff_t a_rs, ptrdiff_t a_cs,
                          const float *b, ptrdiff_t ldb, float beta, float *c,
                          ptrdiff_t ldc) {
+  /* Rows in pairs, 48 columns a pass (12 accumulators), a last odd row 96
+   * columns a pass: wide passes read each row of B in long runs. */
   size_t i = 0;
-  for (; i + 4 <= m; i += 4)
-    for (size_t j = 0; j < n; j += 16)
-      small_n_block(4, 2, n - j, k, alpha, a + (ptrdiff_t)i * a_rs, a_rs, a_cs,
-                    b + j, ldb, beta, c + (ptrdiff_t)i * ldc + j, ldc);
   for (; i + 2 <= m; i += 2)
-    for (size_t j = 0; j < n; j += 32)
-      small_n_block(2, 4, n - j, k, alpha, a + (ptrdiff_t)i * a_rs, a_rs, a_cs,
+    for (size_t j = 0; j < n; j += 48)
+      small_n_block(2, 6, n - j, k, alpha, a + (ptrdiff_t)i * a_rs, a_rs, a_cs,
                     b + j, ldb, beta, c + (ptrdiff_t)i * ldc + j, ldc);
   for (; i < m; ++i)
-    for (size_t j = 0; j < n; j += 32)
-      small_n_block(1, 4, n - j, k, alpha, a + (ptrdiff_t)i * a_rs, a_rs, a_cs,
-                    b + j, ldb, beta, c + (ptrdiff_t)i * ldc + j, ldc);
+    for (size_t j = 0; j < n; j += 96)
+      small_n_block(1, 12, n - j, k, alpha, a + (ptrdiff_t)i * a_rs, a_rs,
+                    a_cs, b + j, ldb, beta, c + (ptrdiff_t)i * ldc + j, ldc);
 }
 
 /* MB rows of A dotted with NB rows of B along K, 8 lanes at a time (see

@@ -111,8 +111,8 @@ ALWAYS_INLINE void small_n_block(size_t mb, size_t nv, size_t cols, size_t k,
                                  float alpha, const float *a, ptrdiff_t a_rs,
                                  ptrdiff_t a_cs, const float *b, ptrdiff_t ldb,
                                  float beta, float *c, ptrdiff_t ldc) {
-  __m512 acc[4][8];
-  __mmask16 mask[8];
+  __m512 acc[4][16];
+  __mmask16 mask[16];
   for (size_t v = 0; v < nv; ++v) {
     mask[v] = lanes_mask(cols > 16 * v ? cols - 16 * v : 0);
     for (size_t r = 0; r < mb; ++r)
@@ -125,7 +125,7 @@ ALWAYS_INLINE void small_n_block(size_t mb, size_t nv, size_t cols, size_t k,
     for (size_t v = 0; v < nv; ++v)
       _mm_prefetch((const char *)(brow + SMALL_N_PREFETCH_ROWS * ldb + 16 * v),
                    _MM_HINT_T0);
-    __m512 bv[8];
+    __m512 bv[16];
     for (size_t v = 0; v < nv; ++v)
       bv[v] = _mm512_maskz_loadu_ps(mask[v], brow + 16 * v);
     for (size_t r = 0; r < mb; ++r) {
@@ -160,9 +160,11 @@ static void avx512_small_n(size_t m, size_t n, size_t k, float alpha,
     for (size_t j = 0; j < n; j += 128)
       small_n_block(2, 8, n - j, k, alpha, a + (ptrdiff_t)i * a_rs, a_rs, a_cs,
                     b + j, ldb, beta, c + (ptrdiff_t)i * ldc + j, ldc);
+  /* One row: 256 columns a pass, so each row of B is read 1 KiB at a
+   * time (its loads fold into the FMAs: 16 accumulators). */
   for (; i < m; ++i)
-    for (size_t j = 0; j < n; j += 128)
-      small_n_block(1, 8, n - j, k, alpha, a + (ptrdiff_t)i * a_rs, a_rs, a_cs,
+    for (size_t j = 0; j < n; j += 256)
+      small_n_block(1, 16, n - j, k, alpha, a + (ptrdiff_t)i * a_rs, a_rs, a_cs,
                     b + j, ldb, beta, c + (ptrdiff_t)i * ldc + j, ldc);
 }
 

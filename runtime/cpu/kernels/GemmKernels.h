@@ -24,12 +24,13 @@ typedef void (*onnxc_sgemm_ukernel_fn)(size_t kc, const float *a,
  *   C[i][j] = alpha * sum_p A[i][p] B[p][j] + beta * C[i][j]
  * (beta == 0: C is not read), A[i][p] = a[i * a_rs + p * a_cs].
  * small_n: B[p][j] = b[p * ldb + j] (rows of B scaled and summed), used up
- *          to ONNXC_SGEMM_SMALL_M_N rows;
+ *          to ONNXC_SGEMM_SMALL_M_N rows (past that, the passes over B
+ *          that the accumulator registers force cost more than packing);
  * small_t: B[p][j] = b[j * ldb + p] and a_cs == 1 (dot products along K,
  *          PyTorch's Linear: Gemm with transB = 1), used up to
  *          ONNXC_SGEMM_SMALL_M_T rows: packing an [N, K] B costs more than
  *          a few more passes over it. */
-enum { ONNXC_SGEMM_SMALL_M_N = 8, ONNXC_SGEMM_SMALL_M_T = 16 };
+enum { ONNXC_SGEMM_SMALL_M_N = 4, ONNXC_SGEMM_SMALL_M_T = 16 };
 
 typedef void (*onnxc_sgemm_small_fn)(size_t m, size_t n, size_t k,
                                      float alpha, const float *a,
