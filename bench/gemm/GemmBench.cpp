@@ -195,8 +195,8 @@ void BM_SgemmSmallM(benchmark::State &state) {
   for (float &v : b)
     v = dist(rng);
   for (auto _ : state) {
-    onnxc_sgemm(0, transB, m, n, k, 1.0f, a.data(), k, b.data(),
-                transB ? k : n, 0.0f, c.data(), n, nullptr);
+    onnxc_sgemm(0, transB, m, n, k, 1.0f, a.data(), k, b.data(), transB ? k : n,
+                0.0f, c.data(), n, nullptr);
     benchmark::ClobberMemory();
   }
   state.counters["GFLOPS"] = benchmark::Counter(
@@ -259,7 +259,7 @@ BENCHMARK(BM_Sgemm)->Apply([](benchmark::internal::Benchmark *b) {
   gemmArgs(b, false);
 });
 BENCHMARK(BM_SgemmSmallM)->Apply([](benchmark::internal::Benchmark *b) {
-  const int64_t shapes[][3] = {{1, 1024, 784}, {8, 1024, 784},
+  const int64_t shapes[][3] = {{1, 1024, 784},  {8, 1024, 784},
                                {16, 1024, 784}, {1, 1024, 1024},
                                {8, 1024, 1024}, {16, 1024, 1024}};
   for (int isa :

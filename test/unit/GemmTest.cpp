@@ -374,7 +374,7 @@ TEST_P(GemmIsaTest, SmallRowsPropagateNaNAndInf) {
       x = std::fabs(x) + 0.1f;
     for (float &x : b)
       x = std::fabs(x) + 0.1f;
-    a[1 * k + 30] = NAN;                      // row 1
+    a[1 * k + 30] = NAN;                        // row 1
     b[tb ? 5 * k + 33 : 33 * n + 5] = INFINITY; // column 5
     onnxc_sgemm(0, tb, m, n, k, 1.0f, a.data(), k, b.data(), tb ? k : n, 0.0f,
                 c.data(), n, nullptr);

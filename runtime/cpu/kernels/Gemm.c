@@ -3,8 +3,9 @@
  * The loop nest:
  *   for jc in N by NC:
  *     for pc in K by KC:
- *       pack B[pc, jc] into NR-wide panels   (parallel over panels; the
- *                                             KC x NC block stays in L2)
+ *       pack B[pc, jc] into NR-wide panels   (parallel over groups of 8
+ *                                             panels; the KC x NC block
+ *                                             stays in L2)
  *       parallel over (MC row blocks) x (NR panel chunks):
  *         pack A[ic, pc] into MR-tall panels (per-worker buffer)
  *         for each A panel (MR x KC, stays in L1, its values broadcast):
@@ -14,7 +15,8 @@
  * The operand a micro-kernel broadcasts is the one kept in L1; the vector
  * operand streams, which is what the kernels' load ports are sized for.
  * The first KC block applies beta; later ones accumulate (beta = 1). The
- * epilogue runs while the block is still in cache.
+ * epilogue runs while the block is still in cache. A few rows of C skip
+ * the packing altogether (small_m below): they are bound by reading B.
  *
  *===----------------------------------------------------------------------===*/
 
@@ -365,10 +367,10 @@ static void pack_b_task(void *context, size_t task, int worker) {
   gemm_job *job = context;
   size_t nr = job->v->nr, kc = job->kc;
   size_t q0 = task * PACK_B_PANELS;
-  size_t q1 = q0 + PACK_B_PANELS < job->panels ? q0 + PACK_B_PANELS
-                                                : job->panels;
-  const float *b = job->b + (ptrdiff_t)job->pc * job->b_rs +
-                   (ptrdiff_t)job->jc * job->b_cs;
+  size_t q1 =
+      q0 + PACK_B_PANELS < job->panels ? q0 + PACK_B_PANELS : job->panels;
+  const float *b =
+      job->b + (ptrdiff_t)job->pc * job->b_rs + (ptrdiff_t)job->jc * job->b_cs;
   float *dst = job->packed_b;
   /* Full panels of row-major B: row by row across the panels. */
   size_t full = job->nc / nr < q1 ? job->nc / nr : q1;
@@ -466,8 +468,9 @@ static void scale_only(size_t m, size_t n, float beta, float *c, ptrdiff_t ldc,
 static size_t round_up(size_t x, size_t to) { return (x + to - 1) / to * to; }
 static size_t div_up(size_t x, size_t by) { return (x + by - 1) / by; }
 
-/* A few rows (a token, a small batch through a layer; see GemmKernels.h): bound by reading B, so B is read once, without packing, by the
- * variant's small-M kernel; threads split the columns. */
+/* A few rows (a token, a small batch through a layer; see GemmKernels.h): bound
+ * by reading B, so B is read once, without packing, by the variant's small-M
+ * kernel; threads split the columns. */
 typedef struct small_job {
   onnxc_sgemm_small_fn kernel;
   int trans_b;
@@ -490,8 +493,8 @@ static void small_task(void *context, size_t task, int worker) {
   size_t cols = job->n - j0 < job->chunk ? job->n - j0 : job->chunk;
   const float *b = job->b + (ptrdiff_t)j0 * (job->trans_b ? job->ldb : 1);
   float *c = job->c + j0;
-  job->kernel(job->m, cols, job->k, job->alpha, job->a, job->a_rs, job->a_cs,
-              b, job->ldb, job->beta, c, job->ldc);
+  job->kernel(job->m, cols, job->k, job->alpha, job->a, job->a_rs, job->a_cs, b,
+              job->ldb, job->beta, c, job->ldc);
   if (!epilogue_is_trivial(job->epilogue))
     apply_epilogue(job->epilogue, c, job->ldc, 0, j0, job->m, cols);
 }

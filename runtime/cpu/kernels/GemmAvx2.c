@@ -87,8 +87,7 @@ static void avx2_6x16(size_t kc, const float *a, const float *b, float *c,
 
 #define ALWAYS_INLINE static inline __attribute__((always_inline))
 
-ALWAYS_INLINE float scaled(float sum, float alpha, float beta,
-                           const float *c) {
+ALWAYS_INLINE float scaled(float sum, float alpha, float beta, const float *c) {
   return beta == 0.0f ? alpha * sum : alpha * sum + beta * *c;
 }
 
@@ -161,17 +160,16 @@ static void avx2_small_n(size_t m, size_t n, size_t k, float alpha,
                     b + j, ldb, beta, c + (ptrdiff_t)i * ldc + j, ldc);
   for (; i < m; ++i)
     for (size_t j = 0; j < n; j += 96)
-      small_n_block(1, 12, n - j, k, alpha, a + (ptrdiff_t)i * a_rs, a_rs,
-                    a_cs, b + j, ldb, beta, c + (ptrdiff_t)i * ldc + j, ldc);
+      small_n_block(1, 12, n - j, k, alpha, a + (ptrdiff_t)i * a_rs, a_rs, a_cs,
+                    b + j, ldb, beta, c + (ptrdiff_t)i * ldc + j, ldc);
 }
 
 /* MB rows of A dotted with NB rows of B along K, 8 lanes at a time (see
  * GemmAvx512.c). */
-ALWAYS_INLINE void small_t_block(size_t mb, size_t nb, size_t rows,
-                                 size_t cols, size_t k, float alpha,
-                                 const float *a, ptrdiff_t a_rs,
-                                 const float *b, ptrdiff_t ldb, float beta,
-                                 float *c, ptrdiff_t ldc) {
+ALWAYS_INLINE void small_t_block(size_t mb, size_t nb, size_t rows, size_t cols,
+                                 size_t k, float alpha, const float *a,
+                                 ptrdiff_t a_rs, const float *b, ptrdiff_t ldb,
+                                 float beta, float *c, ptrdiff_t ldc) {
   const float *ar[2], *br[8];
   for (size_t r = 0; r < mb; ++r)
     ar[r] = a + (ptrdiff_t)(r < rows ? r : rows - 1) * a_rs;
@@ -222,19 +220,19 @@ static void avx2_small_t(size_t m, size_t n, size_t k, float alpha,
     size_t cols = n - j < 8 ? n - j : 8;
     const float *bj = b + (ptrdiff_t)j * ldb;
     for (size_t i = 0; i < i2; i += 2) {
-      small_t_block(2, 4, 2, cols, k, alpha, a + (ptrdiff_t)i * a_rs, a_rs,
-                    bj, ldb, beta, c + (ptrdiff_t)i * ldc + j, ldc);
+      small_t_block(2, 4, 2, cols, k, alpha, a + (ptrdiff_t)i * a_rs, a_rs, bj,
+                    ldb, beta, c + (ptrdiff_t)i * ldc + j, ldc);
       if (cols > 4)
         small_t_block(2, 4, 2, cols - 4, k, alpha, a + (ptrdiff_t)i * a_rs,
                       a_rs, bj + 4 * ldb, ldb, beta,
                       c + (ptrdiff_t)i * ldc + j + 4, ldc);
     }
     if (m > i2)
-      small_t_block(1, 8, 1, cols, k, alpha, a + (ptrdiff_t)i2 * a_rs, a_rs,
-                    bj, ldb, beta, c + (ptrdiff_t)i2 * ldc + j, ldc);
+      small_t_block(1, 8, 1, cols, k, alpha, a + (ptrdiff_t)i2 * a_rs, a_rs, bj,
+                    ldb, beta, c + (ptrdiff_t)i2 * ldc + j, ldc);
   }
 }
 
 const onnxc_sgemm_variant onnxc_sgemm_avx2_variant = {
-    ONNXC_SGEMM_ISA_AVX2, MR, NR, 48, 256, 1024, avx2_6x16, avx2_small_n,
-    avx2_small_t};
+    ONNXC_SGEMM_ISA_AVX2, MR,          NR, 48, 256, 1024, avx2_6x16,
+    avx2_small_n,         avx2_small_t};

@@ -94,8 +94,7 @@ static void avx512_12x32(size_t kc, const float *a, const float *b, float *c,
 
 #define ALWAYS_INLINE static inline __attribute__((always_inline))
 
-ALWAYS_INLINE float scaled(float sum, float alpha, float beta,
-                           const float *c) {
+ALWAYS_INLINE float scaled(float sum, float alpha, float beta, const float *c) {
   return beta == 0.0f ? alpha * sum : alpha * sum + beta * *c;
 }
 
@@ -170,11 +169,10 @@ static void avx512_small_n(size_t m, size_t n, size_t k, float alpha,
 
 /* MB rows of A dotted with NB rows of B along K, 16 lanes at a time. Rows
  * past `rows`/`cols` repeat the last one (their sums are not stored). */
-ALWAYS_INLINE void small_t_block(size_t mb, size_t nb, size_t rows,
-                                 size_t cols, size_t k, float alpha,
-                                 const float *a, ptrdiff_t a_rs,
-                                 const float *b, ptrdiff_t ldb, float beta,
-                                 float *c, ptrdiff_t ldc) {
+ALWAYS_INLINE void small_t_block(size_t mb, size_t nb, size_t rows, size_t cols,
+                                 size_t k, float alpha, const float *a,
+                                 ptrdiff_t a_rs, const float *b, ptrdiff_t ldb,
+                                 float beta, float *c, ptrdiff_t ldc) {
   const float *ar[4], *br[8];
   for (size_t r = 0; r < mb; ++r)
     ar[r] = a + (ptrdiff_t)(r < rows ? r : rows - 1) * a_rs;
@@ -225,22 +223,22 @@ static void avx512_small_t(size_t m, size_t n, size_t k, float alpha,
     size_t cols = n - j < 8 ? n - j : 8;
     const float *bj = b + (ptrdiff_t)j * ldb;
     for (size_t i = 0; i < i4; i += 4) {
-      small_t_block(4, 4, 4, cols, k, alpha, a + (ptrdiff_t)i * a_rs, a_rs,
-                    bj, ldb, beta, c + (ptrdiff_t)i * ldc + j, ldc);
+      small_t_block(4, 4, 4, cols, k, alpha, a + (ptrdiff_t)i * a_rs, a_rs, bj,
+                    ldb, beta, c + (ptrdiff_t)i * ldc + j, ldc);
       if (cols > 4)
         small_t_block(4, 4, 4, cols - 4, k, alpha, a + (ptrdiff_t)i * a_rs,
                       a_rs, bj + 4 * ldb, ldb, beta,
                       c + (ptrdiff_t)i * ldc + j + 4, ldc);
     }
     if (i2 > i4)
-      small_t_block(2, 8, 2, cols, k, alpha, a + (ptrdiff_t)i4 * a_rs, a_rs,
-                    bj, ldb, beta, c + (ptrdiff_t)i4 * ldc + j, ldc);
+      small_t_block(2, 8, 2, cols, k, alpha, a + (ptrdiff_t)i4 * a_rs, a_rs, bj,
+                    ldb, beta, c + (ptrdiff_t)i4 * ldc + j, ldc);
     if (m > i2)
-      small_t_block(1, 8, 1, cols, k, alpha, a + (ptrdiff_t)i2 * a_rs, a_rs,
-                    bj, ldb, beta, c + (ptrdiff_t)i2 * ldc + j, ldc);
+      small_t_block(1, 8, 1, cols, k, alpha, a + (ptrdiff_t)i2 * a_rs, a_rs, bj,
+                    ldb, beta, c + (ptrdiff_t)i2 * ldc + j, ldc);
   }
 }
 
 const onnxc_sgemm_variant onnxc_sgemm_avx512_variant = {
-    ONNXC_SGEMM_ISA_AVX512, MR, NR, 48, 384, 1024, avx512_12x32,
-    avx512_small_n, avx512_small_t};
+    ONNXC_SGEMM_ISA_AVX512, MR, NR, 48, 384, 1024, avx512_12x32, avx512_small_n,
+    avx512_small_t};

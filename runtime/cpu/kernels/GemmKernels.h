@@ -32,11 +32,11 @@ typedef void (*onnxc_sgemm_ukernel_fn)(size_t kc, const float *a,
  *          a few more passes over it. */
 enum { ONNXC_SGEMM_SMALL_M_N = 4, ONNXC_SGEMM_SMALL_M_T = 16 };
 
-typedef void (*onnxc_sgemm_small_fn)(size_t m, size_t n, size_t k,
-                                     float alpha, const float *a,
-                                     ptrdiff_t a_rs, ptrdiff_t a_cs,
-                                     const float *b, ptrdiff_t ldb, float beta,
-                                     float *c, ptrdiff_t ldc);
+typedef void (*onnxc_sgemm_small_fn)(size_t m, size_t n, size_t k, float alpha,
+                                     const float *a, ptrdiff_t a_rs,
+                                     ptrdiff_t a_cs, const float *b,
+                                     ptrdiff_t ldb, float beta, float *c,
+                                     ptrdiff_t ldc);
 
 /* A micro-kernel with its tile and cache-block sizes. */
 typedef struct onnxc_sgemm_variant {

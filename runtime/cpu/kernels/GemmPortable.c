@@ -112,5 +112,12 @@ static void portable_small_t(size_t m, size_t n, size_t k, float alpha,
 }
 
 const onnxc_sgemm_variant onnxc_sgemm_portable_variant = {
-    ONNXC_SGEMM_ISA_PORTABLE, MR, NR, 48, 256, 1024, portable_kernel,
-    portable_small_n, portable_small_t};
+    ONNXC_SGEMM_ISA_PORTABLE,
+    MR,
+    NR,
+    48,
+    256,
+    1024,
+    portable_kernel,
+    portable_small_n,
+    portable_small_t};
