@@ -153,7 +153,7 @@ const char *onnxc_sgemm_isa_name(int32_t isa) {
  * a cache line at a time: the MR source rows are often a multiple of 4 KiB
  * apart and share one L1 set, so reading them element by element in lock
  * step would evict each line before its next element is read. */
-enum { PACK_A_STEP = 16 };
+enum { PACK_A_STEP = 16, PACK_A_PREFETCH = 4 * PACK_A_STEP };
 
 static inline void pack_a_rows(size_t kc, size_t mr_tile, const float *src,
                                ptrdiff_t rs, float *dst) {
@@ -163,6 +163,9 @@ static inline void pack_a_rows(size_t kc, size_t mr_tile, const float *src,
    * rows past a multiple of 4 one by one. */
   size_t r4 = mr_tile / 4 * 4;
   for (; p0 + PACK_A_STEP <= kc; p0 += PACK_A_STEP) {
+    for (size_t r = 0; r < mr_tile; ++r)
+      __builtin_prefetch(src + (ptrdiff_t)r * rs + (ptrdiff_t)p0 +
+                         PACK_A_PREFETCH);
     for (size_t r = 0; r < r4; r += 4) {
       const float *row = src + (ptrdiff_t)r * rs + (ptrdiff_t)p0;
       for (size_t p = 0; p < PACK_A_STEP; p += 4) {
@@ -360,7 +363,7 @@ typedef struct gemm_job {
 /* Panels packed per task: row-major B is then read PACK_B_PANELS * NR
  * contiguous floats per row, which the hardware prefetchers follow, rather
  * than NR floats from each of KC rows a row stride apart. */
-enum { PACK_B_PANELS = 8 };
+enum { PACK_B_PANELS = 8, PACK_PREFETCH_ROWS = 4 };
 
 static void pack_b_task(void *context, size_t task, int worker) {
   (void)worker;
@@ -377,6 +380,13 @@ static void pack_b_task(void *context, size_t task, int worker) {
   if (job->b_cs == 1 && q0 < full) {
     for (size_t p = 0; p < kc; ++p) {
       const float *row = b + (ptrdiff_t)p * job->b_rs;
+      /* Rows a page or more apart restart the hardware streamer at every
+       * row: fetch a few rows ahead. */
+      if (p + PACK_PREFETCH_ROWS < kc) {
+        const float *ahead = row + PACK_PREFETCH_ROWS * job->b_rs;
+        for (size_t j = q0 * nr; j < full * nr; j += 16)
+          __builtin_prefetch(ahead + j);
+      }
       for (size_t q = q0; q < full; ++q) {
         float *out = dst + q * nr * kc + p * nr;
         const float *in = row + q * nr;
