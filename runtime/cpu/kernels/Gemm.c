@@ -153,7 +153,7 @@ const char *onnxc_sgemm_isa_name(int32_t isa) {
  * a cache line at a time: the MR source rows are often a multiple of 4 KiB
  * apart and share one L1 set, so reading them element by element in lock
  * step would evict each line before its next element is read. */
-enum { PACK_A_STEP = 16, PACK_A_PREFETCH = 4 * PACK_A_STEP };
+enum { PACK_A_STEP = 16 };
 
 static inline void pack_a_rows(size_t kc, size_t mr_tile, const float *src,
                                ptrdiff_t rs, float *dst) {
@@ -163,9 +163,6 @@ static inline void pack_a_rows(size_t kc, size_t mr_tile, const float *src,
    * rows past a multiple of 4 one by one. */
   size_t r4 = mr_tile / 4 * 4;
   for (; p0 + PACK_A_STEP <= kc; p0 += PACK_A_STEP) {
-    for (size_t r = 0; r < mr_tile; ++r)
-      __builtin_prefetch(src + (ptrdiff_t)r * rs + (ptrdiff_t)p0 +
-                         PACK_A_PREFETCH);
     for (size_t r = 0; r < r4; r += 4) {
       const float *row = src + (ptrdiff_t)r * rs + (ptrdiff_t)p0;
       for (size_t p = 0; p < PACK_A_STEP; p += 4) {
