@@ -6,7 +6,10 @@
  * what it shows is the artifact's own cost.
  *
  *   cc -O2 -Iruntime/include bench/first_result.c -o build/first_result -ldl
- *   build/first_result build/bench/artifacts/mlp.b1.so [runs]
+ *   build/first_result build/bench/artifacts/mlp.b1.so [runs] [threads]
+ *
+ * `threads` is passed to set_num_threads before the load is timed as done
+ * (default 1, as bench/run.py's 1-thread rows; 0 = one per core).
  *
  * Run it a few times (fresh processes) and compare medians; a busy machine
  * moves single numbers by milliseconds.
@@ -54,10 +57,11 @@ static size_t element_bytes(int32_t dtype) {
 
 int main(int argc, char **argv) {
   if (argc < 2) {
-    fprintf(stderr, "usage: %s ARTIFACT.so [runs]\n", argv[0]);
+    fprintf(stderr, "usage: %s ARTIFACT.so [runs] [threads]\n", argv[0]);
     return 2;
   }
   int runs = argc > 2 ? atoi(argv[2]) : 3;
+  int threads = argc > 3 ? atoi(argv[3]) : 1;
   stamp start = now();
   void *lib = dlopen(argv[1], RTLD_NOW | RTLD_LOCAL);
   if (!lib) {
@@ -71,6 +75,10 @@ int main(int argc, char **argv) {
     return 1;
   }
   const onnxc_model *model = entry();
+  if (model->set_num_threads(threads) != ONNXC_OK) {
+    fprintf(stderr, "invalid thread count %d\n", threads);
+    return 1;
+  }
   stamp loaded = now();
   show("load", start, loaded);
 
