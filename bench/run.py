@@ -509,7 +509,8 @@ def ms(s):
 
 
 def first_result_ratio(e):
-    return "%.3f" % (e["onnxc_first_result_s"] / e["ort_first_result_s"])
+    ratio = e["onnxc_first_result_s"] / e["ort_first_result_s"]
+    return f"{ratio:.3f}" if ratio < 1 else f"{ratio:.2f}"
 
 
 def render(results):
