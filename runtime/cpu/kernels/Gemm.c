@@ -21,6 +21,7 @@
  *===----------------------------------------------------------------------===*/
 
 #include "Gemm.h"
+#include "../CpuRuntime.h"
 #include "../ThreadPool.h"
 #include "GemmKernels.h"
 
@@ -453,11 +454,11 @@ static void compute_task(void *context, size_t task, int worker) {
   }
 }
 
+/* Packing buffers come from the runtime's scratch pool (Run.c), which keeps
+ * them between calls: fresh memory would cost a page fault per 4 KiB on
+ * every first use. Free with onnxc_rt_scratch_give(*base). */
 static void *aligned_buffer(size_t floats, void **base) {
-  *base = malloc(floats * sizeof(float) + 64);
-  if (!*base)
-    return NULL;
-  return (void *)(((uintptr_t)*base + 63) & ~(uintptr_t)63);
+  return onnxc_rt_scratch_take(floats * sizeof(float), base);
 }
 
 /* C = beta * C, then the epilogue: the product is empty or alpha is 0. */
@@ -615,8 +616,8 @@ void onnxc_sgemm_strided(size_t m, size_t n, size_t k, float alpha,
   job.packed_a = aligned_buffer(job.packed_a_stride * (size_t)threads, &a_base);
   if (!job.packed_b || !job.packed_a) {
     /* No memory for the packed blocks: the slow loop still gets it right. */
-    free(b_base);
-    free(a_base);
+    onnxc_rt_scratch_give(b_base);
+    onnxc_rt_scratch_give(a_base);
     onnxc_sgemm_epilogue none = {0};
     const onnxc_sgemm_epilogue *e = epilogue ? epilogue : &none;
     for (size_t i = 0; i < m; ++i)
@@ -653,8 +654,8 @@ void onnxc_sgemm_strided(size_t m, size_t n, size_t k, float alpha,
       onnxc_parallel_for(m_blocks * job.n_chunks, threads, compute_task, &job);
     }
   }
-  free(b_base);
-  free(a_base);
+  onnxc_rt_scratch_give(b_base);
+  onnxc_rt_scratch_give(a_base);
 }
 
 void onnxc_sgemm(int trans_a, int trans_b, size_t m, size_t n, size_t k,
