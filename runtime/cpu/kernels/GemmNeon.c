@@ -116,4 +116,5 @@ static void neon_12x8(size_t kc, const float *a, const float *b, float *c,
  * packed B block (512 KiB) fits the 512 KiB-1 MiB L2 of Cortex-A7x and
  * Neoverse cores. MC = 48 (four A panels), as on x86. */
 const onnxc_sgemm_variant onnxc_sgemm_neon_variant = {
-    ONNXC_SGEMM_ISA_NEON, MR, NR, 48, 256, 512, neon_12x8};
+    ONNXC_SGEMM_ISA_NEON, MR, NR, 48, 256, 512, neon_12x8,
+    NULL, NULL /* small M: the portable kernels */};
