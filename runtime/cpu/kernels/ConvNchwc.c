@@ -18,10 +18,10 @@
  *===----------------------------------------------------------------------===*/
 
 #include "ConvNchwc.h"
+#include "../CpuRuntime.h"
 #include "../ThreadPool.h"
 #include "ConvNchwcKernels.h"
 
-#include <stdlib.h>
 #include <string.h>
 
 static const onnxc_conv_nchwc_variant *active_variant(void) {
@@ -89,12 +89,14 @@ static void interior(const onnxc_conv_nchwc_shape *s, int64_t *lo,
 }
 
 /* X with `left` and `right` zero columns: [N * Cb * H][left + W + right]
- * [16], or NULL when there is no memory. */
+ * [16] in scratch memory (freed with onnxc_rt_scratch_give(*block)), or
+ * NULL when there is no memory. */
 static float *pad_columns(const float *x, int64_t rows, int64_t width,
-                          int64_t left, int64_t right) {
+                          int64_t left, int64_t right, void **block) {
   const int64_t B = ONNXC_NCHWC_BLOCK;
   int64_t padded = left + width + right;
-  float *buffer = malloc((size_t)(rows * padded * B) * sizeof(float));
+  float *buffer =
+      onnxc_rt_scratch_take((size_t)(rows * padded * B) * sizeof(float), block);
   if (!buffer)
     return NULL;
   for (int64_t r = 0; r < rows; ++r) {
@@ -139,17 +141,18 @@ void onnxc_conv_nchwc(const onnxc_conv_nchwc_shape *shape, const float *x,
       (double)((s->depthwise ? 1 : s->in_channels) * s->kernel_h * s->kernel_w);
   if (flops < 1.0e6)
     max_threads = 1;
-  float *padded = NULL;
+  void *padded = NULL;
   int64_t lo, hi;
   interior(s, &lo, &hi);
   if (!s->depthwise && (lo > 0 || hi < s->out_w)) {
     int64_t extent = (s->kernel_w - 1) * s->dilation_w + 1;
     int64_t right =
         (s->out_w - 1) * s->stride_w + extent - s->pad_left - s->in_w;
-    padded = pad_columns(x, s->batch * job->in_blocks * s->in_h, s->in_w,
-                         s->pad_left, right > 0 ? right : 0);
-    if (padded) {
-      job->x = padded;
+    const float *copy =
+        pad_columns(x, s->batch * job->in_blocks * s->in_h, s->in_w,
+                    s->pad_left, right > 0 ? right : 0, &padded);
+    if (copy) {
+      job->x = copy;
       s->in_w += s->pad_left + (right > 0 ? right : 0);
       s->pad_left = 0;
     }
@@ -157,7 +160,7 @@ void onnxc_conv_nchwc(const onnxc_conv_nchwc_shape *shape, const float *x,
   if (s->depthwise) {
     size_t tasks = (size_t)(s->batch * job->in_blocks * s->out_h);
     onnxc_parallel_for(tasks, max_threads, dw_task, &work);
-    free(padded);
+    onnxc_rt_scratch_give(padded);
     return;
   }
   if (s->kernel_h == 1 && s->kernel_w == 1 && s->stride_h == 1 &&
@@ -175,5 +178,5 @@ void onnxc_conv_nchwc(const onnxc_conv_nchwc_shape *shape, const float *x,
   work.chunks = (s->out_w + work.chunk - 1) / work.chunk;
   size_t tasks = (size_t)(s->batch * work.groups * s->out_h * work.chunks);
   onnxc_parallel_for(tasks, max_threads, conv_task, &work);
-  free(padded);
+  onnxc_rt_scratch_give(padded);
 }
