@@ -99,7 +99,12 @@ enum {
   ONNXC_ROWS_BIAS = 1,
   ONNXC_ROWS_SKIP = 2,
   ONNXC_ROWS_BETA = 4,
-  ONNXC_ATTENTION_MASK = 8
+  ONNXC_ATTENTION_MASK = 8,
+  /* Q, K or V is given as [batch, seq, heads, size] (the input of the
+   * heads transpose the lowering read through). */
+  ONNXC_ATTENTION_Q_SEQ_MAJOR = 16,
+  ONNXC_ATTENTION_K_SEQ_MAJOR = 32,
+  ONNXC_ATTENTION_V_SEQ_MAJOR = 64
 };
 void _mlir_ciface_onnxc_rt_softmax_f32(onnxc_unranked_memref *x,
                                        onnxc_unranked_memref *bias,

@@ -241,6 +241,17 @@ void _mlir_ciface_onnxc_rt_layer_norm_f32(
 
 /* ---- Attention ------------------------------------------------------------ */
 
+/* A [batch, seq, heads, size] view seen as [batch, heads, seq, size]. */
+static void swap_heads_and_seq(view *v) {
+  if (v->rank != 4)
+    return;
+  int64_t size = v->size[1], stride = v->stride[1];
+  v->size[1] = v->size[2];
+  v->stride[1] = v->stride[2];
+  v->size[2] = size;
+  v->stride[2] = stride;
+}
+
 void _mlir_ciface_onnxc_rt_attention_f32(
     onnxc_unranked_memref *q_ref, onnxc_unranked_memref *k_ref,
     onnxc_unranked_memref *v_ref, onnxc_unranked_memref *mask_ref,
@@ -249,6 +260,12 @@ void _mlir_ciface_onnxc_rt_attention_f32(
   if (!read_view(q_ref, &q) || !read_view(k_ref, &k) ||
       !read_view(v_ref, &v) || !read_view(y_ref, &y) || y.rank != 4)
     return;
+  if (flags & ONNXC_ATTENTION_Q_SEQ_MAJOR)
+    swap_heads_and_seq(&q);
+  if (flags & ONNXC_ATTENTION_K_SEQ_MAJOR)
+    swap_heads_and_seq(&k);
+  if (flags & ONNXC_ATTENTION_V_SEQ_MAJOR)
+    swap_heads_and_seq(&v);
   int ok = q.rank == 4 && k.rank == 4 && v.rank == 4 &&
            q.size[0] == k.size[0] && k.size[0] == v.size[0] &&
            k.size[1] == v.size[1] && k.size[2] == v.size[2] &&
