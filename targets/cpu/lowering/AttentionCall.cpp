@@ -14,9 +14,9 @@
 // padded with -inf when shorter than kv_len; a row whose mask is all -inf
 // gives zeros. The pattern fails to match (leaving the op to the linalg
 // form, Attention.cpp) for other element types, 3-D inputs, boolean masks,
-// past key/value, nonpad_kv_seqlen, is_causal, softcap, a softmax precision
-// other than float, the present/qk outputs, static shapes that disagree, and
-// when the callee was not declared (static mode).
+// past key/value, nonpad_kv_seqlen, is_causal, sliding windows, softcap, a
+// softmax precision other than float, the present/qk outputs, static shapes
+// that disagree, and when the callee was not declared (static mode).
 //
 //===----------------------------------------------------------------------===//
 
@@ -88,8 +88,9 @@ struct AttentionCall : OpConversionPattern<onnx::AttentionOp> {
     for (unsigned i = 1; i < op->getNumResults(); ++i)
       if (!llvm::isa<NoneType>(op->getResult(i).getType()))
         return rewriter.notifyMatchFailure(op, "present or qk outputs");
-    if (op.getIsCausal() != 0 || op.getSoftcap().convertToDouble() != 0.0)
-      return rewriter.notifyMatchFailure(op, "causal or softcap");
+    if (op.getIsCausal() != 0 || op.getSoftcap().convertToDouble() != 0.0 ||
+        op.getLeftWindowSize() >= 0 || op.getRightWindowSize() >= 0)
+      return rewriter.notifyMatchFailure(op, "causal, window or softcap");
     if (std::optional<int64_t> precision = op.getSoftmaxPrecision();
         precision && *precision != 1)
       return rewriter.notifyMatchFailure(op, "softmax precision");

@@ -131,13 +131,16 @@ func.func @attention(%q: tensor<2x4x3x8xf32>, %kt: tensor<2x5x2x8xf32>, %vt: ten
 
 // -----
 
-// Causal attention and boolean masks stay linalg.
+// Causal attention, boolean masks and sliding windows stay linalg.
 // CHECK-LABEL: func.func @attention_not_taken
 // CHECK-NOT: call @onnxc_rt_attention
 // CHECK: math.exp
-func.func @attention_not_taken(%q: tensor<1x2x3x8xf32>, %k: tensor<1x2x3x8xf32>, %v: tensor<1x2x3x8xf32>, %m: tensor<3x3xi1>) -> (tensor<1x2x3x8xf32>, tensor<1x2x3x8xf32>) {
+// CHECK-NOT: call @onnxc_rt_attention
+// CHECK: return
+func.func @attention_not_taken(%q: tensor<1x2x3x8xf32>, %k: tensor<1x2x3x8xf32>, %v: tensor<1x2x3x8xf32>, %m: tensor<3x3xi1>) -> (tensor<1x2x3x8xf32>, tensor<1x2x3x8xf32>, tensor<1x2x3x8xf32>) {
   %none = "onnx.NoValue"() : () -> none
   %y, %a, %b, %c = "onnx.Attention"(%q, %k, %v, %none, %none, %none, %none) {is_causal = 1 : i64} : (tensor<1x2x3x8xf32>, tensor<1x2x3x8xf32>, tensor<1x2x3x8xf32>, none, none, none, none) -> (tensor<1x2x3x8xf32>, none, none, none)
   %y2, %a2, %b2, %c2 = "onnx.Attention"(%q, %k, %v, %m, %none, %none, %none) : (tensor<1x2x3x8xf32>, tensor<1x2x3x8xf32>, tensor<1x2x3x8xf32>, tensor<3x3xi1>, none, none, none) -> (tensor<1x2x3x8xf32>, none, none, none)
-  return %y, %y2 : tensor<1x2x3x8xf32>, tensor<1x2x3x8xf32>
+  %y3, %a3, %b3, %c3 = "onnx.Attention"(%q, %k, %v, %none, %none, %none, %none) {left_window_size = 1 : i64} : (tensor<1x2x3x8xf32>, tensor<1x2x3x8xf32>, tensor<1x2x3x8xf32>, none, none, none, none) -> (tensor<1x2x3x8xf32>, none, none, none)
+  return %y, %y2, %y3 : tensor<1x2x3x8xf32>, tensor<1x2x3x8xf32>, tensor<1x2x3x8xf32>
 }
