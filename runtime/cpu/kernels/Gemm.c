@@ -81,6 +81,10 @@ static const onnxc_sgemm_variant *variant_for(int32_t isa) {
   case ONNXC_SGEMM_ISA_AVX512:
     return features & X86_AVX512 ? &onnxc_sgemm_avx512_variant : NULL;
 #endif
+#if ONNXC_HAVE_NEON_KERNELS
+  case ONNXC_SGEMM_ISA_NEON: /* AdvSIMD is in the AArch64 base ISA. */
+    return &onnxc_sgemm_neon_variant;
+#endif
   default:
     return NULL;
   }
@@ -91,7 +95,9 @@ static const onnxc_sgemm_variant *best_variant(void) {
   const onnxc_sgemm_variant *v = atomic_load(&best);
   if (v)
     return v;
-  v = variant_for(ONNXC_SGEMM_ISA_AVX512);
+  v = variant_for(ONNXC_SGEMM_ISA_NEON);
+  if (!v)
+    v = variant_for(ONNXC_SGEMM_ISA_AVX512);
   if (!v)
     v = variant_for(ONNXC_SGEMM_ISA_AVX2);
   if (!v)
@@ -129,6 +135,8 @@ const char *onnxc_sgemm_isa_name(int32_t isa) {
     return "avx2";
   case ONNXC_SGEMM_ISA_AVX512:
     return "avx512";
+  case ONNXC_SGEMM_ISA_NEON:
+    return "neon";
   default:
     return "auto";
   }
