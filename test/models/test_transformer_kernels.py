@@ -256,3 +256,30 @@ def test_attention_forms_left_to_linalg():
     m = attention_model([b, h, q, d], [b, h, q, d], [b, h, q, d], mask_shape=[q, q],
                         mask_type=TensorProto.BOOL)
     check(m, dict(feeds, mask=bool_mask))
+
+
+# ---- Run-time shape errors ---------------------------------------------------
+
+def run_error(m, feeds):
+    from onnxc_runner import RunError
+    with tempfile.TemporaryDirectory() as tmp:
+        artifact = Artifact(compile_model(m, tmp))
+        with pytest.raises(RunError) as info:
+            artifact.run(feeds)
+    return str(info.value)
+
+
+def test_skip_layer_norm_mismatched_dynamic_dims():
+    inputs = [value("x", ["b", "s", 8]), value("skip", ["c", "s", 8]), value("g", [8])]
+    node = helper.make_node("SkipLayerNorm", ["x", "skip", "g"], ["y"], domain="onnxc",
+                            name="sln")
+    message = run_error(model([node], inputs, fused=True),
+                        {"x": f(2, 3, 8), "skip": f(3, 3, 8), "g": f(8)})
+    assert "sln" in message
+
+
+def test_attention_mismatched_dynamic_batch():
+    m = attention_model(["b", 2, 4, 8], ["c", 2, 5, 8], ["c", 2, 5, 8])
+    m.graph.node[-1].name = "attn"
+    message = run_error(m, {"q": f(1, 2, 4, 8), "k": f(2, 2, 5, 8), "v": f(2, 2, 5, 8)})
+    assert "attn" in message

@@ -136,23 +136,53 @@ struct AttentionCall : OpConversionPattern<onnx::AttentionOp> {
       return rewriter.notifyMatchFailure(op, "runtime attention not declared");
 
     Location loc = op.getLoc();
-    int32_t flags = hasMask ? kAttentionMask : 0;
-    // Q, K, V through their heads transpose when they have one.
-    auto operand = [&](Value original, Value converted, int32_t flag) {
-      if (Value source = seqMajorSource(rewriter, original)) {
-        flags |= flag;
-        return runtimeCallArgument(rewriter, loc, source);
+    // Q, K, V: through their heads transpose when they have one (dims 1 and
+    // 2 swapped); sizes are read from the tensors passed, so a transpose
+    // that is read through keeps no use.
+    struct Operand {
+      Value tensor;
+      bool seqMajor;
+      int64_t dim(int64_t d) const {
+        return seqMajor && (d == 1 || d == 2) ? 3 - d : d;
       }
-      return runtimeCallArgument(rewriter, loc, converted);
     };
-    Value qRef = operand(op.getQ(), adaptor.getQ(), kQSeqMajor);
-    Value kRef = operand(op.getK(), adaptor.getK(), kKSeqMajor);
-    Value vRef = operand(op.getV(), adaptor.getV(), kVSeqMajor);
+    auto operand = [&](Value original, Value converted) {
+      if (Value source = seqMajorSource(rewriter, original))
+        return Operand{source, true};
+      return Operand{converted, false};
+    };
+    Operand qo = operand(op.getQ(), adaptor.getQ());
+    Operand ko = operand(op.getK(), adaptor.getK());
+    Operand vo = operand(op.getV(), adaptor.getV());
+    auto check = [&](const Operand &x, int64_t xd, const Operand &y,
+                     int64_t yd) {
+      reportDimMismatch(rewriter, loc, x.tensor, x.dim(xd), y.tensor,
+                        y.dim(yd), /*broadcasts=*/false);
+    };
+    check(qo, 0, ko, 0);
+    check(ko, 0, vo, 0);
+    check(ko, 1, vo, 1);
+    check(ko, 2, vo, 2);
+    check(qo, 3, ko, 3);
+    if (hasMask) {
+      // The mask's leading dims broadcast onto [batch, heads, q_len].
+      int64_t maskRank = llvm::cast<RankedTensorType>(mask.getType()).getRank();
+      for (int64_t d = 0; d + 1 < maskRank; ++d)
+        reportDimMismatch(rewriter, loc, mask, d, qo.tensor,
+                          qo.dim(4 - maskRank + d), /*broadcasts=*/true);
+    }
+    int32_t flags = (hasMask ? kAttentionMask : 0) |
+                    (qo.seqMajor ? kQSeqMajor : 0) |
+                    (ko.seqMajor ? kKSeqMajor : 0) |
+                    (vo.seqMajor ? kVSeqMajor : 0);
+    Value qRef = runtimeCallArgument(rewriter, loc, qo.tensor);
+    Value kRef = runtimeCallArgument(rewriter, loc, ko.tensor);
+    Value vRef = runtimeCallArgument(rewriter, loc, vo.tensor);
     Value maskRef = hasMask ? runtimeCallArgument(rewriter, loc, mask) : qRef;
-    SmallVector<OpFoldResult> qDims = mixedDims(rewriter, loc, adaptor.getQ());
+    SmallVector<OpFoldResult> qDims = mixedDims(rewriter, loc, qo.tensor);
     SmallVector<OpFoldResult> sizes = {
-        qDims[0], qDims[1], qDims[2],
-        mixedDims(rewriter, loc, adaptor.getV())[3]};
+        qDims[qo.dim(0)], qDims[qo.dim(1)], qDims[qo.dim(2)],
+        mixedDims(rewriter, loc, vo.tensor)[3]};
     Value buffer = allocRuntimeResult(rewriter, loc, y, sizes);
     rewriter.create<func::CallOp>(
         loc, callee,

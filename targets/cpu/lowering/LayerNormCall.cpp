@@ -68,6 +68,15 @@ LogicalResult lowerLayerNorm(ConversionPatternRewriter &rewriter,
     return rewriter.notifyMatchFailure(op, "runtime layer norm not declared");
 
   Location loc = op->getLoc();
+  int64_t last = xType.getRank() - 1;
+  if (skip)
+    for (int64_t d = 0; d <= last; ++d)
+      reportDimMismatch(rewriter, loc, skip, d, x, d, /*broadcasts=*/false);
+  for (Value v : {gamma, beta, bias})
+    if (v)
+      reportDimMismatch(rewriter, loc, v,
+                        llvm::cast<RankedTensorType>(v.getType()).getRank() - 1,
+                        x, last, /*broadcasts=*/false);
   Value xRef = runtimeCallArgument(rewriter, loc, x);
   auto argument = [&](Value v) {
     return v ? runtimeCallArgument(rewriter, loc, v) : xRef;

@@ -12,8 +12,10 @@
 #ifndef ONNXC_TARGETS_CPU_LOWERING_RUNTIMECALL_H
 #define ONNXC_TARGETS_CPU_LOWERING_RUNTIMECALL_H
 
+#include "targets/cpu/lowering/IndexingUtils.h"
 #include "targets/cpu/lowering/RuntimeHelpers.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -78,6 +80,36 @@ inline mlir::Value runtimeResultTensor(mlir::OpBuilder &b, mlir::Location loc,
   return b.create<mlir::bufferization::ToTensorOp>(
       loc, type, buffer, /*restrict=*/b.getUnitAttr(),
       /*writable=*/b.getUnitAttr());
+}
+
+/// Reports a run-time shape error naming the node (RuntimeHelpers.h) when
+/// dim `xd` of tensor `x` and dim `yd` of tensor `y` differ (`broadcasts`:
+/// unless one is 1). The kernels stay in bounds either way (they fill the
+/// result with NaN); this turns the run into an error. Nothing is emitted
+/// when both dims are static (the pattern checked them) or when one is a
+/// static 1 that broadcasts.
+inline void reportDimMismatch(mlir::OpBuilder &b, mlir::Location loc,
+                              mlir::Value x, int64_t xd, mlir::Value y,
+                              int64_t yd, bool broadcasts) {
+  using namespace mlir;
+  int64_t xs = llvm::cast<RankedTensorType>(x.getType()).getDimSize(xd);
+  int64_t ys = llvm::cast<RankedTensorType>(y.getType()).getDimSize(yd);
+  if ((!ShapedType::isDynamic(xs) && !ShapedType::isDynamic(ys)) ||
+      (broadcasts && (xs == 1 || ys == 1)))
+    return;
+  Value xv = dimValue(b, loc, x, xd), yv = dimValue(b, loc, y, yd);
+  Value ok = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq, xv, yv);
+  if (broadcasts) {
+    Value one = b.create<arith::ConstantIndexOp>(loc, 1);
+    ok = b.create<arith::OrIOp>(
+        loc, ok,
+        b.create<arith::OrIOp>(
+            loc, b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq, xv, one),
+            b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq, yv, one)));
+  }
+  Value failed = b.create<arith::XOrIOp>(
+      loc, ok, b.create<arith::ConstantIntOp>(loc, 1, b.getI1Type()));
+  emitShapeErrorIf(b, loc, failed, ShapeErrorKind::Broadcast, xv, yv);
 }
 
 } // namespace onnxc::cpu

@@ -56,6 +56,12 @@ LogicalResult lowerSoftmax(ConversionPatternRewriter &rewriter, Operation *op,
     return rewriter.notifyMatchFailure(op, "runtime softmax not declared");
 
   Location loc = op->getLoc();
+  if (bias) {
+    int64_t biasRank = llvm::cast<RankedTensorType>(bias.getType()).getRank();
+    for (int64_t d = 0; d < biasRank; ++d)
+      reportDimMismatch(rewriter, loc, bias, d, data, rank - biasRank + d,
+                        /*broadcasts=*/true);
+  }
   Value x = runtimeCallArgument(rewriter, loc, data);
   Value biasRef = bias ? runtimeCallArgument(rewriter, loc, bias) : x;
   Value buffer = allocRuntimeResult(rewriter, loc, resultType,

@@ -71,6 +71,14 @@ func.func @bias_softmax(%x: tensor<2x3x5x5xf32>, %b: tensor<2x1x1x5xf32>) -> ten
 // skip | bias = 3; epsilon.
 // CHECK: func.func private @onnxc_rt_layer_norm_f32(memref<*xf32>, memref<*xf32>, memref<*xf32>, memref<*xf32>, memref<*xf32>, memref<*xf32>, i32, f32) attributes {llvm.emit_c_interface}
 // CHECK-LABEL: func.func @skip_layernorm
+// Skip's dynamic batch must equal X's at run time, else a shape error
+// naming the node (the kernel itself stays in bounds).
+// CHECK: %[[DS:.*]] = tensor.dim %arg1, %c0
+// CHECK: %[[DX:.*]] = tensor.dim %arg0, %c0
+// CHECK: %[[SAME:.*]] = arith.cmpi eq, %[[DS]], %[[DX]]
+// CHECK: %[[BAD:.*]] = arith.xori %[[SAME]], %true
+// CHECK: scf.if %[[BAD]]
+// CHECK: call @onnxc_rt_shape_error_at(
 // CHECK-DAG: %[[X:.*]] = memref.cast %{{.*}} : memref<?x3x8xf32> to memref<?x?x?xf32>
 // CHECK-DAG: %[[FLAGS:.*]] = arith.constant 3 : i32
 // CHECK-DAG: %[[EPS:.*]] = arith.constant 9.99999996E-13 : f32
