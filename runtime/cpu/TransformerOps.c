@@ -90,7 +90,8 @@ static int64_t rows_per_task(int64_t n) {
   return rows > 0 ? rows : 1;
 }
 
-/* ---- Softmax -------------------------------------------------------------- */
+/* ---- Softmax --------------------------------------------------------------
+ */
 
 typedef struct softmax_job {
   view x, bias, y;
@@ -136,9 +137,9 @@ void _mlir_ciface_onnxc_rt_softmax_f32(onnxc_unranked_memref *x_ref,
     return;
   job.has_bias = (flags & ONNXC_ROWS_BIAS) != 0;
   int last = job.x.rank - 1;
-  if ((job.has_bias && (!read_view(bias_ref, &job.bias) ||
-                        !broadcast_strides(&job.bias, &job.x,
-                                           job.bias_stride))) ||
+  if ((job.has_bias &&
+       (!read_view(bias_ref, &job.bias) ||
+        !broadcast_strides(&job.bias, &job.x, job.bias_stride))) ||
       (job.x.size[last] > 1 && job.x.stride[last] != 1) ||
       (job.has_bias && job.bias_stride[last] != 0 &&
        job.bias_stride[last] != 1)) {
@@ -154,7 +155,8 @@ void _mlir_ciface_onnxc_rt_softmax_f32(onnxc_unranked_memref *x_ref,
                      softmax_task, &job);
 }
 
-/* ---- Layer normalization -------------------------------------------------- */
+/* ---- Layer normalization --------------------------------------------------
+ */
 
 typedef struct layer_norm_job {
   view x, skip, y;
@@ -196,11 +198,13 @@ static int is_vector(const view *v, int64_t n) {
   return 1;
 }
 
-void _mlir_ciface_onnxc_rt_layer_norm_f32(
-    onnxc_unranked_memref *x_ref, onnxc_unranked_memref *skip_ref,
-    onnxc_unranked_memref *bias_ref, onnxc_unranked_memref *gamma_ref,
-    onnxc_unranked_memref *beta_ref, onnxc_unranked_memref *y_ref,
-    int32_t flags, float epsilon) {
+void _mlir_ciface_onnxc_rt_layer_norm_f32(onnxc_unranked_memref *x_ref,
+                                          onnxc_unranked_memref *skip_ref,
+                                          onnxc_unranked_memref *bias_ref,
+                                          onnxc_unranked_memref *gamma_ref,
+                                          onnxc_unranked_memref *beta_ref,
+                                          onnxc_unranked_memref *y_ref,
+                                          int32_t flags, float epsilon) {
   layer_norm_job job;
   memset(&job, 0, sizeof job);
   view gamma, beta, bias;
@@ -239,7 +243,8 @@ void _mlir_ciface_onnxc_rt_layer_norm_f32(
                      layer_norm_task, &job);
 }
 
-/* ---- Attention ------------------------------------------------------------ */
+/* ---- Attention ------------------------------------------------------------
+ */
 
 /* A [batch, seq, heads, size] view seen as [batch, heads, seq, size]. */
 static void swap_heads_and_seq(view *v) {
@@ -252,13 +257,15 @@ static void swap_heads_and_seq(view *v) {
   v->stride[2] = stride;
 }
 
-void _mlir_ciface_onnxc_rt_attention_f32(
-    onnxc_unranked_memref *q_ref, onnxc_unranked_memref *k_ref,
-    onnxc_unranked_memref *v_ref, onnxc_unranked_memref *mask_ref,
-    onnxc_unranked_memref *y_ref, int32_t flags, float scale) {
+void _mlir_ciface_onnxc_rt_attention_f32(onnxc_unranked_memref *q_ref,
+                                         onnxc_unranked_memref *k_ref,
+                                         onnxc_unranked_memref *v_ref,
+                                         onnxc_unranked_memref *mask_ref,
+                                         onnxc_unranked_memref *y_ref,
+                                         int32_t flags, float scale) {
   view q, k, v, y, mask;
-  if (!read_view(q_ref, &q) || !read_view(k_ref, &k) ||
-      !read_view(v_ref, &v) || !read_view(y_ref, &y) || y.rank != 4)
+  if (!read_view(q_ref, &q) || !read_view(k_ref, &k) || !read_view(v_ref, &v) ||
+      !read_view(y_ref, &y) || y.rank != 4)
     return;
   if (flags & ONNXC_ATTENTION_Q_SEQ_MAJOR)
     swap_heads_and_seq(&q);

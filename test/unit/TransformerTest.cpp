@@ -158,8 +158,8 @@ TEST_P(TransformerIsaTest, LayerNormEveryOptionalInput) {
       std::vector<float> got(n), want(n), gotSum(n), wantSum(n);
       onnxc_layer_norm_row(n, x.data(), s, b, gamma.data(), be, 1e-5f,
                            got.data(), gotSum.data());
-      onnxc_layer_norm_row_reference(n, x.data(), s, b, gamma.data(), be,
-                                     1e-5f, want.data(), wantSum.data());
+      onnxc_layer_norm_row_reference(n, x.data(), s, b, gamma.data(), be, 1e-5f,
+                                     want.data(), wantSum.data());
       std::string what =
           "n=" + std::to_string(n) + " inputs=" + std::to_string(mask);
       expectClose(got, want, 2e-4f, what);
@@ -274,9 +274,8 @@ void checkAttention(const AttentionCase &c, int threads) {
   onnxc_set_num_threads(threads);
   ASSERT_EQ(onnxc_attention_f32(&a, 0), 0);
   expectClose(got, want, 2e-5f,
-              "attention b=" + std::to_string(c.batch) +
-                  " q=" + std::to_string(c.qLen) +
-                  " kv=" + std::to_string(c.kvLen) +
+              "attention b=" + std::to_string(c.batch) + " q=" +
+                  std::to_string(c.qLen) + " kv=" + std::to_string(c.kvLen) +
                   " mask=" + std::to_string(c.maskKind) +
                   " threads=" + std::to_string(threads));
 }
@@ -334,9 +333,9 @@ TEST(TransformerEntry, SoftmaxBroadcastBias) {
   const int64_t b = 2, h = 3, q = 5, s = 19;
   std::vector<float> x = randomVector(b * h * q * s, 1, 4.0f);
   for (int kind = 0; kind < 2; ++kind) {
-    std::vector<int64_t> biasShape =
-        kind == 0 ? std::vector<int64_t>{b, 1, 1, s}
-                  : std::vector<int64_t>{b, h, q, 1};
+    std::vector<int64_t> biasShape = kind == 0
+                                         ? std::vector<int64_t>{b, 1, 1, s}
+                                         : std::vector<int64_t>{b, h, q, 1};
     size_t biasSize = kind == 0 ? b * s : b * h * q;
     std::vector<float> biasValues = randomVector(biasSize, 2, 3.0f);
     for (int threads = 1; threads <= 3; ++threads) {
@@ -351,8 +350,8 @@ TEST(TransformerEntry, SoftmaxBroadcastBias) {
         std::vector<float> bs(s);
         for (int64_t j = 0; j < s; ++j)
           bs[j] = kind == 0 ? biasValues[bi * s + j] : biasValues[row];
-        std::vector<float> want(s), got(y.data.begin() + row * s,
-                                        y.data.begin() + (row + 1) * s);
+        std::vector<float> want(s),
+            got(y.data.begin() + row * s, y.data.begin() + (row + 1) * s);
         onnxc_softmax_row_reference(s, in.data(), bs.data(), want.data(), 0);
         expectClose(got, want, 2e-6f, "row " + std::to_string(row));
       }
@@ -363,7 +362,8 @@ TEST(TransformerEntry, SoftmaxBroadcastBias) {
 
 TEST(TransformerEntry, SkipLayerNormAndMismatch) {
   const int64_t b = 3, s = 7, n = 45;
-  std::vector<float> x = randomVector(b * s * n, 1), skip = randomVector(b * s * n, 2);
+  std::vector<float> x = randomVector(b * s * n, 1),
+                     skip = randomVector(b * s * n, 2);
   std::vector<float> bias = randomVector(n, 3), gamma = randomVector(n, 4),
                      beta = randomVector(n, 5);
   onnxc_set_num_threads(2);
@@ -373,12 +373,11 @@ TEST(TransformerEntry, SkipLayerNormAndMismatch) {
       &xm.ref, &sm.ref, &bm.ref, &gm.ref, &bem.ref, &y.ref,
       ONNXC_ROWS_SKIP | ONNXC_ROWS_BIAS | ONNXC_ROWS_BETA, 1e-12f);
   for (int64_t row = 0; row < b * s; ++row) {
-    std::vector<float> want(n), got(y.data.begin() + row * n,
-                                    y.data.begin() + (row + 1) * n);
-    onnxc_layer_norm_row_reference(n, x.data() + row * n,
-                                   skip.data() + row * n, bias.data(),
-                                   gamma.data(), beta.data(), 1e-12f,
-                                   want.data(), nullptr);
+    std::vector<float> want(n),
+        got(y.data.begin() + row * n, y.data.begin() + (row + 1) * n);
+    onnxc_layer_norm_row_reference(n, x.data() + row * n, skip.data() + row * n,
+                                   bias.data(), gamma.data(), beta.data(),
+                                   1e-12f, want.data(), nullptr);
     expectClose(got, want, 2e-4f, "row " + std::to_string(row));
   }
   // A gamma of the wrong length at run time gives NaN, not a wild read.

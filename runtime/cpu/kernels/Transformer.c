@@ -45,7 +45,8 @@ void onnxc_layer_norm_row(size_t n, const float *x, const float *skip,
     row_kernels()->layer_norm(n, x, skip, bias, gamma, beta, epsilon, y, sum);
 }
 
-/* ---- Attention ------------------------------------------------------------ */
+/* ---- Attention ------------------------------------------------------------
+ */
 
 /* Score rows per task: a block of rows x kv_len floats stays within ~128 KiB
  * (L2), at least 8 rows, at most q_len. */
@@ -95,8 +96,8 @@ static void attention_task(void *context, size_t task, int worker) {
   size_t h = bh % a->q_heads, b = bh / a->q_heads;
   size_t kvh = h / job->group;
   size_t i0 = block * job->block_rows;
-  size_t rows = a->q_len - i0 < job->block_rows ? a->q_len - i0
-                                                : job->block_rows;
+  size_t rows =
+      a->q_len - i0 < job->block_rows ? a->q_len - i0 : job->block_rows;
   size_t n = a->kv_len;
   float *scores = job->scratch + (size_t)worker * job->per_worker;
   float *pad = scores + job->block_rows * n;
@@ -104,18 +105,18 @@ static void attention_task(void *context, size_t task, int worker) {
   const float *q = a->q + (ptrdiff_t)b * a->q_stride[0] +
                    (ptrdiff_t)h * a->q_stride[1] +
                    (ptrdiff_t)i0 * a->q_stride[2];
-  const float *k = a->k + (ptrdiff_t)b * a->k_stride[0] +
-                   (ptrdiff_t)kvh * a->k_stride[1];
-  const float *v = a->v + (ptrdiff_t)b * a->v_stride[0] +
-                   (ptrdiff_t)kvh * a->v_stride[1];
+  const float *k =
+      a->k + (ptrdiff_t)b * a->k_stride[0] + (ptrdiff_t)kvh * a->k_stride[1];
+  const float *v =
+      a->v + (ptrdiff_t)b * a->v_stride[0] + (ptrdiff_t)kvh * a->v_stride[1];
   float *y = a->y + (ptrdiff_t)b * a->y_stride[0] +
              (ptrdiff_t)h * a->y_stride[1] + (ptrdiff_t)i0 * a->y_stride[2];
 
   /* scores = scale * Q K^T: K^T[d][j] = k[j * ks2 + d * ks3]. */
   if (a->head_size)
     onnxc_sgemm_strided(rows, n, a->head_size, a->scale, q, a->q_stride[2],
-                        a->q_stride[3], k, a->k_stride[3], a->k_stride[2],
-                        0.0f, scores, (ptrdiff_t)n, NULL, 1);
+                        a->q_stride[3], k, a->k_stride[3], a->k_stride[2], 0.0f,
+                        scores, (ptrdiff_t)n, NULL, 1);
   else
     memset(scores, 0, rows * n * sizeof(float));
   for (size_t r = 0; r < rows; ++r) {
@@ -130,9 +131,9 @@ static void attention_task(void *context, size_t task, int worker) {
     }
     job->kernels->softmax(n, row, bias, row, 1);
   }
-  onnxc_sgemm_strided(rows, a->v_head_size, n, 1.0f, scores, (ptrdiff_t)n, 1,
-                      v, a->v_stride[2], a->v_stride[3], 0.0f, y,
-                      a->y_stride[2], NULL, 1);
+  onnxc_sgemm_strided(rows, a->v_head_size, n, 1.0f, scores, (ptrdiff_t)n, 1, v,
+                      a->v_stride[2], a->v_stride[3], 0.0f, y, a->y_stride[2],
+                      NULL, 1);
 }
 
 static void fill_y(const onnxc_attention_args *a, float value) {

@@ -37,10 +37,10 @@ void onnxc_layer_norm_row(size_t n, const float *x, const float *skip,
                           const float *bias, const float *gamma,
                           const float *beta, float epsilon, float *y,
                           float *sum);
-void onnxc_layer_norm_row_reference(size_t n, const float *x,
-                                    const float *skip, const float *bias,
-                                    const float *gamma, const float *beta,
-                                    float epsilon, float *y, float *sum);
+void onnxc_layer_norm_row_reference(size_t n, const float *x, const float *skip,
+                                    const float *bias, const float *gamma,
+                                    const float *beta, float epsilon, float *y,
+                                    float *sum);
 
 /* Scaled dot-product attention on [batch, heads, seq, size] views given by
  * element strides (any layout; Y's last stride must be 1):

@@ -1,4 +1,5 @@
-/*===- TransformerAvx2.c - Row kernels for AVX2/FMA -------------------------===*
+/*===- TransformerAvx2.c - Row kernels for AVX2/FMA
+ *-------------------------===*
  *
  * Compiled with -mavx2 -mfma; called only after the CPUID check in
  * Transformer.c. Tails use masked loads/stores (vmaskmov), so every element
@@ -21,9 +22,9 @@ static inline __m256 exp8(__m256 x) {
   __m256 underflow = _mm256_cmp_ps(x, lo, _CMP_LT_OQ);
   __m256 overflow = _mm256_cmp_ps(x, hi, _CMP_GT_OQ);
   __m256 xc = _mm256_max_ps(lo, _mm256_min_ps(hi, x));
-  __m256 n = _mm256_round_ps(
-      _mm256_mul_ps(xc, _mm256_set1_ps(1.44269504088896341f)),
-      _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  __m256 n =
+      _mm256_round_ps(_mm256_mul_ps(xc, _mm256_set1_ps(1.44269504088896341f)),
+                      _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
   __m256 r = _mm256_fnmadd_ps(n, _mm256_set1_ps(0.693359375f), xc);
   r = _mm256_fnmadd_ps(n, _mm256_set1_ps(-2.12194440e-4f), r);
   __m256 p = _mm256_set1_ps(1.9875691500e-4f);
@@ -75,8 +76,8 @@ static int has_nan(size_t n, const float *y) {
   return 0;
 }
 
-static void softmax_avx2(size_t n, const float *x, const float *bias,
-                         float *y, int zero_masked) {
+static void softmax_avx2(size_t n, const float *x, const float *bias, float *y,
+                         int zero_masked) {
   const __m256 neg_inf = _mm256_set1_ps(-INFINITY);
   __m256 vmax = neg_inf;
   size_t j = 0;
@@ -94,8 +95,8 @@ static void softmax_avx2(size_t n, const float *x, const float *bias,
     if (bias)
       s = _mm256_add_ps(s, _mm256_maskload_ps(bias + j, m));
     _mm256_maskstore_ps(y + j, m, s);
-    vmax = _mm256_max_ps(vmax, _mm256_blendv_ps(neg_inf, s,
-                                                 _mm256_castsi256_ps(m)));
+    vmax = _mm256_max_ps(vmax,
+                         _mm256_blendv_ps(neg_inf, s, _mm256_castsi256_ps(m)));
   }
   float max = reduce_max(vmax);
   if (zero_masked && max == -INFINITY && !has_nan(n, y)) {
@@ -145,9 +146,8 @@ static void layer_norm_avx2(size_t n, const float *x, const float *skip,
   __m256 vsq = _mm256_setzero_ps();
   for (size_t j = 0; j < n; j += 8) {
     __m256i m = n - j >= 8 ? all : tail_mask(n - j);
-    __m256 d = _mm256_and_ps(
-        _mm256_sub_ps(_mm256_maskload_ps(y + j, m), mean),
-        _mm256_castsi256_ps(m));
+    __m256 d = _mm256_and_ps(_mm256_sub_ps(_mm256_maskload_ps(y + j, m), mean),
+                             _mm256_castsi256_ps(m));
     vsq = _mm256_fmadd_ps(d, d, vsq);
   }
   float var = reduce_add(vsq) / (float)n;

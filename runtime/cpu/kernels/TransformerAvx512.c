@@ -1,4 +1,5 @@
-/*===- TransformerAvx512.c - Row kernels for AVX-512 ------------------------===*
+/*===- TransformerAvx512.c - Row kernels for AVX-512
+ *------------------------===*
  *
  * Compiled with -mavx512f; called only after the CPUID check in
  * Transformer.c. Tails use masked loads and stores, so every element goes

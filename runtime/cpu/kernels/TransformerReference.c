@@ -1,4 +1,4 @@
-/*===- TransformerReference.c - Plain loops the row kernels are tested against ===*
+/*===- TransformerReference.c - What the kernels are tested against ------===*
  *
  * Double accumulation, libm exp, the ONNX reference's order of operations.
  *
@@ -38,10 +38,10 @@ void onnxc_softmax_row_reference(size_t n, const float *x, const float *bias,
     y[j] = (float)(exp((double)y[j] - max) / sum);
 }
 
-void onnxc_layer_norm_row_reference(size_t n, const float *x,
-                                    const float *skip, const float *bias,
-                                    const float *gamma, const float *beta,
-                                    float epsilon, float *y, float *sum_out) {
+void onnxc_layer_norm_row_reference(size_t n, const float *x, const float *skip,
+                                    const float *bias, const float *gamma,
+                                    const float *beta, float epsilon, float *y,
+                                    float *sum_out) {
   double total = 0.0;
   for (size_t j = 0; j < n; ++j) {
     float s = x[j];
@@ -90,12 +90,11 @@ void onnxc_attention_f32_reference(const onnxc_attention_args *a) {
           s *= a->scale;
           double m = 0.0;
           if (a->mask)
-            m = j < a->mask_len
-                    ? a->mask[(ptrdiff_t)b * a->mask_stride[0] +
-                              (ptrdiff_t)h * a->mask_stride[1] +
-                              (ptrdiff_t)i * a->mask_stride[2] +
-                              (ptrdiff_t)j * a->mask_col_stride]
-                    : -INFINITY;
+            m = j < a->mask_len ? a->mask[(ptrdiff_t)b * a->mask_stride[0] +
+                                          (ptrdiff_t)h * a->mask_stride[1] +
+                                          (ptrdiff_t)i * a->mask_stride[2] +
+                                          (ptrdiff_t)j * a->mask_col_stride]
+                                : -INFINITY;
           if (m != -INFINITY)
             masked = 0;
           s += m;
@@ -109,8 +108,8 @@ void onnxc_attention_f32_reference(const onnxc_attention_args *a) {
           masked = 0;
         double sum = 0.0;
         for (size_t j = 0; j < n; ++j) {
-          p[j] = masked ? 0.0
-                 : nan  ? NAN
+          p[j] = masked             ? 0.0
+                 : nan              ? NAN
                  : max == -INFINITY ? 0.0
                                     : exp(p[j] - max);
           sum += p[j];

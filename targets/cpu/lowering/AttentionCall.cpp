@@ -59,9 +59,8 @@ Value seqMajorSource(ConversionPatternRewriter &rewriter, Value value) {
   Value source = rewriter.getRemappedValue(transpose->getOperand(0));
   auto type = llvm::dyn_cast_if_present<RankedTensorType>(
       source ? source.getType() : Type());
-  return type && type.getRank() == 4 && type.getElementType().isF32()
-             ? source
-             : Value();
+  return type && type.getRank() == 4 && type.getElementType().isF32() ? source
+                                                                      : Value();
 }
 
 struct AttentionCall : OpConversionPattern<onnx::AttentionOp> {
@@ -95,20 +94,18 @@ struct AttentionCall : OpConversionPattern<onnx::AttentionOp> {
         precision && *precision != 1)
       return rewriter.notifyMatchFailure(op, "softmax precision");
     // Shapes: [B, Hq, Sq, D] x [B, Hkv, Skv, D] x [B, Hkv, Skv, Dv].
-    bool shapesAgree =
-        sameOrDynamic(q.getDimSize(0), k.getDimSize(0)) &&
-        sameOrDynamic(k.getDimSize(0), v.getDimSize(0)) &&
-        sameOrDynamic(k.getDimSize(1), v.getDimSize(1)) &&
-        sameOrDynamic(k.getDimSize(2), v.getDimSize(2)) &&
-        sameOrDynamic(q.getDimSize(3), k.getDimSize(3)) &&
-        sameOrDynamic(y.getDimSize(0), q.getDimSize(0)) &&
-        sameOrDynamic(y.getDimSize(1), q.getDimSize(1)) &&
-        sameOrDynamic(y.getDimSize(2), q.getDimSize(2)) &&
-        sameOrDynamic(y.getDimSize(3), v.getDimSize(3));
+    bool shapesAgree = sameOrDynamic(q.getDimSize(0), k.getDimSize(0)) &&
+                       sameOrDynamic(k.getDimSize(0), v.getDimSize(0)) &&
+                       sameOrDynamic(k.getDimSize(1), v.getDimSize(1)) &&
+                       sameOrDynamic(k.getDimSize(2), v.getDimSize(2)) &&
+                       sameOrDynamic(q.getDimSize(3), k.getDimSize(3)) &&
+                       sameOrDynamic(y.getDimSize(0), q.getDimSize(0)) &&
+                       sameOrDynamic(y.getDimSize(1), q.getDimSize(1)) &&
+                       sameOrDynamic(y.getDimSize(2), q.getDimSize(2)) &&
+                       sameOrDynamic(y.getDimSize(3), v.getDimSize(3));
     int64_t qHeads = q.getDimSize(1), kvHeads = k.getDimSize(1);
     if (!shapesAgree || ShapedType::isDynamic(qHeads) ||
-        ShapedType::isDynamic(kvHeads) || kvHeads == 0 ||
-        qHeads % kvHeads != 0)
+        ShapedType::isDynamic(kvHeads) || kvHeads == 0 || qHeads % kvHeads != 0)
       return rewriter.notifyMatchFailure(op, "shapes");
     Value mask = adaptor.getAttnMask();
     bool hasMask = !isNoneValue(mask);
@@ -156,8 +153,8 @@ struct AttentionCall : OpConversionPattern<onnx::AttentionOp> {
     Operand vo = operand(op.getV(), adaptor.getV());
     auto check = [&](const Operand &x, int64_t xd, const Operand &y,
                      int64_t yd) {
-      reportDimMismatch(rewriter, loc, x.tensor, x.dim(xd), y.tensor,
-                        y.dim(yd), /*broadcasts=*/false);
+      reportDimMismatch(rewriter, loc, x.tensor, x.dim(xd), y.tensor, y.dim(yd),
+                        /*broadcasts=*/false);
     };
     check(qo, 0, ko, 0);
     check(ko, 0, vo, 0);
@@ -171,18 +168,17 @@ struct AttentionCall : OpConversionPattern<onnx::AttentionOp> {
         reportDimMismatch(rewriter, loc, mask, d, qo.tensor,
                           qo.dim(4 - maskRank + d), /*broadcasts=*/true);
     }
-    int32_t flags = (hasMask ? kAttentionMask : 0) |
-                    (qo.seqMajor ? kQSeqMajor : 0) |
-                    (ko.seqMajor ? kKSeqMajor : 0) |
-                    (vo.seqMajor ? kVSeqMajor : 0);
+    int32_t flags =
+        (hasMask ? kAttentionMask : 0) | (qo.seqMajor ? kQSeqMajor : 0) |
+        (ko.seqMajor ? kKSeqMajor : 0) | (vo.seqMajor ? kVSeqMajor : 0);
     Value qRef = runtimeCallArgument(rewriter, loc, qo.tensor);
     Value kRef = runtimeCallArgument(rewriter, loc, ko.tensor);
     Value vRef = runtimeCallArgument(rewriter, loc, vo.tensor);
     Value maskRef = hasMask ? runtimeCallArgument(rewriter, loc, mask) : qRef;
     SmallVector<OpFoldResult> qDims = mixedDims(rewriter, loc, qo.tensor);
-    SmallVector<OpFoldResult> sizes = {
-        qDims[qo.dim(0)], qDims[qo.dim(1)], qDims[qo.dim(2)],
-        mixedDims(rewriter, loc, vo.tensor)[3]};
+    SmallVector<OpFoldResult> sizes = {qDims[qo.dim(0)], qDims[qo.dim(1)],
+                                       qDims[qo.dim(2)],
+                                       mixedDims(rewriter, loc, vo.tensor)[3]};
     Value buffer = allocRuntimeResult(rewriter, loc, y, sizes);
     rewriter.create<func::CallOp>(
         loc, callee,

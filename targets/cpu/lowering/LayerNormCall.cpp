@@ -47,10 +47,11 @@ bool isLastDimVector(Value v, int64_t n) {
 
 /// Y = LayerNorm(x + skip + bias) * gamma + beta over the last axis; skip,
 /// bias and beta may be null.
-LogicalResult lowerLayerNorm(ConversionPatternRewriter &rewriter,
-                             Operation *op, Value x, Value skip, Value bias,
-                             Value gamma, Value beta, float epsilon) {
-  auto resultType = llvm::dyn_cast<RankedTensorType>(op->getResult(0).getType());
+LogicalResult lowerLayerNorm(ConversionPatternRewriter &rewriter, Operation *op,
+                             Value x, Value skip, Value bias, Value gamma,
+                             Value beta, float epsilon) {
+  auto resultType =
+      llvm::dyn_cast<RankedTensorType>(op->getResult(0).getType());
   auto xType = llvm::dyn_cast<RankedTensorType>(x.getType());
   if (!resultType || !xType || !xType.getElementType().isF32() ||
       resultType.getElementType() != xType.getElementType() ||
@@ -81,8 +82,8 @@ LogicalResult lowerLayerNorm(ConversionPatternRewriter &rewriter,
   auto argument = [&](Value v) {
     return v ? runtimeCallArgument(rewriter, loc, v) : xRef;
   };
-  int32_t flags = (skip ? kRowsSkip : 0) | (bias ? kRowsBias : 0) |
-                  (beta ? kRowsBeta : 0);
+  int32_t flags =
+      (skip ? kRowsSkip : 0) | (bias ? kRowsBias : 0) | (beta ? kRowsBeta : 0);
   Value buffer = allocRuntimeResult(rewriter, loc, resultType,
                                     mixedDims(rewriter, loc, x));
   rewriter.create<func::CallOp>(

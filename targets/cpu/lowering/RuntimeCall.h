@@ -1,4 +1,4 @@
-//===- RuntimeCall.h - Operands and results of runtime kernel calls -*- C++ -*-===//
+//===- RuntimeCall.h - Arguments and results of kernel calls --*- C++ -*-===//
 //
 // What the lowerings that call a runtime kernel through a wrapper
 // (RuntimeHelpers.h, `target` set) share with each other: tensors cross as
@@ -52,16 +52,16 @@ inline mlir::Value runtimeCallArgument(mlir::OpBuilder &b, mlir::Location loc,
   auto type = llvm::cast<mlir::RankedTensorType>(tensor.getType());
   auto memrefType =
       mlir::MemRefType::get(type.getShape(), type.getElementType());
-  return castToDynamicMemref(
-      b, loc,
-      b.create<mlir::bufferization::ToMemrefOp>(loc, memrefType, tensor,
-                                                b.getUnitAttr()));
+  return castToDynamicMemref(b, loc,
+                             b.create<mlir::bufferization::ToMemrefOp>(
+                                 loc, memrefType, tensor, b.getUnitAttr()));
 }
 
 /// A fresh buffer of `type` whose dynamic dims are `sizes` (one per dim).
-inline mlir::Value allocRuntimeResult(mlir::OpBuilder &b, mlir::Location loc,
-                                      mlir::RankedTensorType type,
-                                      llvm::ArrayRef<mlir::OpFoldResult> sizes) {
+inline mlir::Value
+allocRuntimeResult(mlir::OpBuilder &b, mlir::Location loc,
+                   mlir::RankedTensorType type,
+                   llvm::ArrayRef<mlir::OpFoldResult> sizes) {
   llvm::SmallVector<mlir::Value> dynamicSizes;
   for (auto [d, size] : llvm::enumerate(sizes))
     if (type.isDynamicDim(d))
@@ -104,7 +104,8 @@ inline void reportDimMismatch(mlir::OpBuilder &b, mlir::Location loc,
     ok = b.create<arith::OrIOp>(
         loc, ok,
         b.create<arith::OrIOp>(
-            loc, b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq, xv, one),
+            loc,
+            b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq, xv, one),
             b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq, yv, one)));
   }
   Value failed = b.create<arith::XOrIOp>(

@@ -35,7 +35,8 @@ enum : int32_t { kRowsBias = 1 };
 /// Softmax of `data` (+ `bias`, null when absent) over axis `axis`.
 LogicalResult lowerSoftmax(ConversionPatternRewriter &rewriter, Operation *op,
                            Value data, Value bias, int64_t axis) {
-  auto resultType = llvm::dyn_cast<RankedTensorType>(op->getResult(0).getType());
+  auto resultType =
+      llvm::dyn_cast<RankedTensorType>(op->getResult(0).getType());
   auto dataType = llvm::dyn_cast<RankedTensorType>(data.getType());
   if (!resultType || !dataType || !dataType.getElementType().isF32() ||
       resultType.getElementType() != dataType.getElementType() ||
