@@ -45,6 +45,9 @@ void populateAllLoweringPatterns(const mlir::TypeConverter &typeConverter,
   populateClassicMlPatterns(typeConverter, patterns);
   populateFusedPatterns(typeConverter, patterns);
   populateGemmCallPatterns(typeConverter, patterns);
+  populateSoftmaxCallPatterns(typeConverter, patterns);
+  populateLayerNormCallPatterns(typeConverter, patterns);
+  populateAttentionCallPatterns(typeConverter, patterns);
   populateBlockedLayoutPatterns(typeConverter, patterns);
   populateBlockedConvCallPatterns(typeConverter, patterns);
 }

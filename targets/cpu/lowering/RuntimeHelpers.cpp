@@ -98,8 +98,9 @@ struct DeclareRuntimeHelpersPass
       if (!helper || symbols.lookup(helper->name))
         return;
       // The helpers called through a wrapper (`target`: the GEMM, the
-      // NCHWc convolution) are left out with gemm-kernel=false (`--emit
-      // static`); their lowerings then fall back to linalg.
+      // NCHWc convolution, the softmax, layer norm and attention kernels)
+      // are left out with gemm-kernel=false (`--emit static`), since some
+      // allocate scratch; their lowerings then fall back to linalg.
       if (!gemmKernel && !helper->target.empty())
         return;
       if (helper->target.empty()) {
@@ -152,6 +153,76 @@ struct DeclareRuntimeHelpersPass
   }
 };
 
+/// The softmax, layer norm and attention kernels (runtime/cpu/
+/// TransformerOps.c; lowerings SoftmaxCall.cpp, LayerNormCall.cpp,
+/// AttentionCall.cpp): one C entry point each on unranked f32 memrefs,
+/// called through a wrapper named by the ranks of its memref arguments. An
+/// absent optional operand passes operand 0 again.
+std::optional<RuntimeHelper> transformerKernelHelper(Operation *op) {
+  StringRef name = op->getName().getStringRef();
+  StringRef base;
+  // The operands passed as memrefs before the result: i >= 0 is operand i,
+  // -1 operand 0 again, -2 - i operand i when present, else operand 0.
+  SmallVector<int> operands;
+  bool hasEpsilonOrScale = true;
+  if (name == "onnx.Softmax") {
+    base = "onnxc_rt_softmax_f32";
+    operands = {0, -1};
+    hasEpsilonOrScale = false;
+  } else if (name == "onnxc.BiasSoftmax") {
+    base = "onnxc_rt_softmax_f32";
+    operands = {0, 1};
+    hasEpsilonOrScale = false;
+  } else if (name == "onnx.LayerNormalization") {
+    base = "onnxc_rt_layer_norm_f32";
+    operands = {0, -1, -1, 1, -2 - 2};
+  } else if (name == "onnxc.SkipLayerNorm") {
+    base = "onnxc_rt_layer_norm_f32";
+    operands = {0, 1, -2 - 4, 2, -2 - 3};
+  } else if (name == "onnx.Attention") {
+    base = "onnxc_rt_attention_f32";
+    operands = {0, 1, 2, -2 - 3};
+  } else {
+    return std::nullopt;
+  }
+  auto f32Ranked = [](Value v) {
+    auto type = llvm::dyn_cast<RankedTensorType>(v.getType());
+    return type && type.getElementType().isF32() ? type : RankedTensorType();
+  };
+  if (op->getNumResults() == 0 || !f32Ranked(op->getResult(0)))
+    return std::nullopt;
+  Builder b(op->getContext());
+  SmallVector<Type> ranked, unranked;
+  std::string wrapper = (base + "_r").str();
+  auto add = [&](RankedTensorType type) {
+    if (!ranked.empty())
+      wrapper += "_";
+    wrapper += std::to_string(type.getRank());
+    ranked.push_back(MemRefType::get(
+        SmallVector<int64_t>(type.getRank(), ShapedType::kDynamic),
+        b.getF32Type()));
+    unranked.push_back(UnrankedMemRefType::get(b.getF32Type(), 0));
+  };
+  for (int number : operands) {
+    int index = number >= 0 ? number : number == -1 ? 0 : -2 - number;
+    if (index >= (int)op->getNumOperands() ||
+        llvm::isa<NoneType>(op->getOperand(index).getType()))
+      index = 0;
+    RankedTensorType type = f32Ranked(op->getOperand(index));
+    if (!type)
+      return std::nullopt;
+    add(type);
+  }
+  add(f32Ranked(op->getResult(0)));
+  for (SmallVector<Type> *types : {&ranked, &unranked}) {
+    types->push_back(b.getI32Type());
+    if (hasEpsilonOrScale)
+      types->push_back(b.getF32Type());
+  }
+  return RuntimeHelper{wrapper, b.getFunctionType(ranked, {}), base.str(),
+                       b.getFunctionType(unranked, {})};
+}
+
 } // namespace
 
 std::optional<RuntimeHelper> runtimeHelperFor(Operation *op) {
@@ -159,6 +230,8 @@ std::optional<RuntimeHelper> runtimeHelperFor(Operation *op) {
   Builder b(ctx);
   Type i32 = b.getI32Type(), i64 = b.getI64Type(), f32 = b.getF32Type();
   StringRef name = op->getName().getStringRef();
+  if (std::optional<RuntimeHelper> helper = transformerKernelHelper(op))
+    return helper;
   if (name == "onnx.NonMaxSuppression") {
     auto dense3 = MemRefType::get(
         {ShapedType::kDynamic, ShapedType::kDynamic, ShapedType::kDynamic},
