@@ -45,6 +45,7 @@ void populateAllLoweringPatterns(const mlir::TypeConverter &typeConverter,
   populateClassicMlPatterns(typeConverter, patterns);
   populateFusedPatterns(typeConverter, patterns);
   populateGemmCallPatterns(typeConverter, patterns);
+  populateConvCallPatterns(typeConverter, patterns);
   populateBlockedLayoutPatterns(typeConverter, patterns);
 }
 

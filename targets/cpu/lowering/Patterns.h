@@ -133,6 +133,10 @@ void populateFusedPatterns(const mlir::TypeConverter &typeConverter,
 // outrank the linalg patterns of the same ops (GemmCall.cpp)
 void populateGemmCallPatterns(const mlir::TypeConverter &typeConverter,
                               mlir::RewritePatternSet &patterns);
+// f32 2-D NCHW Conv, FusedConv as runtime conv kernel calls; they outrank
+// the linalg patterns of the same ops (ConvCall.cpp)
+void populateConvCallPatterns(const mlir::TypeConverter &typeConverter,
+                              mlir::RewritePatternSet &patterns);
 // onnxc.ReorderToBlocked, ReorderFromBlocked, BlockedConv (BlockedLayout.cpp)
 void populateBlockedLayoutPatterns(const mlir::TypeConverter &typeConverter,
                                    mlir::RewritePatternSet &patterns);
