@@ -128,6 +128,8 @@ void checkAll(const std::vector<ConvCase> &cases, const std::string &what) {
 TEST(Conv, PointwiseThroughTheGemm) {
   checkAll({{1, 7, 5, 9, 11, 1, 1},
             {3, 16, 13, 1, 5, 1, 1},
+            // K = 300: the Clip pass runs on two column tiles.
+            {1, 300, 30, 30, 5, 1, 1},
             {2, 33, 6, 7, 40, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1}},
            "1x1");
 }

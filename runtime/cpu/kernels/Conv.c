@@ -258,6 +258,18 @@ static void im2col(const onnxc_conv2d_shape *s, const float *xg, size_t cg,
   }
 }
 
+/* Clip (min(max(v, lo), hi), NaN kept) on `rows` rows of `count`. */
+static void clip_rows(float *c, size_t ldc, size_t rows, size_t count,
+                      float lo, float hi) {
+  for (size_t r = 0; r < rows; ++r) {
+    float *out = c + r * ldc;
+    for (size_t j = 0; j < count; ++j) {
+      float v = out[j] < lo ? lo : out[j];
+      out[j] = v > hi ? hi : v;
+    }
+  }
+}
+
 /* One image of one group, all its column tiles, using scratch `slot`. */
 static void gemm_conv_one(const gemm_conv_job *job, size_t n, size_t g,
                           float *slot) {
@@ -281,22 +293,29 @@ static void gemm_conv_one(const gemm_conv_job *job, size_t n, size_t g,
     e.bias_scale = 1.0f;
   }
   e.residual_ld = (ptrdiff_t)columns;
-  if (job->direct) {
-    if (job->residual)
-      e.residual = job->residual + y_offset;
-    onnxc_sgemm_strided(mg, columns, job->k, 1.0f, wg, (ptrdiff_t)job->k, 1,
-                        xg, (ptrdiff_t)columns, 1, 0.0f, job->y + y_offset,
-                        (ptrdiff_t)columns, &e, job->gemm_threads);
-    return;
-  }
+  /* The GEMM's epilogue applies Clip one element at a time: it runs here
+   * instead, vectorized, on each tile while the tile is in cache. */
+  int clip = e.activation == ONNXC_ACTIVATION_CLIP;
+  if (clip)
+    e.activation = ONNXC_ACTIVATION_NONE;
   for (size_t j0 = 0; j0 < columns; j0 += job->tile_columns) {
     size_t count = min_size(job->tile_columns, columns - j0);
-    im2col(s, xg, cg, j0, count, slot);
+    const float *b = xg + j0;
+    ptrdiff_t ldb = (ptrdiff_t)columns;
+    if (!job->direct) {
+      im2col(s, xg, cg, j0, count, slot);
+      b = slot;
+      ldb = (ptrdiff_t)count;
+    }
     if (job->residual)
       e.residual = job->residual + y_offset + j0;
-    onnxc_sgemm_strided(mg, count, job->k, 1.0f, wg, (ptrdiff_t)job->k, 1,
-                        slot, (ptrdiff_t)count, 1, 0.0f, job->y + y_offset + j0,
-                        (ptrdiff_t)columns, &e, job->gemm_threads);
+    float *c = job->y + y_offset + j0;
+    onnxc_sgemm_strided(mg, count, job->k, 1.0f, wg, (ptrdiff_t)job->k, 1, b,
+                        ldb, 1, 0.0f, c, (ptrdiff_t)columns, &e,
+                        job->gemm_threads);
+    if (clip)
+      clip_rows(c, columns, mg, count, job->activation->activation_alpha,
+                job->activation->activation_beta);
   }
 }
 
@@ -331,10 +350,15 @@ static int conv_gemm(const onnxc_conv2d_shape *s, const float *x,
   int per_unit = threads > 1 && units >= (size_t)threads;
   size_t slots = per_unit ? (size_t)threads : 1;
   job.gemm_threads = per_unit ? 1 : 0;
+  /* Column tiles: the im2col scratch (K x tile) about half the L2; a 1x1
+   * conv reads X in place and is tiled only for the Clip pass. */
+  size_t tile = IM2COL_BUDGET_FLOATS / job.k;
+  tile = tile < IM2COL_MIN_COLUMNS ? IM2COL_MIN_COLUMNS : tile & ~(size_t)15;
+  job.tile_columns = min_size(tile, columns);
+  int clip = activation && activation->activation == ONNXC_ACTIVATION_CLIP;
+  if (job.direct && !clip)
+    job.tile_columns = columns;
   if (!job.direct) {
-    size_t tile = IM2COL_BUDGET_FLOATS / job.k;
-    tile = tile < IM2COL_MIN_COLUMNS ? IM2COL_MIN_COLUMNS : tile & ~(size_t)15;
-    job.tile_columns = min_size(tile, columns);
     job.scratch = malloc(slots * job.k * job.tile_columns * sizeof(float));
     if (!job.scratch)
       return -1;
