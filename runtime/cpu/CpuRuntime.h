@@ -24,6 +24,14 @@ int onnxc_cpu_run_with_workspace(const onnxc_model *model,
                                  onnxc_error *err);
 void onnxc_cpu_release_tensor(onnxc_tensor *tensor);
 
+/* Scratch memory for kernels (Run.c): a block of at least `bytes`, aligned
+ * to ONNXC_WORKSPACE_ALIGNMENT, from a process-wide pool that keeps freed
+ * blocks, so only the first use of a block pays its page faults. Returns
+ * NULL when out of memory; `*block` is what onnxc_rt_scratch_give takes
+ * back (NULL is ignored). Thread-safe. */
+void *onnxc_rt_scratch_take(size_t bytes, void **block);
+void onnxc_rt_scratch_give(void *block);
+
 /* Helpers that lowered code calls for ops whose result sizes are only known
  * at run time. They take MLIR's C interface: each memref argument is a
  * pointer to its descriptor {allocated, aligned, offset, sizes[r],

@@ -141,8 +141,8 @@ void checkCase(Case c, int isa, int threads) {
 
 std::vector<int> supportedIsas() {
   std::vector<int> isas;
-  for (int isa :
-       {ONNXC_SGEMM_ISA_PORTABLE, ONNXC_SGEMM_ISA_AVX2, ONNXC_SGEMM_ISA_AVX512})
+  for (int isa : {ONNXC_SGEMM_ISA_PORTABLE, ONNXC_SGEMM_ISA_AVX2,
+                  ONNXC_SGEMM_ISA_AVX512, ONNXC_SGEMM_ISA_NEON})
     if (onnxc_sgemm_isa_supported(isa))
       isas.push_back(isa);
   return isas;

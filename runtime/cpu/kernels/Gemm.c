@@ -19,6 +19,7 @@
  *===----------------------------------------------------------------------===*/
 
 #include "Gemm.h"
+#include "../CpuRuntime.h"
 #include "../ThreadPool.h"
 #include "GemmKernels.h"
 
@@ -81,6 +82,10 @@ static const onnxc_sgemm_variant *variant_for(int32_t isa) {
   case ONNXC_SGEMM_ISA_AVX512:
     return features & X86_AVX512 ? &onnxc_sgemm_avx512_variant : NULL;
 #endif
+#if ONNXC_HAVE_NEON_KERNELS
+  case ONNXC_SGEMM_ISA_NEON: /* AdvSIMD is in the AArch64 base ISA. */
+    return &onnxc_sgemm_neon_variant;
+#endif
   default:
     return NULL;
   }
@@ -91,7 +96,9 @@ static const onnxc_sgemm_variant *best_variant(void) {
   const onnxc_sgemm_variant *v = atomic_load(&best);
   if (v)
     return v;
-  v = variant_for(ONNXC_SGEMM_ISA_AVX512);
+  v = variant_for(ONNXC_SGEMM_ISA_NEON);
+  if (!v)
+    v = variant_for(ONNXC_SGEMM_ISA_AVX512);
   if (!v)
     v = variant_for(ONNXC_SGEMM_ISA_AVX2);
   if (!v)
@@ -129,6 +136,8 @@ const char *onnxc_sgemm_isa_name(int32_t isa) {
     return "avx2";
   case ONNXC_SGEMM_ISA_AVX512:
     return "avx512";
+  case ONNXC_SGEMM_ISA_NEON:
+    return "neon";
   default:
     return "auto";
   }
@@ -359,11 +368,11 @@ static void compute_task(void *context, size_t task, int worker) {
   }
 }
 
+/* Packing buffers come from the runtime's scratch pool (Run.c), which keeps
+ * them between calls: fresh memory would cost a page fault per 4 KiB on
+ * every first use. Free with onnxc_rt_scratch_give(*base). */
 static void *aligned_buffer(size_t floats, void **base) {
-  *base = malloc(floats * sizeof(float) + 64);
-  if (!*base)
-    return NULL;
-  return (void *)(((uintptr_t)*base + 63) & ~(uintptr_t)63);
+  return onnxc_rt_scratch_take(floats * sizeof(float), base);
 }
 
 /* C = beta * C, then the epilogue: the product is empty or alpha is 0. */
@@ -502,8 +511,8 @@ void onnxc_sgemm_strided(size_t m, size_t n, size_t k, float alpha,
   job.packed_a = aligned_buffer(job.packed_a_stride * (size_t)threads, &a_base);
   if (!job.packed_b || !job.packed_a) {
     /* No memory for the packed blocks: the slow loop still gets it right. */
-    free(b_base);
-    free(a_base);
+    onnxc_rt_scratch_give(b_base);
+    onnxc_rt_scratch_give(a_base);
     onnxc_sgemm_epilogue none = {0};
     const onnxc_sgemm_epilogue *e = epilogue ? epilogue : &none;
     for (size_t i = 0; i < m; ++i)
@@ -539,8 +548,8 @@ void onnxc_sgemm_strided(size_t m, size_t n, size_t k, float alpha,
       onnxc_parallel_for(m_blocks * job.n_chunks, threads, compute_task, &job);
     }
   }
-  free(b_base);
-  free(a_base);
+  onnxc_rt_scratch_give(b_base);
+  onnxc_rt_scratch_give(a_base);
 }
 
 void onnxc_sgemm(int trans_a, int trans_b, size_t m, size_t n, size_t k,

@@ -32,5 +32,8 @@ extern const onnxc_sgemm_variant onnxc_sgemm_portable_variant;
 extern const onnxc_sgemm_variant onnxc_sgemm_avx2_variant;
 extern const onnxc_sgemm_variant onnxc_sgemm_avx512_variant;
 #endif
+#if ONNXC_HAVE_NEON_KERNELS
+extern const onnxc_sgemm_variant onnxc_sgemm_neon_variant;
+#endif
 
 #endif /* ONNXC_RUNTIME_CPU_KERNELS_GEMMKERNELS_H */

@@ -2,7 +2,8 @@
  *
  * Plain C that any target compiles; the accumulator tile is small enough for
  * the compiler to keep in vector registers (NEON, SSE) and vectorize along
- * NR. Used where no ISA-specific kernel exists (AArch64, RISC-V, old x86).
+ * NR. Used where no ISA-specific kernel exists (RISC-V, old x86; AArch64
+ * has GemmNeon.c).
  *
  *===----------------------------------------------------------------------===*/
 
