@@ -27,6 +27,13 @@ static inline dw_vector dw_splat(float f) {
   return v + f;
 }
 
+typedef int32_t dw_mask __attribute__((vector_size(DW_LANES * sizeof(float))));
+
+/* mask ? a : b, lane by lane. */
+static inline dw_vector dw_select(dw_mask mask, dw_vector a, dw_vector b) {
+  return (dw_vector)((mask & (dw_mask)a) | (~mask & (dw_mask)b));
+}
+
 /* Adds the residual and applies the activation to one output row, in place.
  * Simple loops: the compiler vectorizes them for the file's ISA. */
 static void dw_row_epilogue(float *restrict y, const float *restrict residual,
@@ -67,9 +74,22 @@ dw_plane_body(const onnxc_conv2d_shape *s, const onnxc_dw_plane *p,
   size_t rs = p->row_stride, ps = p->phase_stride;
   const float *w = p->weights;
   dw_vector bias = dw_splat(p->bias);
+  /* Relu and Clip (and the residual) run in registers on full vectors; the
+   * row epilogue does the rest: a partial last vector, other activations. */
+  int32_t kind = e ? e->activation : ONNXC_ACTIVATION_NONE;
+  int in_register = kind == ONNXC_ACTIVATION_NONE ||
+                    kind == ONNXC_ACTIVATION_RELU ||
+                    kind == ONNXC_ACTIVATION_CLIP;
+  dw_vector zero = dw_splat(0.0f);
+  dw_vector lo = dw_splat(kind == ONNXC_ACTIVATION_CLIP ? e->activation_alpha
+                                                        : 0.0f);
+  dw_vector hi = dw_splat(kind == ONNXC_ACTIVATION_CLIP ? e->activation_beta
+                                                        : 0.0f);
+  size_t full = in_register ? ow_size / DW_LANES * DW_LANES : 0;
   for (size_t oh = 0; oh < oh_size; ++oh) {
     const float *top = p->data + oh * sh * rs;
     float *yrow = p->y + oh * ow_size;
+    const float *rrow = p->residual ? p->residual + oh * ow_size : NULL;
     for (size_t ow = 0; ow < ow_size; ow += DW_LANES) {
       dw_vector acc = bias;
       for (size_t kh = 0; kh < kh_size; ++kh) {
@@ -80,7 +100,17 @@ dw_plane_body(const onnxc_conv2d_shape *s, const onnxc_dw_plane *p,
                  dw_load(row + (t % sw) * ps + t / sw);
         }
       }
-      if (ow + DW_LANES <= ow_size) {
+      if (ow < full) {
+        if (rrow)
+          acc += dw_load(rrow + ow);
+        if (kind == ONNXC_ACTIVATION_RELU)
+          acc = dw_select(acc < zero, zero, acc);
+        else if (kind == ONNXC_ACTIVATION_CLIP) {
+          acc = dw_select(acc < lo, lo, acc);
+          acc = dw_select(acc > hi, hi, acc);
+        }
+        memcpy(yrow + ow, &acc, sizeof acc);
+      } else if (ow + DW_LANES <= ow_size) {
         memcpy(yrow + ow, &acc, sizeof acc);
       } else {
         float lanes[DW_LANES];
@@ -88,8 +118,8 @@ dw_plane_body(const onnxc_conv2d_shape *s, const onnxc_dw_plane *p,
         memcpy(yrow + ow, lanes, (ow_size - ow) * sizeof(float));
       }
     }
-    dw_row_epilogue(yrow, p->residual ? p->residual + oh * ow_size : NULL,
-                    ow_size, e);
+    dw_row_epilogue(yrow + full, rrow ? rrow + full : NULL, ow_size - full,
+                    e);
   }
 }
 
