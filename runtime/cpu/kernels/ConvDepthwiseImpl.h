@@ -74,8 +74,8 @@ dw_plane_body(const onnxc_conv2d_shape *s, const onnxc_dw_plane *p,
   size_t rs = p->row_stride, ps = p->phase_stride;
   const float *w = p->weights;
   dw_vector bias = dw_splat(p->bias);
-  /* Relu and Clip (and the residual) run in registers on full vectors; the
-   * row epilogue does the rest: a partial last vector, other activations. */
+  /* Relu and Clip (and the residual) run in registers; the row epilogue
+   * does other activations. */
   int32_t kind = e ? e->activation : ONNXC_ACTIVATION_NONE;
   int in_register = kind == ONNXC_ACTIVATION_NONE ||
                     kind == ONNXC_ACTIVATION_RELU ||
@@ -85,7 +85,6 @@ dw_plane_body(const onnxc_conv2d_shape *s, const onnxc_dw_plane *p,
                                                         : 0.0f);
   dw_vector hi = dw_splat(kind == ONNXC_ACTIVATION_CLIP ? e->activation_beta
                                                         : 0.0f);
-  size_t full = in_register ? ow_size / DW_LANES * DW_LANES : 0;
   for (size_t oh = 0; oh < oh_size; ++oh) {
     const float *top = p->data + oh * sh * rs;
     float *yrow = p->y + oh * ow_size;
@@ -100,26 +99,32 @@ dw_plane_body(const onnxc_conv2d_shape *s, const onnxc_dw_plane *p,
                  dw_load(row + (t % sw) * ps + t / sw);
         }
       }
-      if (ow < full) {
-        if (rrow)
+      size_t count = ow_size - ow < DW_LANES ? ow_size - ow : DW_LANES;
+      if (in_register) {
+        if (rrow && count == DW_LANES) {
           acc += dw_load(rrow + ow);
-        if (kind == ONNXC_ACTIVATION_RELU)
+        } else if (rrow) {
+          float lanes[DW_LANES] = {0};
+          memcpy(lanes, rrow + ow, count * sizeof(float));
+          acc += dw_load(lanes);
+        }
+        if (kind == ONNXC_ACTIVATION_RELU) {
           acc = dw_select(acc < zero, zero, acc);
-        else if (kind == ONNXC_ACTIVATION_CLIP) {
+        } else if (kind == ONNXC_ACTIVATION_CLIP) {
           acc = dw_select(acc < lo, lo, acc);
           acc = dw_select(acc > hi, hi, acc);
         }
-        memcpy(yrow + ow, &acc, sizeof acc);
-      } else if (ow + DW_LANES <= ow_size) {
+      }
+      if (count == DW_LANES) {
         memcpy(yrow + ow, &acc, sizeof acc);
       } else {
         float lanes[DW_LANES];
         memcpy(lanes, &acc, sizeof acc);
-        memcpy(yrow + ow, lanes, (ow_size - ow) * sizeof(float));
+        memcpy(yrow + ow, lanes, count * sizeof(float));
       }
     }
-    dw_row_epilogue(yrow + full, rrow ? rrow + full : NULL, ow_size - full,
-                    e);
+    if (!in_register)
+      dw_row_epilogue(yrow, rrow, ow_size, e);
   }
 }
 
