@@ -11,8 +11,8 @@
  *
  *===----------------------------------------------------------------------===*/
 
-#include "CpuRuntime.h"
 #include "kernels/Conv.h"
+#include "CpuRuntime.h"
 
 #include <math.h>
 
@@ -31,8 +31,7 @@ typedef struct dense_view {
 
 /* Reads a dense row-major memref of `rank` (1 or 4). Unit dims may carry
  * any stride. */
-static int read_dense(const onnxc_unranked_memref *m, int rank,
-                      dense_view *v) {
+static int read_dense(const onnxc_unranked_memref *m, int rank, dense_view *v) {
   if (!m || m->rank != rank || !m->descriptor)
     return 0;
   const conv_descriptor *d = m->descriptor;
@@ -69,8 +68,8 @@ void _mlir_ciface_onnxc_rt_conv2d_f32(
     for (int d = 0; ok && d < 4; ++d)
       ok = residual.size[d] == y.size[d];
   }
-  ok = ok && pad_top >= 0 && pad_left >= 0 && stride_h >= 1 &&
-       stride_w >= 1 && dilation_h >= 1 && dilation_w >= 1 && group >= 1;
+  ok = ok && pad_top >= 0 && pad_left >= 0 && stride_h >= 1 && stride_w >= 1 &&
+       dilation_h >= 1 && dilation_w >= 1 && group >= 1;
   if (ok) {
     ok = x.size[0] == y.size[0] && w.size[0] == y.size[1] &&
          x.size[1] == w.size[1] * group && w.size[0] % group == 0;

@@ -191,8 +191,7 @@ TEST(Conv, NonFiniteInputsPropagate) {
         ConvCase{1, 4, 6, 6, 3, 1, 1}}) {
     onnxc_conv2d_shape s = shapeOf(k);
     std::vector<float> x = randomVector(k.n * k.c * k.h * k.w, 5);
-    std::vector<float> w =
-        randomVector(k.m * (k.c / k.group) * k.kh * k.kw, 6);
+    std::vector<float> w = randomVector(k.m * (k.c / k.group) * k.kh * k.kw, 6);
     x[7] = INFINITY;
     x[20] = NAN;
     size_t ySize = k.m * s.out_height * s.out_width;
@@ -263,8 +262,8 @@ TEST(ConvEntry, MismatchedRunTimeShapesGiveNaN) {
   Tensor x({1, 4, 5, 5}, randomVector(100, 1));
   Tensor w({2, 3, 3, 3}, randomVector(54, 2)); // 3 channels, X has 4
   Tensor y({1, 2, 3, 3}, std::vector<float>(18, 0.0f));
-  _mlir_ciface_onnxc_rt_conv2d_f32(&x.ref, &w.ref, &x.ref, &x.ref, &y.ref, 0,
-                                   0, 0, 1, 1, 1, 1, 1, 0, 0, 0);
+  _mlir_ciface_onnxc_rt_conv2d_f32(&x.ref, &w.ref, &x.ref, &x.ref, &y.ref, 0, 0,
+                                   0, 1, 1, 1, 1, 1, 0, 0, 0);
   for (float v : y.data)
     EXPECT_TRUE(std::isnan(v));
   Tensor w2({2, 4, 3, 3}, randomVector(72, 2));

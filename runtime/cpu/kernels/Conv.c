@@ -1,4 +1,4 @@
-/*===- Conv.c - Picks a convolution algorithm and spreads it over threads -===*
+/*===- Conv.c - Picks a convolution algorithm and spreads it over threads --===*
  *
  * See Conv.h for the three paths. Scratch memory (the im2col tiles, the
  * padded depthwise planes) is allocated per call, one slot per thread, and
@@ -92,7 +92,8 @@ static void fill_nan(float *y, size_t count) {
     y[i] = NAN;
 }
 
-/* ---- Depthwise ------------------------------------------------------------ */
+/* ---- Depthwise ------------------------------------------------------------
+ */
 
 typedef struct dw_job {
   const onnxc_conv2d_shape *s;
@@ -164,8 +165,8 @@ static int conv_depthwise(const onnxc_conv2d_shape *s, const float *x,
                           const float *w, const float *bias,
                           const float *residual, float *y,
                           const onnxc_sgemm_epilogue *activation) {
-  dw_job job = {s, x, w, bias, residual, y, activation, NULL, NULL, 0, 0, 0,
-                0, 0};
+  dw_job job = {s,    x,    w, bias, residual, y, activation,
+                NULL, NULL, 0, 0,    0,        0, 0};
   job.kernel = dw_variant_for(onnxc_conv_depthwise_current_isa());
   if (!job.kernel)
     job.kernel = onnxc_dw_plane_portable;
@@ -197,7 +198,8 @@ static int conv_depthwise(const onnxc_conv2d_shape *s, const float *x,
   return 0;
 }
 
-/* ---- GEMM paths ----------------------------------------------------------- */
+/* ---- GEMM paths -----------------------------------------------------------
+ */
 
 typedef struct gemm_conv_job {
   const onnxc_conv2d_shape *s;
@@ -246,8 +248,7 @@ static void im2col(const onnxc_conv2d_shape *s, const float *xg, size_t cg,
                      (b - a) * sizeof(float));
             } else {
               for (size_t o = a; o < b; ++o)
-                dst[o - ow0] =
-                    src[(ptrdiff_t)(o * s->stride_width) + w_offset];
+                dst[o - ow0] = src[(ptrdiff_t)(o * s->stride_width) + w_offset];
             }
             memset(dst + (b - ow0), 0, (ow1 - b) * sizeof(float));
           }
@@ -259,8 +260,8 @@ static void im2col(const onnxc_conv2d_shape *s, const float *xg, size_t cg,
 }
 
 /* Clip (min(max(v, lo), hi), NaN kept) on `rows` rows of `count`. */
-static void clip_rows(float *c, size_t ldc, size_t rows, size_t count,
-                      float lo, float hi) {
+static void clip_rows(float *c, size_t ldc, size_t rows, size_t count, float lo,
+                      float hi) {
   for (size_t r = 0; r < rows; ++r) {
     float *out = c + r * ldc;
     for (size_t j = 0; j < count; ++j) {
@@ -276,8 +277,8 @@ static void gemm_conv_one(const gemm_conv_job *job, size_t n, size_t g,
   const onnxc_conv2d_shape *s = job->s;
   size_t cg = s->in_channels / s->group, mg = s->out_channels / s->group;
   size_t columns = s->out_height * s->out_width;
-  const float *xg = job->x + (n * s->in_channels + g * cg) * s->in_height *
-                                 s->in_width;
+  const float *xg =
+      job->x + (n * s->in_channels + g * cg) * s->in_height * s->in_width;
   const float *wg = job->w + g * mg * job->k;
   size_t y_offset = (n * s->out_channels + g * mg) * columns;
   onnxc_sgemm_epilogue e = {0};
@@ -322,9 +323,9 @@ static void gemm_conv_one(const gemm_conv_job *job, size_t n, size_t g,
 static void gemm_conv_task(void *context, size_t task, int worker) {
   const gemm_conv_job *job = context;
   size_t group = job->s->group;
-  float *slot = job->scratch ? job->scratch + (size_t)worker * job->k *
-                                                  job->tile_columns
-                             : NULL;
+  float *slot = job->scratch
+                    ? job->scratch + (size_t)worker * job->k * job->tile_columns
+                    : NULL;
   gemm_conv_one(job, task / group, task % group, slot);
 }
 
@@ -334,8 +335,8 @@ enum { IM2COL_BUDGET_FLOATS = 256 * 1024, IM2COL_MIN_COLUMNS = 64 };
 static int conv_gemm(const onnxc_conv2d_shape *s, const float *x,
                      const float *w, const float *bias, const float *residual,
                      float *y, const onnxc_sgemm_epilogue *activation) {
-  gemm_conv_job job = {s, x, w, bias, residual, y, activation, 0, 0, 0, NULL,
-                       0};
+  gemm_conv_job job = {s,          x, w, bias, residual, y,
+                       activation, 0, 0, 0,    NULL,     0};
   size_t cg = s->in_channels / s->group;
   size_t columns = s->out_height * s->out_width;
   job.k = cg * s->kernel_height * s->kernel_width;
@@ -373,7 +374,8 @@ static int conv_gemm(const onnxc_conv2d_shape *s, const float *x,
   return 0;
 }
 
-/* ---- Entry ---------------------------------------------------------------- */
+/* ---- Entry ----------------------------------------------------------------
+ */
 
 int onnxc_conv2d(const onnxc_conv2d_shape *s, const float *x, const float *w,
                  const float *bias, const float *residual, float *y,
@@ -382,8 +384,7 @@ int onnxc_conv2d(const onnxc_conv2d_shape *s, const float *x, const float *w,
   if (total == 0)
     return 0;
   int status;
-  if (s->group > 1 && s->group == s->in_channels &&
-      s->group == s->out_channels)
+  if (s->group > 1 && s->group == s->in_channels && s->group == s->out_channels)
     status = conv_depthwise(s, x, w, bias, residual, y, activation);
   else
     status = conv_gemm(s, x, w, bias, residual, y, activation);

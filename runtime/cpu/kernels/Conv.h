@@ -1,4 +1,4 @@
-/*===- Conv.h - 2-D NCHW float32 convolution with fused epilogues ---------===*
+/*===- Conv.h - 2-D NCHW float32 convolution with fused epilogues ----------===*
  *
  * Y = activation(Conv(X, W) + bias + residual) for dense NCHW tensors:
  * X [N, C, H, W], W [M, C / group, KH, KW], Y and residual [N, M, OH, OW],

@@ -1,4 +1,4 @@
-/*===- ConvDepthwiseAvx512.c - Depthwise plane kernel, avx512 ------------------===*
+/*===- ConvDepthwiseAvx512.c - Depthwise plane kernel, avx512 --------------===*
  *
  * ConvDepthwiseImpl.h with 16-float vectors, compiled for avx512
  * (runtime/cpu/CMakeLists.txt); Conv.c calls it only when the CPU has it.

@@ -81,10 +81,10 @@ dw_plane_body(const onnxc_conv2d_shape *s, const onnxc_dw_plane *p,
                     kind == ONNXC_ACTIVATION_RELU ||
                     kind == ONNXC_ACTIVATION_CLIP;
   dw_vector zero = dw_splat(0.0f);
-  dw_vector lo = dw_splat(kind == ONNXC_ACTIVATION_CLIP ? e->activation_alpha
-                                                        : 0.0f);
-  dw_vector hi = dw_splat(kind == ONNXC_ACTIVATION_CLIP ? e->activation_beta
-                                                        : 0.0f);
+  dw_vector lo =
+      dw_splat(kind == ONNXC_ACTIVATION_CLIP ? e->activation_alpha : 0.0f);
+  dw_vector hi =
+      dw_splat(kind == ONNXC_ACTIVATION_CLIP ? e->activation_beta : 0.0f);
   for (size_t oh = 0; oh < oh_size; ++oh) {
     const float *top = p->data + oh * sh * rs;
     float *yrow = p->y + oh * ow_size;
@@ -145,6 +145,5 @@ void DW_FUNCTION(const onnxc_conv2d_shape *s, const onnxc_dw_plane *p,
       dw_plane_body(s, p, e, 5, 5, 2, 2, 1, 1);
     return;
   }
-  dw_plane_body(s, p, e, kh, kw, sh, sw, s->dilation_height,
-                s->dilation_width);
+  dw_plane_body(s, p, e, kh, kw, sh, sw, s->dilation_height, s->dilation_width);
 }

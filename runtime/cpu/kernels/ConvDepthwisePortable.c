@@ -1,4 +1,4 @@
-/*===- ConvDepthwisePortable.c - Depthwise plane kernel, portable ------------------===*
+/*===- ConvDepthwisePortable.c - Depthwise plane kernel, portable ----------===*
  *
  * ConvDepthwiseImpl.h with 4-float vectors, compiled for portable
  * (runtime/cpu/CMakeLists.txt); Conv.c calls it only when the CPU has it.

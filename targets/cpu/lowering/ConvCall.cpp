@@ -30,9 +30,9 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
-#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Transforms/DialectConversion.h"
@@ -75,9 +75,9 @@ LogicalResult lowerConv(ConversionPatternRewriter &rewriter, OpTy op, Value x,
     return rewriter.notifyMatchFailure(op, "runtime conv not declared");
   if (bias) {
     RankedTensorType biasType = f32Tensor(bias, 1);
-    if (!biasType || (isStatic(biasType.getDimSize(0)) &&
-                      isStatic(wType.getDimSize(0)) &&
-                      biasType.getDimSize(0) != wType.getDimSize(0)))
+    if (!biasType ||
+        (isStatic(biasType.getDimSize(0)) && isStatic(wType.getDimSize(0)) &&
+         biasType.getDimSize(0) != wType.getDimSize(0)))
       return rewriter.notifyMatchFailure(op, "bias is not [M]");
   }
   if (residual && residual.getType() != resultType)
@@ -107,10 +107,10 @@ LogicalResult lowerConv(ConversionPatternRewriter &rewriter, OpTy op, Value x,
         resolveKernelShape(operation, wType, op.getKernelShape());
     if (failed(kernel) || llvm::any_of(*kernel, ShapedType::isDynamic))
       return rewriter.notifyMatchFailure(op, "kernel size not static");
-    window = resolveWindow(rewriter, operation, x, *kernel, op.getStrides(),
-                           op.getDilations(), op.getPads(), op.getAutoPad(),
-                           /*ceilMode=*/false, /*clampAutoPad=*/true,
-                           resultType);
+    window =
+        resolveWindow(rewriter, operation, x, *kernel, op.getStrides(),
+                      op.getDilations(), op.getPads(), op.getAutoPad(),
+                      /*ceilMode=*/false, /*clampAutoPad=*/true, resultType);
   }
   if (failed(window))
     return rewriter.notifyMatchFailure(op, "bad window attributes");
