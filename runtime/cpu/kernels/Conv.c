@@ -271,6 +271,39 @@ static void clip_rows(float *c, size_t ldc, size_t rows, size_t count, float lo,
   }
 }
 
+/* im2col of one tile split by input channel over the pool: the GEMM after
+ * it threads itself, this copy would otherwise run on one thread. */
+typedef struct im2col_job {
+  const onnxc_conv2d_shape *s;
+  const float *xg;
+  size_t channels_per_task, channels, j0, count;
+  float *col;
+} im2col_job;
+
+static void im2col_task(void *context, size_t task, int worker) {
+  (void)worker;
+  const im2col_job *job = context;
+  const onnxc_conv2d_shape *s = job->s;
+  size_t c0 = task * job->channels_per_task;
+  size_t cs = min_size(job->channels_per_task, job->channels - c0);
+  size_t rows_per_channel = s->kernel_height * s->kernel_width;
+  im2col(s, job->xg + c0 * s->in_height * s->in_width, cs, job->j0, job->count,
+         job->col + c0 * rows_per_channel * job->count);
+}
+
+static void im2col_parallel(const onnxc_conv2d_shape *s, const float *xg,
+                            size_t cg, size_t j0, size_t count, float *col) {
+  int threads = onnxc_num_threads();
+  if (threads <= 1 || cg < 2) {
+    im2col(s, xg, cg, j0, count, col);
+    return;
+  }
+  size_t tasks = min_size(cg, (size_t)threads * 2);
+  im2col_job job = {s, xg, (cg + tasks - 1) / tasks, cg, j0, count, col};
+  tasks = (cg + job.channels_per_task - 1) / job.channels_per_task;
+  onnxc_parallel_for(tasks, threads, im2col_task, &job);
+}
+
 /* One image of one group, all its column tiles, using scratch `slot`. */
 static void gemm_conv_one(const gemm_conv_job *job, size_t n, size_t g,
                           float *slot) {
@@ -304,7 +337,10 @@ static void gemm_conv_one(const gemm_conv_job *job, size_t n, size_t g,
     const float *b = xg + j0;
     ptrdiff_t ldb = (ptrdiff_t)columns;
     if (!job->direct) {
-      im2col(s, xg, cg, j0, count, slot);
+      if (job->gemm_threads == 1)
+        im2col(s, xg, cg, j0, count, slot);
+      else
+        im2col_parallel(s, xg, cg, j0, count, slot);
       b = slot;
       ldb = (ptrdiff_t)count;
     }
