@@ -109,6 +109,22 @@ void _mlir_ciface_onnxc_rt_conv2d_f32(
     int64_t dilation_w, int64_t group, int32_t activation,
     float activation_alpha, float activation_beta);
 
+/* ConvNchwc.c: onnxc.BlockedConv, Y = activation(Conv(X, W) + bias + Z) on
+ * blocked tensors (kernels/ConvNchwc.h has the layouts). Geometry that
+ * disagrees at run time fills Y with NaN. */
+enum {
+  ONNXC_CONV_NCHWC_BIAS = 1,
+  ONNXC_CONV_NCHWC_RESIDUAL = 2,
+  ONNXC_CONV_NCHWC_DEPTHWISE = 4
+};
+void _mlir_ciface_onnxc_rt_conv_nchwc_f32(
+    onnxc_unranked_memref *x, onnxc_unranked_memref *w,
+    onnxc_unranked_memref *bias, onnxc_unranked_memref *z,
+    onnxc_unranked_memref *y, int32_t flags, int64_t in_channels,
+    int64_t out_channels, int64_t stride_h, int64_t stride_w,
+    int64_t dilation_h, int64_t dilation_w, int64_t pad_top, int64_t pad_left,
+    int32_t activation, float activation_alpha, float activation_beta);
+
 /* ThreadPool.c: the model's `set_num_threads` (onnxc.h). */
 int onnxc_cpu_set_num_threads(int32_t num_threads);
 

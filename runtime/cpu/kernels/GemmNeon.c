@@ -114,6 +114,7 @@ static void neon_12x8(size_t kc, const float *a, const float *b, float *c,
 /* KC = 256: the 12 x 256 A panel (12 KiB) stays in a 32-64 KiB L1 with
  * room for the B panel streaming past it (8 KiB). NC = 512: the 256 x 512
  * packed B block (512 KiB) fits the 512 KiB-1 MiB L2 of Cortex-A7x and
- * Neoverse cores. MC = 48 (four A panels), as on x86. */
+ * Neoverse cores. MC = 48 (four A panels), as on x86. No NEON small-M
+ * kernels (NULL): few rows use the portable ones. */
 const onnxc_sgemm_variant onnxc_sgemm_neon_variant = {
-    ONNXC_SGEMM_ISA_NEON, MR, NR, 48, 256, 512, neon_12x8};
+    ONNXC_SGEMM_ISA_NEON, MR, NR, 48, 256, 512, neon_12x8, NULL, NULL};

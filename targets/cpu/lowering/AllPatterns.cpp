@@ -47,6 +47,7 @@ void populateAllLoweringPatterns(const mlir::TypeConverter &typeConverter,
   populateGemmCallPatterns(typeConverter, patterns);
   populateConvCallPatterns(typeConverter, patterns);
   populateBlockedLayoutPatterns(typeConverter, patterns);
+  populateBlockedConvCallPatterns(typeConverter, patterns);
 }
 
 } // namespace onnxc::cpu

@@ -141,6 +141,11 @@ void populateConvCallPatterns(const mlir::TypeConverter &typeConverter,
 void populateBlockedLayoutPatterns(const mlir::TypeConverter &typeConverter,
                                    mlir::RewritePatternSet &patterns);
 
+// f32 onnxc.BlockedConv as a call of the runtime's NCHWc convolution; it
+// outranks the linalg pattern (BlockedConvCall.cpp)
+void populateBlockedConvCallPatterns(const mlir::TypeConverter &typeConverter,
+                                     mlir::RewritePatternSet &patterns);
+
 /// Every family above, in one place: the conversion pass and the capability
 /// table (CpuTarget.cpp) both take exactly this set. A new family file adds
 /// its populate call here (AllPatterns.cpp) and nowhere else.

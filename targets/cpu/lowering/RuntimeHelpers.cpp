@@ -97,7 +97,9 @@ struct DeclareRuntimeHelpersPass
       std::optional<RuntimeHelper> helper = runtimeHelperFor(op);
       if (!helper || symbols.lookup(helper->name))
         return;
-      // The GEMM is the one helper called through a wrapper (`target`).
+      // The helpers called through a wrapper (`target`: the GEMM, the
+      // NCHWc convolution) are left out with gemm-kernel=false (`--emit
+      // static`); their lowerings then fall back to linalg.
       if (!gemmKernel && !helper->target.empty())
         return;
       if (helper->target.empty()) {
@@ -253,6 +255,49 @@ std::optional<RuntimeHelper> runtimeHelperFor(Operation *op) {
         b.getFunctionType({any, any, any, any, any, i32, i64, i64, i64, i64,
                            i64, i64, i64, i32, f32, f32},
                           {})};
+  }
+  if (name == "onnxc.BlockedConv") {
+    // lowering/BlockedConvCall.cpp, runtime/cpu/ConvNchwc.c: X, W, bias, Z
+    // and Y as unranked memrefs through a wrapper per rank combination; an
+    // absent bias or Z is X again.
+    auto ranked = [](Value v) {
+      auto type = llvm::dyn_cast<RankedTensorType>(v.getType());
+      return type && type.getElementType().isF32() ? type : nullptr;
+    };
+    RankedTensorType x = ranked(op->getOperand(0));
+    RankedTensorType w = ranked(op->getOperand(1));
+    RankedTensorType y = ranked(op->getResult(0));
+    // The kernel's forms (as BlockedConvCall.cpp matches them): 1-D or
+    // 2-D, block 16.
+    if (!x || !w || !y || op->getNumOperands() != 4 ||
+        (x.getRank() != 4 && x.getRank() != 5) ||
+        x.isDynamicDim(x.getRank() - 1) || x.getShape().back() != 16)
+      return std::nullopt;
+    RankedTensorType bias = x, z = x;
+    if (!llvm::isa<NoneType>(op->getOperand(2).getType()))
+      bias = ranked(op->getOperand(2));
+    if (!llvm::isa<NoneType>(op->getOperand(3).getType()))
+      z = ranked(op->getOperand(3));
+    if (!bias || !z)
+      return std::nullopt;
+    auto dynamic = [&](RankedTensorType t) {
+      return MemRefType::get(
+          SmallVector<int64_t>(t.getRank(), ShapedType::kDynamic), f32);
+    };
+    auto any = UnrankedMemRefType::get(f32, 0);
+    std::string wrapper =
+        llvm::formatv("onnxc_rt_conv_nchwc_f32_r{0}_{1}_{2}_{3}", x.getRank(),
+                      w.getRank(), bias.getRank(), z.getRank());
+    SmallVector<Type> scalars{i32, i64, i64, i64, i64, i64,
+                              i64, i64, i64, i32, f32, f32};
+    SmallVector<Type> wrapperInputs{dynamic(x), dynamic(w), dynamic(bias),
+                                    dynamic(z), dynamic(y)};
+    SmallVector<Type> targetInputs(5, any);
+    wrapperInputs.append(scalars);
+    targetInputs.append(scalars);
+    return RuntimeHelper{wrapper, b.getFunctionType(wrapperInputs, {}),
+                         "onnxc_rt_conv_nchwc_f32",
+                         b.getFunctionType(targetInputs, {})};
   }
   return std::nullopt;
 }
