@@ -96,6 +96,19 @@ void _mlir_ciface_onnxc_rt_matmul_f32(onnxc_unranked_memref *a,
                                       float activation_alpha,
                                       float activation_beta);
 
+/* Conv.c: Y = activation(Conv2D(X, W) + bias + residual), NCHW, dense,
+ * the window given by its begin pads, strides and dilations (the end pads
+ * follow from Y's size). Bias ([M]) and residual (Y's shape) are read when
+ * their flag is set. Shapes that disagree at run time fill Y with NaN. */
+enum { ONNXC_CONV_BIAS = 1, ONNXC_CONV_RESIDUAL = 2 };
+void _mlir_ciface_onnxc_rt_conv2d_f32(
+    onnxc_unranked_memref *x, onnxc_unranked_memref *w,
+    onnxc_unranked_memref *bias, onnxc_unranked_memref *residual,
+    onnxc_unranked_memref *y, int32_t flags, int64_t pad_top,
+    int64_t pad_left, int64_t stride_h, int64_t stride_w, int64_t dilation_h,
+    int64_t dilation_w, int64_t group, int32_t activation,
+    float activation_alpha, float activation_beta);
+
 /* ConvNchwc.c: onnxc.BlockedConv, Y = activation(Conv(X, W) + bias + Z) on
  * blocked tensors (kernels/ConvNchwc.h has the layouts). Geometry that
  * disagrees at run time fills Y with NaN. */

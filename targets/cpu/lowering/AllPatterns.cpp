@@ -48,6 +48,7 @@ void populateAllLoweringPatterns(const mlir::TypeConverter &typeConverter,
   populateSoftmaxCallPatterns(typeConverter, patterns);
   populateLayerNormCallPatterns(typeConverter, patterns);
   populateAttentionCallPatterns(typeConverter, patterns);
+  populateConvCallPatterns(typeConverter, patterns);
   populateBlockedLayoutPatterns(typeConverter, patterns);
   populateBlockedConvCallPatterns(typeConverter, patterns);
 }

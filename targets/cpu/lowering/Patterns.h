@@ -144,6 +144,10 @@ void populateLayerNormCallPatterns(const mlir::TypeConverter &typeConverter,
 // f32 4-D Attention as a runtime kernel call (AttentionCall.cpp)
 void populateAttentionCallPatterns(const mlir::TypeConverter &typeConverter,
                                    mlir::RewritePatternSet &patterns);
+// f32 2-D NCHW Conv, FusedConv as runtime conv kernel calls; they outrank
+// the linalg patterns of the same ops (ConvCall.cpp)
+void populateConvCallPatterns(const mlir::TypeConverter &typeConverter,
+                              mlir::RewritePatternSet &patterns);
 // onnxc.ReorderToBlocked, ReorderFromBlocked, BlockedConv (BlockedLayout.cpp)
 void populateBlockedLayoutPatterns(const mlir::TypeConverter &typeConverter,
                                    mlir::RewritePatternSet &patterns);

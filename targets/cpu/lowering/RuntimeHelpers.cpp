@@ -299,6 +299,36 @@ std::optional<RuntimeHelper> runtimeHelperFor(Operation *op) {
         b.getFunctionType({any, any, any, any, i32, f32, f32, i32, f32, f32},
                           {})};
   }
+  if (name == "onnx.Conv" || name == "onnxc.FusedConv") {
+    // f32 2-D NCHW convolutions go through the runtime's conv kernels
+    // (lowering/ConvCall.cpp, runtime/cpu/Conv.c), which allocate scratch:
+    // a wrapper, so that `--emit static` leaves them out. An absent bias
+    // or Z is passed as X (rank 4): the wrapper's name says the bias rank.
+    auto ranked4 = [](Value v) {
+      auto type = llvm::dyn_cast<RankedTensorType>(v.getType());
+      return type && type.getRank() == 4 && type.getElementType().isF32();
+    };
+    if (op->getNumOperands() < 3 || !ranked4(op->getResult(0)) ||
+        !ranked4(op->getOperand(0)) || !ranked4(op->getOperand(1)))
+      return std::nullopt;
+    bool hasBias = !llvm::isa<NoneType>(op->getOperand(2).getType());
+    auto dynamic = [&](int64_t rank) {
+      return MemRefType::get(SmallVector<int64_t>(rank, ShapedType::kDynamic),
+                             f32);
+    };
+    auto any = UnrankedMemRefType::get(f32, 0);
+    MemRefType x = dynamic(4), bias = dynamic(hasBias ? 1 : 4);
+    return RuntimeHelper{
+        hasBias ? "onnxc_rt_conv2d_f32_b1" : "onnxc_rt_conv2d_f32_b4",
+        b.getFunctionType(
+            {x, x, bias, x, x, i32, i64, i64, i64, i64, i64, i64, i64, i32, f32,
+             f32},
+            {}),
+        "onnxc_rt_conv2d_f32",
+        b.getFunctionType({any, any, any, any, any, i32, i64, i64, i64, i64,
+                           i64, i64, i64, i32, f32, f32},
+                          {})};
+  }
   if (name == "onnxc.BlockedConv") {
     // lowering/BlockedConvCall.cpp, runtime/cpu/ConvNchwc.c: X, W, bias, Z
     // and Y as unranked memrefs through a wrapper per rank combination; an
