@@ -81,13 +81,15 @@ def NchwcLayout : Pass<"onnxc-nchwc-layout", "mlir::func::FuncOp"> {
     Finds connected regions of Conv / onnxc.FusedConv (group 1 or
     depthwise, constant weights, static channel counts, explicit pads) and
     of the ops that work on blocked tensors unchanged (unary activations,
-    same-shape Add/Sub/Mul, MaxPool, AveragePool, GlobalAveragePool), and
-    rewrites each region with at least `min-convs` convolutions into
-    onnxc.BlockedConv and the blocked forms of those ops, with
+    same-shape or per-channel Add/Sub/Mul, MaxPool, AveragePool,
+    GlobalAveragePool), and rewrites each region with at least `min-convs`
+    convolutions into onnxc.BlockedConv and the blocked forms of those ops,
+    with
     onnxc.ReorderToBlocked / ReorderFromBlocked only where a value enters or
     leaves the region. Weights are blocked at compile time. A convolution
-    whose input or output channels fill less than half of their last block
-    (a 3-channel image with blocks of 16) stays NCHW. --print-pass-stats
+    whose output channels (depthwise: channels) fill less than half of their
+    last block stays NCHW; a group-1 one reads only its true input channels,
+    so a 3-channel image is blocked like any other input. --print-pass-stats
     counts the regions rewritten and skipped, the ops blocked, the reorders
     and the convolutions left NCHW.
   }];

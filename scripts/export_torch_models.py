@@ -7,18 +7,24 @@
   bert_small.onnx     a BERT-style encoder (transformers BertModel with a
                       small config: 2 layers, hidden 128, 4 heads), inputs
                       input_ids/attention_mask [batch, sequence]
+  vit_small.onnx      torchvision's VisionTransformer with a small config
+                      (image 32, patch 8, 1 layer, hidden 32, 2 heads),
+                      input [batch, 3, 32, 32]: its attention splits the
+                      packed QKV projection with torch's unflatten, which
+                      the exporter writes as a Mod-bounded Shape/Slice chain
 
 Both are exported by torch.onnx.export (the TorchScript exporter, which
 writes the Shape/Gather/Concat shape chains and decomposed ops that most
 deployed models carry) and written to test/models/torch/ with one input set
 (*.inputs.npz). They are checked into the repo (a few MB) so the tests do not
-need torch; this script regenerates them:
+need torch; this script regenerates them (all, or the ones named):
 
   python3 -m venv /tmp/torchenv
-  /tmp/torchenv/bin/pip install torch transformers onnx numpy
-  /tmp/torchenv/bin/python scripts/export_torch_models.py
+  /tmp/torchenv/bin/pip install torch torchvision transformers onnx numpy
+  /tmp/torchenv/bin/python scripts/export_torch_models.py [vit_small ...]
 """
 import os
+import sys
 
 import numpy as np
 import torch
@@ -81,8 +87,36 @@ def export(model, args, name, input_names, output_names, dynamic_axes):
     print(f"wrote {path} ({os.path.getsize(path) / 1e6:.2f} MB)")
 
 
+def export_vit_small():
+    import torchvision
+    torch.manual_seed(0)
+    gen = torch.Generator().manual_seed(0)
+    vit = torchvision.models.VisionTransformer(
+        image_size=32, patch_size=8, num_layers=1, num_heads=2, hidden_dim=32,
+        mlp_dim=64, num_classes=10).eval()
+    with torch.no_grad():
+        # The head starts at zero, which would make every logit 0.
+        head = vit.heads.head
+        head.weight.copy_(torch.randn(head.weight.shape, generator=gen) * 0.2)
+        head.bias.copy_(torch.randn(head.bias.shape, generator=gen) * 0.2)
+    # The fused inference fast path of nn.MultiheadAttention is one aten op
+    # the exporter cannot write.
+    torch.backends.mha.set_fastpath_enabled(False)
+    image = torch.randn(2, 3, 32, 32, generator=gen)
+    with torch.no_grad():
+        export(vit, (image,), "vit_small", ["image"], ["logits"],
+               {"image": {0: "batch"}, "logits": {0: "batch"}})
+
+
 def main():
     os.makedirs(OUT, exist_ok=True)
+    names = sys.argv[1:] or ["resnet_small", "bert_small", "vit_small"]
+    if "vit_small" in names:
+        export_vit_small()
+    # resnet_small and bert_small draw from one seeded generator, in this
+    # order, so they are always exported together.
+    if "resnet_small" not in names and "bert_small" not in names:
+        return
     torch.manual_seed(0)
     gen = torch.Generator().manual_seed(0)
 

@@ -12,17 +12,22 @@
 // pass each other, of these kinds:
 //   - Conv / onnxc.FusedConv: f32, group 1 or depthwise (group = C = M),
 //     constant W (and B), static channel counts, auto_pad NOTSET or VALID,
-//     and channels that fill at least half of their last block (a 3-channel
-//     image would compute 16 channels for 3). They become BlockedConv with
-//     W and B blocked here, once, as constants.
+//     and output channels that fill at least half of their last block (a
+//     BlockedConv computes whole output blocks). A group-1 convolution reads
+//     only its true input channels, so few of them (a 3-channel image) cost
+//     only the reorder of a small tensor: it is blocked whatever their
+//     number, and the pooling after a network's stem joins the region. They
+//     become BlockedConv with W and B blocked here, once, as constants.
 //   - ops that work on blocked tensors as they are: Relu, LeakyRelu,
 //     Sigmoid, Tanh, HardSigmoid, HardSwish, Clip, Abs, Neg, Elu (unary, the
 //     same op on the blocked tensor), Add/Sub/Mul of two tensors of the
-//     same type, MaxPool (no Indices) and AveragePool (the same pool over one
-//     more spatial dim, the block, with window 1), and GlobalAveragePool
-//     (ReduceMean over the spatial dims: the region's result is reordered
-//     back at [N, C, 1, 1] instead of [N, C, H, W]). These join a region
-//     only through an operand produced in it.
+//     same type or of one and a per-channel [N or 1, C, 1...] tensor (a
+//     squeeze-and-excitation scale; Sub only with it second), MaxPool (no
+//     Indices) and AveragePool (the same pool over one more spatial dim, the
+//     block, with window 1), and GlobalAveragePool (ReduceMean over the spatial
+//     dims: the region's result is reordered back at [N, C, 1, 1] instead of
+//     [N, C, H, W]). These join a region only through an operand produced in
+//     it.
 // A region with fewer than `min-convs` convolutions (default 2) is left
 // alone: a single convolution would pay a reorder on each side for one op.
 //
@@ -159,7 +164,7 @@ std::optional<ConvInfo> NchwcLayoutPass::getConvInfo(Operation *op) {
                    filters == channels && wType.getDimSize(1) == 1;
   if ((info.group != 1 || wType.getDimSize(1) != channels) && !depthwise)
     return std::nullopt;
-  if (!fillsBlocks(channels) || !fillsBlocks(filters))
+  if ((depthwise && !fillsBlocks(channels)) || !fillsBlocks(filters))
     return std::nullopt;
 
   info.kernel.assign(wType.getShape().begin() + 2, wType.getShape().end());
@@ -206,11 +211,29 @@ OpKind NchwcLayoutPass::classify(Operation *op) {
     }
     return OpKind::Unary;
   }
-  if (name == "Add" || name == "Sub" || name == "Mul")
-    return op->getNumOperands() == 2 && sameType &&
-                   op->getOperand(1).getType() == type
-               ? OpKind::Binary
-               : OpKind::None;
+  if (name == "Add" || name == "Sub" || name == "Mul") {
+    if (op->getNumOperands() != 2)
+      return OpKind::None;
+    Value lhs = op->getOperand(0), rhs = op->getOperand(1);
+    if (lhs.getType() == type && rhs.getType() == type)
+      return OpKind::Binary;
+    // A per-channel operand ([N or 1, C, 1...], e.g. the scale of a
+    // squeeze-and-excitation block) broadcasts in the blocked layout too:
+    // [N, Cb, 1..., B] onto [N, Cb, D..., B].
+    auto perChannel = [&](Value v) {
+      RankedTensorType t = getBlockableType(v);
+      if (!t || t.getRank() != type.getRank() ||
+          t.getDimSize(1) != type.getDimSize(1) ||
+          (t.getDimSize(0) != 1 && t.getDimSize(0) != type.getDimSize(0)))
+        return false;
+      return llvm::all_of(t.getShape().drop_front(2),
+                          [](int64_t d) { return d == 1; });
+    };
+    if ((lhs.getType() == type && perChannel(rhs)) ||
+        (name != "Sub" && rhs.getType() == type && perChannel(lhs)))
+      return OpKind::Binary;
+    return OpKind::None;
+  }
   if (name == "MaxPool" || name == "AveragePool") {
     if (inputType.getRank() != type.getRank() ||
         inputType.getDimSize(1) != type.getDimSize(1) ||

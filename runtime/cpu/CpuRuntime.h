@@ -24,6 +24,14 @@ int onnxc_cpu_run_with_workspace(const onnxc_model *model,
                                  onnxc_error *err);
 void onnxc_cpu_release_tensor(onnxc_tensor *tensor);
 
+/* Scratch memory for kernels (Run.c): a block of at least `bytes`, aligned
+ * to ONNXC_WORKSPACE_ALIGNMENT, from a process-wide pool that keeps freed
+ * blocks, so only the first use of a block pays its page faults. Returns
+ * NULL when out of memory; `*block` is what onnxc_rt_scratch_give takes
+ * back (NULL is ignored). Thread-safe. */
+void *onnxc_rt_scratch_take(size_t bytes, void **block);
+void onnxc_rt_scratch_give(void *block);
+
 /* Helpers that lowered code calls for ops whose result sizes are only known
  * at run time. They take MLIR's C interface: each memref argument is a
  * pointer to its descriptor {allocated, aligned, offset, sizes[r],
@@ -87,6 +95,66 @@ void _mlir_ciface_onnxc_rt_matmul_f32(onnxc_unranked_memref *a,
                                       float bias_scale, int32_t activation,
                                       float activation_alpha,
                                       float activation_beta);
+
+/* Conv.c: Y = activation(Conv2D(X, W) + bias + residual), NCHW, dense,
+ * the window given by its begin pads, strides and dilations (the end pads
+ * follow from Y's size). Bias ([M]) and residual (Y's shape) are read when
+ * their flag is set. Shapes that disagree at run time fill Y with NaN. */
+enum { ONNXC_CONV_BIAS = 1, ONNXC_CONV_RESIDUAL = 2 };
+void _mlir_ciface_onnxc_rt_conv2d_f32(
+    onnxc_unranked_memref *x, onnxc_unranked_memref *w,
+    onnxc_unranked_memref *bias, onnxc_unranked_memref *residual,
+    onnxc_unranked_memref *y, int32_t flags, int64_t pad_top,
+    int64_t pad_left, int64_t stride_h, int64_t stride_w, int64_t dilation_h,
+    int64_t dilation_w, int64_t group, int32_t activation,
+    float activation_alpha, float activation_beta);
+
+/* ConvNchwc.c: onnxc.BlockedConv, Y = activation(Conv(X, W) + bias + Z) on
+ * blocked tensors (kernels/ConvNchwc.h has the layouts). Geometry that
+ * disagrees at run time fills Y with NaN. */
+enum {
+  ONNXC_CONV_NCHWC_BIAS = 1,
+  ONNXC_CONV_NCHWC_RESIDUAL = 2,
+  ONNXC_CONV_NCHWC_DEPTHWISE = 4
+};
+void _mlir_ciface_onnxc_rt_conv_nchwc_f32(
+    onnxc_unranked_memref *x, onnxc_unranked_memref *w,
+    onnxc_unranked_memref *bias, onnxc_unranked_memref *z,
+    onnxc_unranked_memref *y, int32_t flags, int64_t in_channels,
+    int64_t out_channels, int64_t stride_h, int64_t stride_w,
+    int64_t dilation_h, int64_t dilation_w, int64_t pad_top, int64_t pad_left,
+    int32_t activation, float activation_alpha, float activation_beta);
+/* TransformerOps.c: the kernels of kernels/Transformer.h on lowered code's
+ * memrefs. Softmax over the last axis of X (+ bias broadcast onto X when
+ * ONNXC_ROWS_BIAS); layer norm over the last axis of X (+ skip, the same
+ * shape, and a 1-D bias when flagged; beta optional); attention on 4-D
+ * Q, K, V (+ a mask broadcast onto [batch, heads, q_len, kv_len]). Outputs
+ * are dense and allocated by the caller; shapes that disagree at run time
+ * fill them with NaN. */
+enum {
+  ONNXC_ROWS_BIAS = 1,
+  ONNXC_ROWS_SKIP = 2,
+  ONNXC_ROWS_BETA = 4,
+  ONNXC_ATTENTION_MASK = 8,
+  /* Q, K or V is given as [batch, seq, heads, size] (the input of the
+   * heads transpose the lowering read through). */
+  ONNXC_ATTENTION_Q_SEQ_MAJOR = 16,
+  ONNXC_ATTENTION_K_SEQ_MAJOR = 32,
+  ONNXC_ATTENTION_V_SEQ_MAJOR = 64
+};
+void _mlir_ciface_onnxc_rt_softmax_f32(onnxc_unranked_memref *x,
+                                       onnxc_unranked_memref *bias,
+                                       onnxc_unranked_memref *y,
+                                       int32_t flags);
+void _mlir_ciface_onnxc_rt_layer_norm_f32(
+    onnxc_unranked_memref *x, onnxc_unranked_memref *skip,
+    onnxc_unranked_memref *bias, onnxc_unranked_memref *gamma,
+    onnxc_unranked_memref *beta, onnxc_unranked_memref *y, int32_t flags,
+    float epsilon);
+void _mlir_ciface_onnxc_rt_attention_f32(
+    onnxc_unranked_memref *q, onnxc_unranked_memref *k,
+    onnxc_unranked_memref *v, onnxc_unranked_memref *mask,
+    onnxc_unranked_memref *y, int32_t flags, float scale);
 
 /* ThreadPool.c: the model's `set_num_threads` (onnxc.h). */
 int onnxc_cpu_set_num_threads(int32_t num_threads);

@@ -35,7 +35,8 @@ def DeclareRuntimeHelpers
     With `gemm-kernel=false` the GEMM kernel is not declared, so f32
     MatMul/Gemm lower to loops instead: the kernel allocates its packing
     buffers, which an artifact that must not allocate (--emit static)
-    cannot allow.
+    cannot allow. The NCHWc convolution kernel (onnxc.BlockedConv) is left
+    out with it, so static artifacts keep every kernel call out.
   }];
   let options = [
     Option<"gemmKernel", "gemm-kernel", "bool", "true",

@@ -66,14 +66,15 @@ def test_resnet_small_o3():
     print(f"resnet_small: {before2} nodes; -O2 {after2}, -O3 {after3}; "
           f"{PASS}: {layout}; max relative error vs ONNX Runtime {err:.2g}")
     print(stderr)
-    # The stem (3 input channels) stays NCHW; the ten convolutions after the
-    # MaxPool form one region with one reorder in (the MaxPool's result, also
-    # the first residual) and one out (after the global average pool).
+    # All eleven convolutions, the stem (3 input channels, of which the
+    # blocked convolution reads only the 3) and the MaxPool after it
+    # included, form one region with one reorder in (the image) and one out
+    # (after the global average pool).
     assert layout["regions"] == 1
-    assert layout["blocked-convs"] == 10
+    assert layout["blocked-convs"] == 11
     assert layout["reorders-in"] == 1
     assert layout["reorders-out"] == 1
-    assert layout["nchw-convs"] == 1
+    assert layout["nchw-convs"] == 0
 
 
 def test_resnet_small_optimize_round_trip():
@@ -179,6 +180,28 @@ CASES = {
                                   act="Relu"),
                              dict(out=16, pads=[0, 1, 1, 0], dilations=[1, 2])],
                         ("h", "w")),
+    # the runtime kernel's paths (runtime/cpu/kernels/ConvNchwc*.c): 7x7
+    # and 5x5 windows wider than the 9x11 image, stride 2, 1x1 (its flat
+    # fast path) with a residual (Z), 40 and 48 channels (an
+    # odd number of output blocks for the 2-block AVX-512 tile)
+    "kernel_sizes_residual": (32, [dict(out=48, k=7, pads=[3, 3, 3, 3],
+                                        act="Relu"),
+                                   dict(out=40, k=5, pads=[2, 1, 2, 3],
+                                        strides=[2, 2]),
+                                   dict(out=40, k=1, residual="c1"),
+                                   dict(out=40, k=3, pads=[1, 1, 1, 1],
+                                        residual="r2", act="LeakyRelu")]),
+    # depthwise 5x5 with dilation 2 and stride 2 (MobileNet/EfficientNet
+    # blocks), 40 channels, then a pointwise projection and a residual
+    "depthwise_5x5_residual": (40, [dict(out=40, k=1, act="Relu"),
+                                    dict(out=40, group=40, k=5,
+                                         pads=[4, 4, 4, 4], dilations=[2, 2],
+                                         act="Relu"),
+                                    dict(out=40, k=1, residual="a0"),
+                                    dict(out=40, group=40, k=3,
+                                         pads=[1, 1, 1, 1], strides=[2, 2],
+                                         act="Sigmoid"),
+                                    dict(out=16, k=1)]),
     "avgpool": (24, [dict(out=24, pads=[1, 1, 1, 1], act="Relu"),
                      dict(op="AveragePool", kernel_shape=[2, 2],
                           strides=[2, 2], pads=[0, 0, 1, 1],
@@ -258,3 +281,61 @@ def test_nonfinite_inputs_stay_out_of_padding():
     np.testing.assert_array_equal(np.isposinf(g), np.isposinf(w))
     np.testing.assert_array_equal(np.isneginf(g), np.isneginf(w))
     np.testing.assert_allclose(g, w, rtol=1e-4, atol=1e-5, equal_nan=True)
+
+
+def squeeze_excitation_model(squeeze):
+    """x -> Conv(16 -> 32) -> Relu = a -> GlobalAveragePool -> Conv(32 ->
+    squeeze) -> Relu -> Conv(squeeze -> 32) -> Sigmoid = s -> Mul(s, a) ->
+    Conv(32 -> 24) -> y: EfficientNet's squeeze-and-excitation, the scale
+    [N, 32, 1, 1] broadcast onto a."""
+    def weight(name, out, c, k):
+        w = RNG.standard_normal((out, c, k, k)).astype(np.float32)
+        return numpy_helper.from_array(
+            (w / np.sqrt(c * k * k)).astype(np.float32), name)
+    inits = [weight("w0", 32, 16, 3), weight("w1", squeeze, 32, 1),
+             weight("w2", 32, squeeze, 1), weight("w3", 24, 32, 1)]
+    nodes = [
+        helper.make_node("Conv", ["x", "w0"], ["c0"], pads=[1, 1, 1, 1]),
+        helper.make_node("Relu", ["c0"], ["a"]),
+        helper.make_node("GlobalAveragePool", ["a"], ["g"]),
+        helper.make_node("Conv", ["g", "w1"], ["c1"]),
+        helper.make_node("Relu", ["c1"], ["r1"]),
+        helper.make_node("Conv", ["r1", "w2"], ["c2"]),
+        helper.make_node("Sigmoid", ["c2"], ["s"]),
+        helper.make_node("Mul", ["s", "a"], ["m"]),
+        helper.make_node("Conv", ["m", "w3"], ["y"]),
+    ]
+    graph = helper.make_graph(
+        nodes, "se",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT,
+                                       ["n", 16, 9, 11])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)], inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    model.ir_version = 8
+    return model
+
+
+@pytest.mark.parametrize("squeeze", [32, 4])
+def test_squeeze_excitation_stays_blocked(squeeze):
+    """The per-channel Mul joins the region: with a 32-channel squeeze the
+    whole block is one region (one reorder in, one out); with 4 channels
+    the squeeze convolution (32 -> 4 outputs) stays NCHW: the pooled value
+    leaves the region and the squeezed one enters it again, both at
+    [N, C, 1, 1], but the big activation is never reordered back and
+    forth."""
+    model = squeeze_excitation_model(squeeze)
+    x = RNG.standard_normal((2, 16, 9, 11)).astype(np.float32)
+    want = run_ort(model, {"x": x})
+    with tempfile.TemporaryDirectory() as tmp:
+        got = Artifact(compile_model(model, tmp, args=["-O3"])).run({"x": x})
+        _, counts, stderr = pass_stats(os.path.join(tmp, "model.onnx"), 3)
+    layout = counts[PASS]
+    print(f"squeeze {squeeze}: {layout}")
+    assert layout["regions"] == 1, stderr
+    if squeeze == 32:
+        assert layout["blocked-convs"] == 4
+        assert layout["reorders-in"] == 1 and layout["reorders-out"] == 1
+    else:
+        assert layout["blocked-convs"] == 3 and layout["nchw-convs"] == 1
+        assert layout["reorders-in"] == 2 and layout["reorders-out"] == 2
+    check_close(got, want, f"squeeze-and-excitation {squeeze}")

@@ -47,3 +47,12 @@ def test_bert_small():
     mask = np.ones((1, 9), dtype=np.int64)
     mask[0, 7:] = 0
     compare("bert_small", [feeds, {"input_ids": ids, "attention_mask": mask}])
+
+
+def test_vit_small():
+    # torchvision's ViT: its attention's QKV split (torch's unflatten) is a
+    # Shape/Slice chain bounded by Mod, which shape inference must fold to
+    # keep the ranks (ViT-B/16 of bench/ failed to compile without it).
+    feeds = saved_inputs("vit_small")
+    other = {"image": RNG.standard_normal((3, 3, 32, 32)).astype(np.float32)}
+    compare("vit_small", [feeds, other])

@@ -141,8 +141,8 @@ void checkCase(Case c, int isa, int threads) {
 
 std::vector<int> supportedIsas() {
   std::vector<int> isas;
-  for (int isa :
-       {ONNXC_SGEMM_ISA_PORTABLE, ONNXC_SGEMM_ISA_AVX2, ONNXC_SGEMM_ISA_AVX512})
+  for (int isa : {ONNXC_SGEMM_ISA_PORTABLE, ONNXC_SGEMM_ISA_AVX2,
+                  ONNXC_SGEMM_ISA_AVX512, ONNXC_SGEMM_ISA_NEON})
     if (onnxc_sgemm_isa_supported(isa))
       isas.push_back(isa);
   return isas;
@@ -316,6 +316,79 @@ TEST_P(GemmIsaTest, StridedBroadcastOperand) {
   for (size_t i = 0; i < m; ++i)
     for (size_t j = 0; j < n; ++j)
       ASSERT_NEAR(c[i * n + j], row[j], 1e-4f) << i << ", " << j;
+}
+
+TEST_P(GemmIsaTest, SmallRowsWithoutPacking) {
+  // Few rows take the unpacked small-M kernels: plain B (rows of B scaled
+  // and summed, M <= 4) and transposed B (dot products along K, PyTorch's
+  // Linear, M <= 16); larger M is the packed path again. Every
+  // row-group remainder, column tail and K tail of the kernels, with the
+  // epilogue.
+  int isa = GetParam();
+  for (size_t m : {1, 2, 3, 4, 5, 6, 7, 8, 9, 15, 16, 17})
+    for (int tb : {0, 1})
+      for (size_t n : {(size_t)1, (size_t)7, (size_t)33, (size_t)130})
+        for (size_t k : {(size_t)1, (size_t)5, (size_t)17, (size_t)300}) {
+          Case c{};
+          c.m = m;
+          c.n = n;
+          c.k = k;
+          c.transB = tb;
+          c.transA = (m + n + k) % 5 == 0;
+          c.pad = (n + k) % 2 ? 3 : 0;
+          c.alpha = m % 2 ? 1.0f : -0.5f;
+          c.beta = k % 3 == 2 ? 0.25f : 0.0f;
+          c.biasKind = (int)(n % 5);
+          c.residual = m == 3;
+          c.epilogue.activation =
+              n == 33 ? ONNXC_ACTIVATION_RELU : ONNXC_ACTIVATION_NONE;
+          checkCase(c, isa, 1);
+        }
+  for (int threads : {2, 3}) {
+    // Enough work to split the columns over threads (chunks of 64).
+    Case c{};
+    c.m = 8;
+    c.n = 1000;
+    c.k = 784;
+    c.transB = 1;
+    c.alpha = 1.0f;
+    c.biasKind = 1;
+    c.epilogue.activation = ONNXC_ACTIVATION_RELU;
+    checkCase(c, isa, threads);
+    c.m = 3;
+    c.transB = 0;
+    c.beta = 1.0f;
+    checkCase(c, isa, threads);
+  }
+}
+
+TEST_P(GemmIsaTest, SmallRowsPropagateNaNAndInf) {
+  // A NaN in A poisons its row of C, an infinity in B its column, in the
+  // small-M kernels as in any product.
+  GemmSettings settings(GetParam(), 1);
+  size_t m = 3, n = 20, k = 37;
+  for (int tb : {0, 1}) {
+    std::vector<float> a = randomVector(m * k, 1), b = randomVector(k * n, 2);
+    std::vector<float> c(m * n, 0.0f);
+    for (float &x : a)
+      x = std::fabs(x) + 0.1f;
+    for (float &x : b)
+      x = std::fabs(x) + 0.1f;
+    a[1 * k + 30] = NAN;                        // row 1
+    b[tb ? 5 * k + 33 : 33 * n + 5] = INFINITY; // column 5
+    onnxc_sgemm(0, tb, m, n, k, 1.0f, a.data(), k, b.data(), tb ? k : n, 0.0f,
+                c.data(), n, nullptr);
+    for (size_t i = 0; i < m; ++i)
+      for (size_t j = 0; j < n; ++j) {
+        float v = c[i * n + j];
+        if (i == 1)
+          EXPECT_TRUE(std::isnan(v)) << tb << " " << i << ", " << j;
+        else if (j == 5)
+          EXPECT_TRUE(std::isinf(v) && v > 0) << tb << " " << i << ", " << j;
+        else
+          EXPECT_TRUE(std::isfinite(v)) << tb << " " << i << ", " << j;
+      }
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(SupportedIsas, GemmIsaTest,

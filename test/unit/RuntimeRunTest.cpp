@@ -259,4 +259,62 @@ TEST(RuntimeRun, ManyThreadsAgreeWithSerialRuns) {
     EXPECT_EQ(f, 0);
 }
 
+/// The kernels' scratch pool: aligned blocks of the asked size, never one
+/// block to two holders, reused after it is given back (large blocks too,
+/// which are rounded up to huge pages), and safe to share between threads.
+TEST(RuntimeScratch, BlocksAreAlignedDistinctAndReused) {
+  for (size_t bytes : {size_t(1), size_t(1000), size_t(3) << 20}) {
+    void *block1 = nullptr, *block2 = nullptr;
+    char *p1 = static_cast<char *>(onnxc_rt_scratch_take(bytes, &block1));
+    char *p2 = static_cast<char *>(onnxc_rt_scratch_take(bytes, &block2));
+    ASSERT_NE(p1, nullptr);
+    ASSERT_NE(p2, nullptr);
+    EXPECT_NE(block1, block2);
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(p1) % ONNXC_WORKSPACE_ALIGNMENT, 0u);
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(p2) % ONNXC_WORKSPACE_ALIGNMENT, 0u);
+    std::memset(p1, 1, bytes);
+    std::memset(p2, 2, bytes);
+    EXPECT_EQ(p1[bytes - 1], 1);
+    onnxc_rt_scratch_give(block1);
+    onnxc_rt_scratch_give(block2);
+    // Both blocks are pooled now: taking the same size again reuses one.
+    void *again = nullptr;
+    char *reused = static_cast<char *>(onnxc_rt_scratch_take(bytes, &again));
+    ASSERT_NE(reused, nullptr);
+    EXPECT_TRUE(again == block1 || again == block2);
+    // Still the memory written above: a block that had been freed and
+    // mapped again would read as zeros.
+    EXPECT_NE(reused[bytes - 1], 0);
+    onnxc_rt_scratch_give(again);
+  }
+  onnxc_rt_scratch_give(nullptr);
+}
+
+TEST(RuntimeScratch, ThreadsNeverShareABlock) {
+  std::vector<std::thread> threads;
+  std::vector<int> failures(4, 0);
+  for (int t = 0; t < 4; ++t)
+    threads.emplace_back([t, &failures] {
+      for (int i = 0; i < 500; ++i) {
+        size_t bytes = (i % 3 == 0) ? (size_t(2) << 20) : 4096;
+        void *block = nullptr;
+        auto *p = static_cast<unsigned char *>(
+            onnxc_rt_scratch_take(bytes, &block));
+        if (!p) {
+          ++failures[t];
+          continue;
+        }
+        std::memset(p, t + 1, bytes);
+        std::this_thread::yield();
+        for (size_t j = 0; j < bytes; j += 512)
+          failures[t] += p[j] != t + 1;
+        onnxc_rt_scratch_give(block);
+      }
+    });
+  for (std::thread &t : threads)
+    t.join();
+  for (int f : failures)
+    EXPECT_EQ(f, 0);
+}
+
 } // namespace

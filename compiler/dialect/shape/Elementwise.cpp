@@ -110,11 +110,29 @@ void propagateKnown(RuleContext &ctx, ArrayRef<int64_t> resultShape,
   ctx.setKnown(0, std::move(result));
 }
 
+/// Mod of two known integers: with `fmod` the remainder has the dividend's
+/// sign (C's %), otherwise the divisor's (Python's %), as ONNX Mod defines.
+/// Unknown for a zero divisor.
+IntElem foldMod(int64_t x, int64_t y, bool fmod) {
+  if (y == 0)
+    return IntElem::unknown();
+  // x % -1 is 0, and INT64_MIN % -1 would trap.
+  int64_t r = y == -1 ? 0 : x % y;
+  if (!fmod && r != 0 && ((r < 0) != (y < 0)))
+    r += y;
+  return IntElem::known(r);
+}
+
 /// Integer arithmetic of shape computations on known elements; an identity
-/// (x + 0, x * 1, ...) keeps a symbolic element.
-IntElem foldBinary(StringRef name, const IntElem &a, const IntElem &b) {
+/// (x + 0, x * 1, ...) keeps a symbolic element. `fmod` is Mod's attribute.
+IntElem foldBinary(StringRef name, const IntElem &a, const IntElem &b,
+                   bool fmod = false) {
   if (a.value && b.value) {
     int64_t x = *a.value, y = *b.value, r;
+    // Exporters compute split points with Mod (torch's unflatten and
+    // chunk write `Mod(dim, rank)`), which then bound a Slice of a Shape.
+    if (name == "onnx.Mod")
+      return foldMod(x, y, fmod);
     // Overflowing shape arithmetic (INT64_MAX-style "to the end" values) is
     // left unknown.
     if (name == "onnx.Add")
@@ -180,10 +198,11 @@ template <ElementKind kind> LogicalResult inferBroadcast(RuleContext &ctx) {
   ctx.setResult(0, element, shape);
   if (isTrackedIntType(ctx.getInputElementType(0))) {
     StringRef name = ctx.getOp()->getName().getStringRef();
+    bool fmod = ctx.getIntAttr("fmod", 0) != 0;
     propagateKnown(ctx, shape, 0, [&](ArrayRef<IntElem> args) {
       IntElem acc = args[0];
       for (const IntElem &next : args.drop_front())
-        acc = foldBinary(name, acc, next);
+        acc = foldBinary(name, acc, next, fmod);
       return acc;
     });
   }

@@ -3,8 +3,9 @@
  * The loop nest:
  *   for jc in N by NC:
  *     for pc in K by KC:
- *       pack B[pc, jc] into NR-wide panels   (parallel over panels; the
- *                                             KC x NC block stays in L2)
+ *       pack B[pc, jc] into NR-wide panels   (parallel over groups of 8
+ *                                             panels; the KC x NC block
+ *                                             stays in L2)
  *       parallel over (MC row blocks) x (NR panel chunks):
  *         pack A[ic, pc] into MR-tall panels (per-worker buffer)
  *         for each A panel (MR x KC, stays in L1, its values broadcast):
@@ -14,15 +15,20 @@
  * The operand a micro-kernel broadcasts is the one kept in L1; the vector
  * operand streams, which is what the kernels' load ports are sized for.
  * The first KC block applies beta; later ones accumulate (beta = 1). The
- * epilogue runs while the block is still in cache.
+ * epilogue runs while the block is still in cache. A few rows of C skip
+ * the packing altogether (small_m below): they are bound by reading B.
  *
  *===----------------------------------------------------------------------===*/
 
 #include "Gemm.h"
+#include "../CpuRuntime.h"
 #include "../ThreadPool.h"
 #include "GemmKernels.h"
 
 #include <math.h>
+#if defined(__SSE2__)
+#include <xmmintrin.h>
+#endif
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -81,6 +87,10 @@ static const onnxc_sgemm_variant *variant_for(int32_t isa) {
   case ONNXC_SGEMM_ISA_AVX512:
     return features & X86_AVX512 ? &onnxc_sgemm_avx512_variant : NULL;
 #endif
+#if ONNXC_HAVE_NEON_KERNELS
+  case ONNXC_SGEMM_ISA_NEON: /* AdvSIMD is in the AArch64 base ISA. */
+    return &onnxc_sgemm_neon_variant;
+#endif
   default:
     return NULL;
   }
@@ -91,7 +101,9 @@ static const onnxc_sgemm_variant *best_variant(void) {
   const onnxc_sgemm_variant *v = atomic_load(&best);
   if (v)
     return v;
-  v = variant_for(ONNXC_SGEMM_ISA_AVX512);
+  v = variant_for(ONNXC_SGEMM_ISA_NEON);
+  if (!v)
+    v = variant_for(ONNXC_SGEMM_ISA_AVX512);
   if (!v)
     v = variant_for(ONNXC_SGEMM_ISA_AVX2);
   if (!v)
@@ -129,6 +141,8 @@ const char *onnxc_sgemm_isa_name(int32_t isa) {
     return "avx2";
   case ONNXC_SGEMM_ISA_AVX512:
     return "avx512";
+  case ONNXC_SGEMM_ISA_NEON:
+    return "neon";
   default:
     return "auto";
   }
@@ -136,13 +150,50 @@ const char *onnxc_sgemm_isa_name(int32_t isa) {
 
 /* ---- Packing ------------------------------------------------------------ */
 
-/* One full MR-tall panel of row-major A (unit column stride): the row
- * loop is innermost and of constant trip count, so each packed column is
- * written at once. */
+/* One full MR-tall panel of row-major A (unit column stride), transposed
+ * a cache line at a time: the MR source rows are often a multiple of 4 KiB
+ * apart and share one L1 set, so reading them element by element in lock
+ * step would evict each line before its next element is read. */
+enum { PACK_A_STEP = 16 };
+
 static inline void pack_a_rows(size_t kc, size_t mr_tile, const float *src,
                                ptrdiff_t rs, float *dst) {
-  for (size_t p = 0; p < kc; ++p)
-    for (size_t r = 0; r < mr_tile; ++r)
+  size_t p0 = 0;
+#if defined(__SSE2__)
+  /* Every x86-64 has SSE2: 4 x 4 blocks through a register transpose, the
+   * rows past a multiple of 4 one by one. */
+  size_t r4 = mr_tile / 4 * 4;
+  for (; p0 + PACK_A_STEP <= kc; p0 += PACK_A_STEP) {
+    for (size_t r = 0; r < r4; r += 4) {
+      const float *row = src + (ptrdiff_t)r * rs + (ptrdiff_t)p0;
+      for (size_t p = 0; p < PACK_A_STEP; p += 4) {
+        __m128 r0 = _mm_loadu_ps(row + p);
+        __m128 r1 = _mm_loadu_ps(row + rs + p);
+        __m128 r2 = _mm_loadu_ps(row + 2 * rs + p);
+        __m128 r3 = _mm_loadu_ps(row + 3 * rs + p);
+        _MM_TRANSPOSE4_PS(r0, r1, r2, r3);
+        float *out = dst + (p0 + p) * mr_tile + r;
+        _mm_storeu_ps(out, r0);
+        _mm_storeu_ps(out + mr_tile, r1);
+        _mm_storeu_ps(out + 2 * mr_tile, r2);
+        _mm_storeu_ps(out + 3 * mr_tile, r3);
+      }
+    }
+    for (size_t r = r4; r < mr_tile; ++r) {
+      const float *row = src + (ptrdiff_t)r * rs + (ptrdiff_t)p0;
+      for (size_t p = 0; p < PACK_A_STEP; ++p)
+        dst[(p0 + p) * mr_tile + r] = row[p];
+    }
+  }
+#endif
+  for (; p0 + PACK_A_STEP <= kc; p0 += PACK_A_STEP)
+    for (size_t r = 0; r < mr_tile; ++r) {
+      const float *row = src + (ptrdiff_t)r * rs + (ptrdiff_t)p0;
+      for (size_t p = 0; p < PACK_A_STEP; ++p)
+        dst[(p0 + p) * mr_tile + r] = row[p];
+    }
+  for (size_t r = 0; r < mr_tile; ++r)
+    for (size_t p = p0; p < kc; ++p)
       dst[p * mr_tile + r] = src[(ptrdiff_t)r * rs + (ptrdiff_t)p];
 }
 
@@ -307,16 +358,60 @@ typedef struct gemm_job {
   size_t packed_a_stride;
 } gemm_job;
 
+/* Panels packed per task: row-major B is then read PACK_B_PANELS * NR
+ * contiguous floats per row, which the hardware prefetchers follow, rather
+ * than NR floats from each of KC rows a row stride apart. */
+enum { PACK_B_PANELS = 8, PACK_PREFETCH_ROWS = 4 };
+
 static void pack_b_task(void *context, size_t task, int worker) {
   (void)worker;
   gemm_job *job = context;
-  size_t nr = job->v->nr;
-  size_t j = task * nr;
-  size_t cols = job->nc - j < nr ? job->nc - j : nr;
-  pack_b_panel(job->kc, cols, nr,
-               job->b + (ptrdiff_t)job->pc * job->b_rs +
-                   (ptrdiff_t)(job->jc + j) * job->b_cs,
-               job->b_rs, job->b_cs, job->packed_b + task * nr * job->kc);
+  size_t nr = job->v->nr, kc = job->kc;
+  size_t q0 = task * PACK_B_PANELS;
+  size_t q1 =
+      q0 + PACK_B_PANELS < job->panels ? q0 + PACK_B_PANELS : job->panels;
+  const float *b =
+      job->b + (ptrdiff_t)job->pc * job->b_rs + (ptrdiff_t)job->jc * job->b_cs;
+  float *dst = job->packed_b;
+  /* Full panels of row-major B: row by row across the panels. */
+  size_t full = job->nc / nr < q1 ? job->nc / nr : q1;
+  if (job->b_cs == 1 && q0 < full) {
+    for (size_t p = 0; p < kc; ++p) {
+      const float *row = b + (ptrdiff_t)p * job->b_rs;
+      /* Rows a page or more apart restart the hardware streamer at every
+       * row: fetch a few rows ahead. */
+      if (p + PACK_PREFETCH_ROWS < kc) {
+        const float *ahead = row + PACK_PREFETCH_ROWS * job->b_rs;
+        for (size_t j = q0 * nr; j < full * nr; j += 16)
+          __builtin_prefetch(ahead + j);
+      }
+      for (size_t q = q0; q < full; ++q) {
+        float *out = dst + q * nr * kc + p * nr;
+        const float *in = row + q * nr;
+        switch (nr) {
+        case 32:
+          memcpy(out, in, 32 * sizeof(float));
+          break;
+        case 16:
+          memcpy(out, in, 16 * sizeof(float));
+          break;
+        case 8:
+          memcpy(out, in, 8 * sizeof(float));
+          break;
+        default:
+          memcpy(out, in, nr * sizeof(float));
+          break;
+        }
+      }
+    }
+    q0 = full;
+  }
+  for (size_t q = q0; q < q1; ++q) {
+    size_t j = q * nr;
+    size_t cols = job->nc - j < nr ? job->nc - j : nr;
+    pack_b_panel(kc, cols, nr, b + (ptrdiff_t)j * job->b_cs, job->b_rs,
+                 job->b_cs, dst + q * nr * kc);
+  }
 }
 
 static void compute_task(void *context, size_t task, int worker) {
@@ -359,11 +454,11 @@ static void compute_task(void *context, size_t task, int worker) {
   }
 }
 
+/* Packing buffers come from the runtime's scratch pool (Run.c), which keeps
+ * them between calls: fresh memory would cost a page fault per 4 KiB on
+ * every first use. Free with onnxc_rt_scratch_give(*base). */
 static void *aligned_buffer(size_t floats, void **base) {
-  *base = malloc(floats * sizeof(float) + 64);
-  if (!*base)
-    return NULL;
-  return (void *)(((uintptr_t)*base + 63) & ~(uintptr_t)63);
+  return onnxc_rt_scratch_take(floats * sizeof(float), base);
 }
 
 /* C = beta * C, then the epilogue: the product is empty or alpha is 0. */
@@ -381,63 +476,83 @@ static void scale_only(size_t m, size_t n, float beta, float *c, ptrdiff_t ldc,
 static size_t round_up(size_t x, size_t to) { return (x + to - 1) / to * to; }
 static size_t div_up(size_t x, size_t by) { return (x + by - 1) / by; }
 
-/* One output row (M = 1, a token through a layer): memory-bound on B, so B
- * is read once, row by row, without packing; threads split the columns. */
-typedef struct gemv_job {
-  size_t n, k;
+/* A few rows (a token, a small batch through a layer; see GemmKernels.h): bound
+ * by reading B, so B is read once, without packing, by the variant's small-M
+ * kernel; threads split the columns. */
+typedef struct small_job {
+  onnxc_sgemm_small_fn kernel;
+  int trans_b;
+  size_t m, n, k;
   float alpha, beta;
   const float *a;
-  ptrdiff_t a_cs;
+  ptrdiff_t a_rs, a_cs;
   const float *b;
-  ptrdiff_t b_rs;
+  ptrdiff_t ldb;
   float *c;
+  ptrdiff_t ldc;
   const onnxc_sgemm_epilogue *epilogue;
-  size_t chunk;
-} gemv_job;
+  size_t chunk; /* columns per task */
+} small_job;
 
-enum { GEMV_TILE = 256 };
-
-static void gemv_task(void *context, size_t task, int worker) {
+static void small_task(void *context, size_t task, int worker) {
   (void)worker;
-  gemv_job *job = context;
+  small_job *job = context;
   size_t j0 = task * job->chunk;
-  size_t j1 = j0 + job->chunk < job->n ? j0 + job->chunk : job->n;
-  for (size_t jt = j0; jt < j1; jt += GEMV_TILE) {
-    size_t cols = j1 - jt < GEMV_TILE ? j1 - jt : GEMV_TILE;
-    float acc[GEMV_TILE];
-    memset(acc, 0, cols * sizeof(float));
-    for (size_t p = 0; p < job->k; ++p) {
-      float av = job->a[(ptrdiff_t)p * job->a_cs];
-      const float *row = job->b + (ptrdiff_t)p * job->b_rs + jt;
-      for (size_t j = 0; j < cols; ++j)
-        acc[j] += av * row[j];
-    }
-    float *out = job->c + jt;
-    for (size_t j = 0; j < cols; ++j)
-      out[j] =
-          job->alpha * acc[j] + (job->beta == 0.0f ? 0.0f : job->beta * out[j]);
-    if (!epilogue_is_trivial(job->epilogue))
-      apply_epilogue(job->epilogue, out, 0, 0, jt, 1, cols);
-  }
+  size_t cols = job->n - j0 < job->chunk ? job->n - j0 : job->chunk;
+  const float *b = job->b + (ptrdiff_t)j0 * (job->trans_b ? job->ldb : 1);
+  float *c = job->c + j0;
+  job->kernel(job->m, cols, job->k, job->alpha, job->a, job->a_rs, job->a_cs, b,
+              job->ldb, job->beta, c, job->ldc);
+  if (!epilogue_is_trivial(job->epilogue))
+    apply_epilogue(job->epilogue, c, job->ldc, 0, j0, job->m, cols);
 }
 
-static void gemv_row(size_t n, size_t k, float alpha, const float *a,
-                     ptrdiff_t a_cs, const float *b, ptrdiff_t b_rs, float beta,
-                     float *c, const onnxc_sgemm_epilogue *epilogue,
-                     int max_threads) {
-  gemv_job job = {n, k, alpha, beta, a, a_cs, b, b_rs, c, epilogue, n};
+/* Runs the small-M path when the operands suit it; returns 0 otherwise. */
+static int small_m(const onnxc_sgemm_variant *v, size_t m, size_t n, size_t k,
+                   float alpha, const float *a, ptrdiff_t a_rs, ptrdiff_t a_cs,
+                   const float *b, ptrdiff_t b_rs, ptrdiff_t b_cs, float beta,
+                   float *c, ptrdiff_t ldc,
+                   const onnxc_sgemm_epilogue *epilogue, int max_threads) {
+  small_job job = {0};
+  if (b_cs == 1 && m <= ONNXC_SGEMM_SMALL_M_N) {
+    job.kernel = v->small_n ? v->small_n : onnxc_sgemm_portable_variant.small_n;
+    job.ldb = b_rs;
+  } else if (b_rs == 1 && a_cs == 1 && m <= ONNXC_SGEMM_SMALL_M_T) {
+    job.kernel = v->small_t ? v->small_t : onnxc_sgemm_portable_variant.small_t;
+    job.trans_b = 1;
+    job.ldb = b_cs;
+  } else {
+    return 0;
+  }
+  job.m = m;
+  job.n = n;
+  job.k = k;
+  job.alpha = alpha;
+  job.beta = beta;
+  job.a = a;
+  job.a_rs = a_rs;
+  job.a_cs = a_cs;
+  job.b = b;
+  job.c = c;
+  job.ldc = ldc;
+  job.epilogue = epilogue;
+  job.chunk = n;
   int threads = onnxc_num_threads();
   if (max_threads > 0 && max_threads < threads)
     threads = max_threads;
   size_t tasks = 1;
-  if (threads > 1 && 2.0 * (double)n * (double)k >= 4.0e5) {
-    /* Column chunks of whole tiles, a few per thread. */
-    size_t tiles = (n + GEMV_TILE - 1) / GEMV_TILE;
-    tasks = tiles < (size_t)threads * 2 ? tiles : (size_t)threads * 2;
-    job.chunk = (tiles + tasks - 1) / tasks * GEMV_TILE;
-    tasks = (n + job.chunk - 1) / job.chunk;
+  if (threads > 1 && 2.0 * (double)m * (double)n * (double)k >= 4.0e5) {
+    /* A few column chunks per thread, each a multiple of 64 columns. */
+    enum { CHUNK_ALIGN = 64 };
+    size_t want = (size_t)threads * 2;
+    job.chunk = round_up(div_up(n, want), CHUNK_ALIGN);
+    tasks = div_up(n, job.chunk);
   }
-  onnxc_parallel_for(tasks, threads, gemv_task, &job);
+  if (tasks == 1)
+    small_task(&job, 0, 0);
+  else
+    onnxc_parallel_for(tasks, threads, small_task, &job);
+  return 1;
 }
 
 void onnxc_sgemm_strided(size_t m, size_t n, size_t k, float alpha,
@@ -452,11 +567,10 @@ void onnxc_sgemm_strided(size_t m, size_t n, size_t k, float alpha,
     scale_only(m, n, beta, c, ldc, epilogue);
     return;
   }
-  if (m == 1 && b_cs == 1) {
-    gemv_row(n, k, alpha, a, a_cs, b, b_rs, beta, c, epilogue, max_threads);
-    return;
-  }
   const onnxc_sgemm_variant *v = active_variant();
+  if (small_m(v, m, n, k, alpha, a, a_rs, a_cs, b, b_rs, b_cs, beta, c, ldc,
+              epilogue, max_threads))
+    return;
   size_t mr = v->mr, nr = v->nr;
   size_t kc_max = k < v->kc ? k : v->kc;
   size_t nc_max = n < v->nc ? round_up(n, nr) : v->nc;
@@ -502,8 +616,8 @@ void onnxc_sgemm_strided(size_t m, size_t n, size_t k, float alpha,
   job.packed_a = aligned_buffer(job.packed_a_stride * (size_t)threads, &a_base);
   if (!job.packed_b || !job.packed_a) {
     /* No memory for the packed blocks: the slow loop still gets it right. */
-    free(b_base);
-    free(a_base);
+    onnxc_rt_scratch_give(b_base);
+    onnxc_rt_scratch_give(a_base);
     onnxc_sgemm_epilogue none = {0};
     const onnxc_sgemm_epilogue *e = epilogue ? epilogue : &none;
     for (size_t i = 0; i < m; ++i)
@@ -535,12 +649,13 @@ void onnxc_sgemm_strided(size_t m, size_t n, size_t k, float alpha,
       job.kc = k - pc < v->kc ? k - pc : v->kc;
       job.first_k = pc == 0;
       job.last_k = pc + job.kc == k;
-      onnxc_parallel_for(job.panels, threads, pack_b_task, &job);
+      onnxc_parallel_for(div_up(job.panels, PACK_B_PANELS), threads,
+                         pack_b_task, &job);
       onnxc_parallel_for(m_blocks * job.n_chunks, threads, compute_task, &job);
     }
   }
-  free(b_base);
-  free(a_base);
+  onnxc_rt_scratch_give(b_base);
+  onnxc_rt_scratch_give(a_base);
 }
 
 void onnxc_sgemm(int trans_a, int trans_b, size_t m, size_t n, size_t k,

@@ -7,8 +7,8 @@
  * dimensions (lda, ldb, ldc) that may exceed their widths. The work is split
  * into KC x NC blocks of packed B (kept in L2) and MR x KC panels of packed A
  * (kept in L1), multiplied by register-blocked micro-kernels chosen at run
- * time for the CPU (AVX-512, AVX2/FMA, or portable C), and spread over the
- * runtime's thread pool (runtime/cpu/ThreadPool.h).
+ * time for the CPU (AVX-512, AVX2/FMA, AArch64 NEON or portable C), and
+ * spread over the runtime's thread pool (runtime/cpu/ThreadPool.h).
  *
  * Private to onnxc: the lowering of MatMul/Gemm calls it through
  * runtime/cpu/MatMul.c; the unit tests and the benchmark call it directly.
@@ -91,7 +91,8 @@ typedef enum onnxc_sgemm_isa {
   ONNXC_SGEMM_ISA_AUTO = 0, /* the best the CPU supports */
   ONNXC_SGEMM_ISA_PORTABLE = 1,
   ONNXC_SGEMM_ISA_AVX2 = 2,
-  ONNXC_SGEMM_ISA_AVX512 = 3
+  ONNXC_SGEMM_ISA_AVX512 = 3,
+  ONNXC_SGEMM_ISA_NEON = 4 /* AArch64 AdvSIMD: always there on AArch64 */
 } onnxc_sgemm_isa;
 
 /* Whether this build has `isa` and the CPU runs it. */

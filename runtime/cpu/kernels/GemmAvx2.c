@@ -83,5 +83,156 @@ static void avx2_6x16(size_t kc, const float *a, const float *b, float *c,
   }
 }
 
+/* ---- Small M (see GemmKernels.h) ---------------------------------------- */
+
+#define ALWAYS_INLINE static inline __attribute__((always_inline))
+
+ALWAYS_INLINE float scaled(float sum, float alpha, float beta, const float *c) {
+  return beta == 0.0f ? alpha * sum : alpha * sum + beta * *c;
+}
+
+/* Lanes [0, lanes) set: masked loads read nothing past them. */
+ALWAYS_INLINE __m256i lanes_mask(size_t lanes) {
+  int count = lanes >= 8 ? 8 : (int)lanes;
+  return _mm256_cmpgt_epi32(_mm256_set1_epi32(count),
+                            _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+}
+
+ALWAYS_INLINE float hsum(__m256 v) {
+  __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+  s = _mm_add_ps(s, _mm_movehl_ps(s, s));
+  s = _mm_add_ss(s, _mm_movehdup_ps(s));
+  return _mm_cvtss_f32(s);
+}
+
+enum { SMALL_N_PREFETCH_ROWS = 8 };
+
+/* MB rows of C x NV vectors of columns (see GemmAvx512.c). */
+ALWAYS_INLINE void small_n_block(size_t mb, size_t nv, size_t cols, size_t k,
+                                 float alpha, const float *a, ptrdiff_t a_rs,
+                                 ptrdiff_t a_cs, const float *b, ptrdiff_t ldb,
+                                 float beta, float *c, ptrdiff_t ldc) {
+  __m256 acc[2][12];
+  __m256i mask[12];
+  for (size_t v = 0; v < nv; ++v) {
+    mask[v] = lanes_mask(cols > 8 * v ? cols - 8 * v : 0);
+    for (size_t r = 0; r < mb; ++r)
+      acc[r][v] = _mm256_setzero_ps();
+  }
+  for (size_t p = 0; p < k; ++p) {
+    const float *brow = b + (ptrdiff_t)p * ldb;
+    /* The rows of B are a row stride apart, often a multiple of 4 KiB,
+     * which the hardware prefetchers do not follow. */
+    for (size_t v = 0; v < nv; v += 2)
+      _mm_prefetch((const char *)(brow + SMALL_N_PREFETCH_ROWS * ldb + 8 * v),
+                   _MM_HINT_T0);
+    __m256 bv[12];
+    for (size_t v = 0; v < nv; ++v)
+      bv[v] = _mm256_maskload_ps(brow + 8 * v, mask[v]);
+    for (size_t r = 0; r < mb; ++r) {
+      __m256 av = _mm256_set1_ps(a[(ptrdiff_t)r * a_rs + (ptrdiff_t)p * a_cs]);
+      for (size_t v = 0; v < nv; ++v)
+        acc[r][v] = _mm256_fmadd_ps(av, bv[v], acc[r][v]);
+    }
+  }
+  __m256 valpha = _mm256_set1_ps(alpha), vbeta = _mm256_set1_ps(beta);
+  for (size_t r = 0; r < mb; ++r) {
+    float *out = c + (ptrdiff_t)r * ldc;
+    for (size_t v = 0; v < nv; ++v) {
+      __m256 y = _mm256_mul_ps(valpha, acc[r][v]);
+      if (beta != 0.0f)
+        y = _mm256_fmadd_ps(vbeta, _mm256_maskload_ps(out + 8 * v, mask[v]), y);
+      _mm256_maskstore_ps(out + 8 * v, mask[v], y);
+    }
+  }
+}
+
+static void avx2_small_n(size_t m, size_t n, size_t k, float alpha,
+                         const float *a, ptrdiff_t a_rs, ptrdiff_t a_cs,
+                         const float *b, ptrdiff_t ldb, float beta, float *c,
+                         ptrdiff_t ldc) {
+  /* Rows in pairs, 48 columns a pass (12 accumulators), a last odd row 96
+   * columns a pass: wide passes read each row of B in long runs. */
+  size_t i = 0;
+  for (; i + 2 <= m; i += 2)
+    for (size_t j = 0; j < n; j += 48)
+      small_n_block(2, 6, n - j, k, alpha, a + (ptrdiff_t)i * a_rs, a_rs, a_cs,
+                    b + j, ldb, beta, c + (ptrdiff_t)i * ldc + j, ldc);
+  for (; i < m; ++i)
+    for (size_t j = 0; j < n; j += 96)
+      small_n_block(1, 12, n - j, k, alpha, a + (ptrdiff_t)i * a_rs, a_rs, a_cs,
+                    b + j, ldb, beta, c + (ptrdiff_t)i * ldc + j, ldc);
+}
+
+/* MB rows of A dotted with NB rows of B along K, 8 lanes at a time (see
+ * GemmAvx512.c). */
+ALWAYS_INLINE void small_t_block(size_t mb, size_t nb, size_t rows, size_t cols,
+                                 size_t k, float alpha, const float *a,
+                                 ptrdiff_t a_rs, const float *b, ptrdiff_t ldb,
+                                 float beta, float *c, ptrdiff_t ldc) {
+  const float *ar[2], *br[8];
+  for (size_t r = 0; r < mb; ++r)
+    ar[r] = a + (ptrdiff_t)(r < rows ? r : rows - 1) * a_rs;
+  for (size_t j = 0; j < nb; ++j)
+    br[j] = b + (ptrdiff_t)(j < cols ? j : cols - 1) * ldb;
+  __m256 acc[2][8];
+  for (size_t r = 0; r < mb; ++r)
+    for (size_t j = 0; j < nb; ++j)
+      acc[r][j] = _mm256_setzero_ps();
+  size_t p = 0;
+  for (; p + 8 <= k; p += 8) {
+    __m256 av[2];
+    for (size_t r = 0; r < mb; ++r)
+      av[r] = _mm256_loadu_ps(ar[r] + p);
+    for (size_t j = 0; j < nb; ++j) {
+      __m256 bv = _mm256_loadu_ps(br[j] + p);
+      for (size_t r = 0; r < mb; ++r)
+        acc[r][j] = _mm256_fmadd_ps(av[r], bv, acc[r][j]);
+    }
+  }
+  if (p < k) {
+    __m256i tail = lanes_mask(k - p);
+    __m256 av[2];
+    for (size_t r = 0; r < mb; ++r)
+      av[r] = _mm256_maskload_ps(ar[r] + p, tail);
+    for (size_t j = 0; j < nb; ++j) {
+      __m256 bv = _mm256_maskload_ps(br[j] + p, tail);
+      for (size_t r = 0; r < mb; ++r)
+        acc[r][j] = _mm256_fmadd_ps(av[r], bv, acc[r][j]);
+    }
+  }
+  for (size_t r = 0; r < mb && r < rows; ++r) {
+    float *out = c + (ptrdiff_t)r * ldc;
+    for (size_t j = 0; j < nb && j < cols; ++j)
+      out[j] = scaled(hsum(acc[r][j]), alpha, beta, out + j);
+  }
+}
+
+static void avx2_small_t(size_t m, size_t n, size_t k, float alpha,
+                         const float *a, ptrdiff_t a_rs, ptrdiff_t a_cs,
+                         const float *b, ptrdiff_t ldb, float beta, float *c,
+                         ptrdiff_t ldc) {
+  (void)a_cs; /* 1 */
+  /* Rows of A in twos against four rows of B (8 accumulators), a last odd
+   * row against eight. */
+  size_t i2 = m / 2 * 2;
+  for (size_t j = 0; j < n; j += 8) {
+    size_t cols = n - j < 8 ? n - j : 8;
+    const float *bj = b + (ptrdiff_t)j * ldb;
+    for (size_t i = 0; i < i2; i += 2) {
+      small_t_block(2, 4, 2, cols, k, alpha, a + (ptrdiff_t)i * a_rs, a_rs, bj,
+                    ldb, beta, c + (ptrdiff_t)i * ldc + j, ldc);
+      if (cols > 4)
+        small_t_block(2, 4, 2, cols - 4, k, alpha, a + (ptrdiff_t)i * a_rs,
+                      a_rs, bj + 4 * ldb, ldb, beta,
+                      c + (ptrdiff_t)i * ldc + j + 4, ldc);
+    }
+    if (m > i2)
+      small_t_block(1, 8, 1, cols, k, alpha, a + (ptrdiff_t)i2 * a_rs, a_rs, bj,
+                    ldb, beta, c + (ptrdiff_t)i2 * ldc + j, ldc);
+  }
+}
+
 const onnxc_sgemm_variant onnxc_sgemm_avx2_variant = {
-    ONNXC_SGEMM_ISA_AVX2, MR, NR, 48, 256, 1024, avx2_6x16};
+    ONNXC_SGEMM_ISA_AVX2, MR,          NR, 48, 256, 1024, avx2_6x16,
+    avx2_small_n,         avx2_small_t};

@@ -90,5 +90,155 @@ static void avx512_12x32(size_t kc, const float *a, const float *b, float *c,
   STORE_ROW(11);
 }
 
+/* ---- Small M (see GemmKernels.h) ---------------------------------------- */
+
+#define ALWAYS_INLINE static inline __attribute__((always_inline))
+
+ALWAYS_INLINE float scaled(float sum, float alpha, float beta, const float *c) {
+  return beta == 0.0f ? alpha * sum : alpha * sum + beta * *c;
+}
+
+ALWAYS_INLINE __mmask16 lanes_mask(size_t lanes) {
+  return lanes >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << lanes) - 1);
+}
+
+enum { SMALL_N_PREFETCH_ROWS = 8 };
+
+/* MB rows of C x NV vectors of columns: MB * NV accumulators; each row of B
+ * is loaded once and used by the MB rows. */
+ALWAYS_INLINE void small_n_block(size_t mb, size_t nv, size_t cols, size_t k,
+                                 float alpha, const float *a, ptrdiff_t a_rs,
+                                 ptrdiff_t a_cs, const float *b, ptrdiff_t ldb,
+                                 float beta, float *c, ptrdiff_t ldc) {
+  __m512 acc[4][16];
+  __mmask16 mask[16];
+  for (size_t v = 0; v < nv; ++v) {
+    mask[v] = lanes_mask(cols > 16 * v ? cols - 16 * v : 0);
+    for (size_t r = 0; r < mb; ++r)
+      acc[r][v] = _mm512_setzero_ps();
+  }
+  for (size_t p = 0; p < k; ++p) {
+    const float *brow = b + (ptrdiff_t)p * ldb;
+    /* The rows of B are a row stride apart, often a multiple of 4 KiB,
+     * which the hardware prefetchers do not follow. */
+    for (size_t v = 0; v < nv; ++v)
+      _mm_prefetch((const char *)(brow + SMALL_N_PREFETCH_ROWS * ldb + 16 * v),
+                   _MM_HINT_T0);
+    __m512 bv[16];
+    for (size_t v = 0; v < nv; ++v)
+      bv[v] = _mm512_maskz_loadu_ps(mask[v], brow + 16 * v);
+    for (size_t r = 0; r < mb; ++r) {
+      __m512 av = _mm512_set1_ps(a[(ptrdiff_t)r * a_rs + (ptrdiff_t)p * a_cs]);
+      for (size_t v = 0; v < nv; ++v)
+        acc[r][v] = _mm512_fmadd_ps(av, bv[v], acc[r][v]);
+    }
+  }
+  __m512 valpha = _mm512_set1_ps(alpha), vbeta = _mm512_set1_ps(beta);
+  for (size_t r = 0; r < mb; ++r) {
+    float *out = c + (ptrdiff_t)r * ldc;
+    for (size_t v = 0; v < nv; ++v) {
+      __m512 y = _mm512_mul_ps(valpha, acc[r][v]);
+      if (beta != 0.0f)
+        y = _mm512_fmadd_ps(vbeta, _mm512_maskz_loadu_ps(mask[v], out + 16 * v),
+                            y);
+      _mm512_mask_storeu_ps(out + 16 * v, mask[v], y);
+    }
+  }
+}
+
+static void avx512_small_n(size_t m, size_t n, size_t k, float alpha,
+                           const float *a, ptrdiff_t a_rs, ptrdiff_t a_cs,
+                           const float *b, ptrdiff_t ldb, float beta, float *c,
+                           ptrdiff_t ldc) {
+  size_t i = 0;
+  for (; i + 4 <= m; i += 4)
+    for (size_t j = 0; j < n; j += 64)
+      small_n_block(4, 4, n - j, k, alpha, a + (ptrdiff_t)i * a_rs, a_rs, a_cs,
+                    b + j, ldb, beta, c + (ptrdiff_t)i * ldc + j, ldc);
+  for (; i + 2 <= m; i += 2)
+    for (size_t j = 0; j < n; j += 128)
+      small_n_block(2, 8, n - j, k, alpha, a + (ptrdiff_t)i * a_rs, a_rs, a_cs,
+                    b + j, ldb, beta, c + (ptrdiff_t)i * ldc + j, ldc);
+  /* One row: 256 columns a pass, so each row of B is read 1 KiB at a
+   * time (its loads fold into the FMAs: 16 accumulators). */
+  for (; i < m; ++i)
+    for (size_t j = 0; j < n; j += 256)
+      small_n_block(1, 16, n - j, k, alpha, a + (ptrdiff_t)i * a_rs, a_rs, a_cs,
+                    b + j, ldb, beta, c + (ptrdiff_t)i * ldc + j, ldc);
+}
+
+/* MB rows of A dotted with NB rows of B along K, 16 lanes at a time. Rows
+ * past `rows`/`cols` repeat the last one (their sums are not stored). */
+ALWAYS_INLINE void small_t_block(size_t mb, size_t nb, size_t rows, size_t cols,
+                                 size_t k, float alpha, const float *a,
+                                 ptrdiff_t a_rs, const float *b, ptrdiff_t ldb,
+                                 float beta, float *c, ptrdiff_t ldc) {
+  const float *ar[4], *br[8];
+  for (size_t r = 0; r < mb; ++r)
+    ar[r] = a + (ptrdiff_t)(r < rows ? r : rows - 1) * a_rs;
+  for (size_t j = 0; j < nb; ++j)
+    br[j] = b + (ptrdiff_t)(j < cols ? j : cols - 1) * ldb;
+  __m512 acc[4][8];
+  for (size_t r = 0; r < mb; ++r)
+    for (size_t j = 0; j < nb; ++j)
+      acc[r][j] = _mm512_setzero_ps();
+  size_t p = 0;
+  for (; p + 16 <= k; p += 16) {
+    __m512 av[4];
+    for (size_t r = 0; r < mb; ++r)
+      av[r] = _mm512_loadu_ps(ar[r] + p);
+    for (size_t j = 0; j < nb; ++j) {
+      __m512 bv = _mm512_loadu_ps(br[j] + p);
+      for (size_t r = 0; r < mb; ++r)
+        acc[r][j] = _mm512_fmadd_ps(av[r], bv, acc[r][j]);
+    }
+  }
+  if (p < k) {
+    __mmask16 tail = lanes_mask(k - p);
+    __m512 av[4];
+    for (size_t r = 0; r < mb; ++r)
+      av[r] = _mm512_maskz_loadu_ps(tail, ar[r] + p);
+    for (size_t j = 0; j < nb; ++j) {
+      __m512 bv = _mm512_maskz_loadu_ps(tail, br[j] + p);
+      for (size_t r = 0; r < mb; ++r)
+        acc[r][j] = _mm512_fmadd_ps(av[r], bv, acc[r][j]);
+    }
+  }
+  for (size_t r = 0; r < mb && r < rows; ++r) {
+    float *out = c + (ptrdiff_t)r * ldc;
+    for (size_t j = 0; j < nb && j < cols; ++j)
+      out[j] = scaled(_mm512_reduce_add_ps(acc[r][j]), alpha, beta, out + j);
+  }
+}
+
+static void avx512_small_t(size_t m, size_t n, size_t k, float alpha,
+                           const float *a, ptrdiff_t a_rs, ptrdiff_t a_cs,
+                           const float *b, ptrdiff_t ldb, float beta, float *c,
+                           ptrdiff_t ldc) {
+  (void)a_cs; /* 1 */
+  /* Rows of A in fours (4 x 4 accumulators), the rest in twos and ones
+   * against eight rows of B, so one row still has 8 independent chains. */
+  size_t i4 = m / 4 * 4, i2 = i4 + (m - i4) / 2 * 2;
+  for (size_t j = 0; j < n; j += 8) {
+    size_t cols = n - j < 8 ? n - j : 8;
+    const float *bj = b + (ptrdiff_t)j * ldb;
+    for (size_t i = 0; i < i4; i += 4) {
+      small_t_block(4, 4, 4, cols, k, alpha, a + (ptrdiff_t)i * a_rs, a_rs, bj,
+                    ldb, beta, c + (ptrdiff_t)i * ldc + j, ldc);
+      if (cols > 4)
+        small_t_block(4, 4, 4, cols - 4, k, alpha, a + (ptrdiff_t)i * a_rs,
+                      a_rs, bj + 4 * ldb, ldb, beta,
+                      c + (ptrdiff_t)i * ldc + j + 4, ldc);
+    }
+    if (i2 > i4)
+      small_t_block(2, 8, 2, cols, k, alpha, a + (ptrdiff_t)i4 * a_rs, a_rs, bj,
+                    ldb, beta, c + (ptrdiff_t)i4 * ldc + j, ldc);
+    if (m > i2)
+      small_t_block(1, 8, 1, cols, k, alpha, a + (ptrdiff_t)i2 * a_rs, a_rs, bj,
+                    ldb, beta, c + (ptrdiff_t)i2 * ldc + j, ldc);
+  }
+}
+
 const onnxc_sgemm_variant onnxc_sgemm_avx512_variant = {
-    ONNXC_SGEMM_ISA_AVX512, MR, NR, 48, 384, 1024, avx512_12x32};
+    ONNXC_SGEMM_ISA_AVX512, MR, NR, 48, 384, 1024, avx512_12x32, avx512_small_n,
+    avx512_small_t};

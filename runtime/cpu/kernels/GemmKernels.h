@@ -19,18 +19,42 @@ typedef void (*onnxc_sgemm_ukernel_fn)(size_t kc, const float *a,
                                        size_t mr, size_t nr, float alpha,
                                        float beta);
 
+/* A few rows of C without packing: B is read once, straight from the
+ * caller's memory.
+ *   C[i][j] = alpha * sum_p A[i][p] B[p][j] + beta * C[i][j]
+ * (beta == 0: C is not read), A[i][p] = a[i * a_rs + p * a_cs].
+ * small_n: B[p][j] = b[p * ldb + j] (rows of B scaled and summed), used up
+ *          to ONNXC_SGEMM_SMALL_M_N rows (past that, the passes over B
+ *          that the accumulator registers force cost more than packing);
+ * small_t: B[p][j] = b[j * ldb + p] and a_cs == 1 (dot products along K,
+ *          PyTorch's Linear: Gemm with transB = 1), used up to
+ *          ONNXC_SGEMM_SMALL_M_T rows: packing an [N, K] B costs more than
+ *          a few more passes over it. */
+enum { ONNXC_SGEMM_SMALL_M_N = 4, ONNXC_SGEMM_SMALL_M_T = 16 };
+
+typedef void (*onnxc_sgemm_small_fn)(size_t m, size_t n, size_t k, float alpha,
+                                     const float *a, ptrdiff_t a_rs,
+                                     ptrdiff_t a_cs, const float *b,
+                                     ptrdiff_t ldb, float beta, float *c,
+                                     ptrdiff_t ldc);
+
 /* A micro-kernel with its tile and cache-block sizes. */
 typedef struct onnxc_sgemm_variant {
   int isa; /* onnxc_sgemm_isa */
   size_t mr, nr;
   size_t mc, kc, nc; /* block sizes: MC, NC multiples of MR, NR */
   onnxc_sgemm_ukernel_fn kernel;
+  /* The small-M kernels; NULL: the portable ones. */
+  onnxc_sgemm_small_fn small_n, small_t;
 } onnxc_sgemm_variant;
 
 extern const onnxc_sgemm_variant onnxc_sgemm_portable_variant;
 #if ONNXC_HAVE_X86_KERNELS
 extern const onnxc_sgemm_variant onnxc_sgemm_avx2_variant;
 extern const onnxc_sgemm_variant onnxc_sgemm_avx512_variant;
+#endif
+#if ONNXC_HAVE_NEON_KERNELS
+extern const onnxc_sgemm_variant onnxc_sgemm_neon_variant;
 #endif
 
 #endif /* ONNXC_RUNTIME_CPU_KERNELS_GEMMKERNELS_H */

@@ -45,7 +45,12 @@ void populateAllLoweringPatterns(const mlir::TypeConverter &typeConverter,
   populateClassicMlPatterns(typeConverter, patterns);
   populateFusedPatterns(typeConverter, patterns);
   populateGemmCallPatterns(typeConverter, patterns);
+  populateSoftmaxCallPatterns(typeConverter, patterns);
+  populateLayerNormCallPatterns(typeConverter, patterns);
+  populateAttentionCallPatterns(typeConverter, patterns);
+  populateConvCallPatterns(typeConverter, patterns);
   populateBlockedLayoutPatterns(typeConverter, patterns);
+  populateBlockedConvCallPatterns(typeConverter, patterns);
 }
 
 } // namespace onnxc::cpu

@@ -20,6 +20,7 @@
 #include "compiler/dialect/OnnxDialect.h"
 #include "compiler/dialect/onnxc/OnnxcDialect.h"
 #include "targets/cpu/lowering/IndexingUtils.h"
+#include "targets/cpu/lowering/KernelActivation.h"
 #include "targets/cpu/lowering/LinalgBuilders.h"
 #include "targets/cpu/lowering/Patterns.h"
 #include "targets/cpu/lowering/RuntimeHelpers.h"
@@ -398,6 +399,14 @@ struct FusedGemmCall : OpConversionPattern<fused::FusedGemmOp> {
 };
 
 } // namespace
+
+std::optional<KernelActivation>
+kernelActivationFor(StringRef name, std::optional<ArrayAttr> params) {
+  std::optional<Activation> act = activationFor(name, params);
+  if (!act)
+    return std::nullopt;
+  return KernelActivation{act->kind, act->alpha, act->beta};
+}
 
 void populateGemmCallPatterns(const TypeConverter &typeConverter,
                               RewritePatternSet &patterns) {

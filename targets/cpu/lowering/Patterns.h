@@ -133,9 +133,29 @@ void populateFusedPatterns(const mlir::TypeConverter &typeConverter,
 // outrank the linalg patterns of the same ops (GemmCall.cpp)
 void populateGemmCallPatterns(const mlir::TypeConverter &typeConverter,
                               mlir::RewritePatternSet &patterns);
+// f32 last-axis Softmax, BiasSoftmax as runtime kernel calls; they outrank
+// the linalg patterns of the same ops (SoftmaxCall.cpp)
+void populateSoftmaxCallPatterns(const mlir::TypeConverter &typeConverter,
+                                 mlir::RewritePatternSet &patterns);
+// f32 last-axis LayerNormalization, SkipLayerNorm as runtime kernel calls
+// (LayerNormCall.cpp)
+void populateLayerNormCallPatterns(const mlir::TypeConverter &typeConverter,
+                                   mlir::RewritePatternSet &patterns);
+// f32 4-D Attention as a runtime kernel call (AttentionCall.cpp)
+void populateAttentionCallPatterns(const mlir::TypeConverter &typeConverter,
+                                   mlir::RewritePatternSet &patterns);
+// f32 2-D NCHW Conv, FusedConv as runtime conv kernel calls; they outrank
+// the linalg patterns of the same ops (ConvCall.cpp)
+void populateConvCallPatterns(const mlir::TypeConverter &typeConverter,
+                              mlir::RewritePatternSet &patterns);
 // onnxc.ReorderToBlocked, ReorderFromBlocked, BlockedConv (BlockedLayout.cpp)
 void populateBlockedLayoutPatterns(const mlir::TypeConverter &typeConverter,
                                    mlir::RewritePatternSet &patterns);
+
+// f32 onnxc.BlockedConv as a call of the runtime's NCHWc convolution; it
+// outranks the linalg pattern (BlockedConvCall.cpp)
+void populateBlockedConvCallPatterns(const mlir::TypeConverter &typeConverter,
+                                     mlir::RewritePatternSet &patterns);
 
 /// Every family above, in one place: the conversion pass and the capability
 /// table (CpuTarget.cpp) both take exactly this set. A new family file adds

@@ -97,7 +97,10 @@ struct DeclareRuntimeHelpersPass
       std::optional<RuntimeHelper> helper = runtimeHelperFor(op);
       if (!helper || symbols.lookup(helper->name))
         return;
-      // The GEMM is the one helper called through a wrapper (`target`).
+      // The helpers called through a wrapper (`target`: the GEMM, the
+      // NCHWc convolution, the softmax, layer norm and attention kernels)
+      // are left out with gemm-kernel=false (`--emit static`), since some
+      // allocate scratch; their lowerings then fall back to linalg.
       if (!gemmKernel && !helper->target.empty())
         return;
       if (helper->target.empty()) {
@@ -150,6 +153,76 @@ struct DeclareRuntimeHelpersPass
   }
 };
 
+/// The softmax, layer norm and attention kernels (runtime/cpu/
+/// TransformerOps.c; lowerings SoftmaxCall.cpp, LayerNormCall.cpp,
+/// AttentionCall.cpp): one C entry point each on unranked f32 memrefs,
+/// called through a wrapper named by the ranks of its memref arguments. An
+/// absent optional operand passes operand 0 again.
+std::optional<RuntimeHelper> transformerKernelHelper(Operation *op) {
+  StringRef name = op->getName().getStringRef();
+  StringRef base;
+  // The operands passed as memrefs before the result: i >= 0 is operand i,
+  // -1 operand 0 again, -2 - i operand i when present, else operand 0.
+  SmallVector<int> operands;
+  bool hasEpsilonOrScale = true;
+  if (name == "onnx.Softmax") {
+    base = "onnxc_rt_softmax_f32";
+    operands = {0, -1};
+    hasEpsilonOrScale = false;
+  } else if (name == "onnxc.BiasSoftmax") {
+    base = "onnxc_rt_softmax_f32";
+    operands = {0, 1};
+    hasEpsilonOrScale = false;
+  } else if (name == "onnx.LayerNormalization") {
+    base = "onnxc_rt_layer_norm_f32";
+    operands = {0, -1, -1, 1, -2 - 2};
+  } else if (name == "onnxc.SkipLayerNorm") {
+    base = "onnxc_rt_layer_norm_f32";
+    operands = {0, 1, -2 - 4, 2, -2 - 3};
+  } else if (name == "onnx.Attention") {
+    base = "onnxc_rt_attention_f32";
+    operands = {0, 1, 2, -2 - 3};
+  } else {
+    return std::nullopt;
+  }
+  auto f32Ranked = [](Value v) {
+    auto type = llvm::dyn_cast<RankedTensorType>(v.getType());
+    return type && type.getElementType().isF32() ? type : RankedTensorType();
+  };
+  if (op->getNumResults() == 0 || !f32Ranked(op->getResult(0)))
+    return std::nullopt;
+  Builder b(op->getContext());
+  SmallVector<Type> ranked, unranked;
+  std::string wrapper = (base + "_r").str();
+  auto add = [&](RankedTensorType type) {
+    if (!ranked.empty())
+      wrapper += "_";
+    wrapper += std::to_string(type.getRank());
+    ranked.push_back(MemRefType::get(
+        SmallVector<int64_t>(type.getRank(), ShapedType::kDynamic),
+        b.getF32Type()));
+    unranked.push_back(UnrankedMemRefType::get(b.getF32Type(), 0));
+  };
+  for (int number : operands) {
+    int index = number >= 0 ? number : number == -1 ? 0 : -2 - number;
+    if (index >= (int)op->getNumOperands() ||
+        llvm::isa<NoneType>(op->getOperand(index).getType()))
+      index = 0;
+    RankedTensorType type = f32Ranked(op->getOperand(index));
+    if (!type)
+      return std::nullopt;
+    add(type);
+  }
+  add(f32Ranked(op->getResult(0)));
+  for (SmallVector<Type> *types : {&ranked, &unranked}) {
+    types->push_back(b.getI32Type());
+    if (hasEpsilonOrScale)
+      types->push_back(b.getF32Type());
+  }
+  return RuntimeHelper{wrapper, b.getFunctionType(ranked, {}), base.str(),
+                       b.getFunctionType(unranked, {})};
+}
+
 } // namespace
 
 std::optional<RuntimeHelper> runtimeHelperFor(Operation *op) {
@@ -157,6 +230,8 @@ std::optional<RuntimeHelper> runtimeHelperFor(Operation *op) {
   Builder b(ctx);
   Type i32 = b.getI32Type(), i64 = b.getI64Type(), f32 = b.getF32Type();
   StringRef name = op->getName().getStringRef();
+  if (std::optional<RuntimeHelper> helper = transformerKernelHelper(op))
+    return helper;
   if (name == "onnx.NonMaxSuppression") {
     auto dense3 = MemRefType::get(
         {ShapedType::kDynamic, ShapedType::kDynamic, ShapedType::kDynamic},
@@ -223,6 +298,79 @@ std::optional<RuntimeHelper> runtimeHelperFor(Operation *op) {
         "onnxc_rt_matmul_f32",
         b.getFunctionType({any, any, any, any, i32, f32, f32, i32, f32, f32},
                           {})};
+  }
+  if (name == "onnx.Conv" || name == "onnxc.FusedConv") {
+    // f32 2-D NCHW convolutions go through the runtime's conv kernels
+    // (lowering/ConvCall.cpp, runtime/cpu/Conv.c), which allocate scratch:
+    // a wrapper, so that `--emit static` leaves them out. An absent bias
+    // or Z is passed as X (rank 4): the wrapper's name says the bias rank.
+    auto ranked4 = [](Value v) {
+      auto type = llvm::dyn_cast<RankedTensorType>(v.getType());
+      return type && type.getRank() == 4 && type.getElementType().isF32();
+    };
+    if (op->getNumOperands() < 3 || !ranked4(op->getResult(0)) ||
+        !ranked4(op->getOperand(0)) || !ranked4(op->getOperand(1)))
+      return std::nullopt;
+    bool hasBias = !llvm::isa<NoneType>(op->getOperand(2).getType());
+    auto dynamic = [&](int64_t rank) {
+      return MemRefType::get(SmallVector<int64_t>(rank, ShapedType::kDynamic),
+                             f32);
+    };
+    auto any = UnrankedMemRefType::get(f32, 0);
+    MemRefType x = dynamic(4), bias = dynamic(hasBias ? 1 : 4);
+    return RuntimeHelper{
+        hasBias ? "onnxc_rt_conv2d_f32_b1" : "onnxc_rt_conv2d_f32_b4",
+        b.getFunctionType(
+            {x, x, bias, x, x, i32, i64, i64, i64, i64, i64, i64, i64, i32, f32,
+             f32},
+            {}),
+        "onnxc_rt_conv2d_f32",
+        b.getFunctionType({any, any, any, any, any, i32, i64, i64, i64, i64,
+                           i64, i64, i64, i32, f32, f32},
+                          {})};
+  }
+  if (name == "onnxc.BlockedConv") {
+    // lowering/BlockedConvCall.cpp, runtime/cpu/ConvNchwc.c: X, W, bias, Z
+    // and Y as unranked memrefs through a wrapper per rank combination; an
+    // absent bias or Z is X again.
+    auto ranked = [](Value v) {
+      auto type = llvm::dyn_cast<RankedTensorType>(v.getType());
+      return type && type.getElementType().isF32() ? type : nullptr;
+    };
+    RankedTensorType x = ranked(op->getOperand(0));
+    RankedTensorType w = ranked(op->getOperand(1));
+    RankedTensorType y = ranked(op->getResult(0));
+    // The kernel's forms (as BlockedConvCall.cpp matches them): 1-D or
+    // 2-D, block 16.
+    if (!x || !w || !y || op->getNumOperands() != 4 ||
+        (x.getRank() != 4 && x.getRank() != 5) ||
+        x.isDynamicDim(x.getRank() - 1) || x.getShape().back() != 16)
+      return std::nullopt;
+    RankedTensorType bias = x, z = x;
+    if (!llvm::isa<NoneType>(op->getOperand(2).getType()))
+      bias = ranked(op->getOperand(2));
+    if (!llvm::isa<NoneType>(op->getOperand(3).getType()))
+      z = ranked(op->getOperand(3));
+    if (!bias || !z)
+      return std::nullopt;
+    auto dynamic = [&](RankedTensorType t) {
+      return MemRefType::get(
+          SmallVector<int64_t>(t.getRank(), ShapedType::kDynamic), f32);
+    };
+    auto any = UnrankedMemRefType::get(f32, 0);
+    std::string wrapper =
+        llvm::formatv("onnxc_rt_conv_nchwc_f32_r{0}_{1}_{2}_{3}", x.getRank(),
+                      w.getRank(), bias.getRank(), z.getRank());
+    SmallVector<Type> scalars{i32, i64, i64, i64, i64, i64,
+                              i64, i64, i64, i32, f32, f32};
+    SmallVector<Type> wrapperInputs{dynamic(x), dynamic(w), dynamic(bias),
+                                    dynamic(z), dynamic(y)};
+    SmallVector<Type> targetInputs(5, any);
+    wrapperInputs.append(scalars);
+    targetInputs.append(scalars);
+    return RuntimeHelper{wrapper, b.getFunctionType(wrapperInputs, {}),
+                         "onnxc_rt_conv_nchwc_f32",
+                         b.getFunctionType(targetInputs, {})};
   }
   return std::nullopt;
 }

@@ -108,16 +108,17 @@ func.func @depthwise_pool(%x: tensor<1x20x9x9xf32>) -> tensor<1x24x1x1xf32> {
 //  - grouped convolutions that are not depthwise;
 //  - weights that are not constants;
 //  - auto_pad SAME_UPPER;
-//  - a 3-channel input (13 of 16 lanes would be padding), which leaves the
-//    next conv alone in its region.
+//  - 3 output channels (13 of 16 lanes computed for nothing), which leaves
+//    the next conv (3 input channels: blockable) alone in its region.
 // CHECK-LABEL: func.func @negative
 // CHECK-NOT: onnxc.Reorder
 // CHECK-NOT: onnxc.BlockedConv
 // CHECK: return
-func.func @negative(%x: tensor<1x16x8x8xf32>, %d: tensor<1x?x8x8xf32>, %wd: tensor<16x16x3x3xf32>, %img: tensor<1x3x8x8xf32>) -> (tensor<1x16x8x8xf32>, tensor<1x16x8x8xf32>, tensor<1x16x8x8xf32>, tensor<1x16x8x8xf32>, tensor<1x16x8x8xf32>, tensor<1x16x8x8xf32>) {
+func.func @negative(%x: tensor<1x16x8x8xf32>, %d: tensor<1x?x8x8xf32>, %wd: tensor<16x16x3x3xf32>) -> (tensor<1x16x8x8xf32>, tensor<1x16x8x8xf32>, tensor<1x16x8x8xf32>, tensor<1x16x8x8xf32>, tensor<1x16x8x8xf32>, tensor<1x16x8x8xf32>) {
   %w = "onnx.Constant"() <{value = dense<0.5> : tensor<16x16x3x3xf32>}> : () -> tensor<16x16x3x3xf32>
   %wg = "onnx.Constant"() <{value = dense<0.5> : tensor<16x8x3x3xf32>}> : () -> tensor<16x8x3x3xf32>
   %w3 = "onnx.Constant"() <{value = dense<0.5> : tensor<16x3x3x3xf32>}> : () -> tensor<16x3x3x3xf32>
+  %wo3 = "onnx.Constant"() <{value = dense<0.5> : tensor<3x16x3x3xf32>}> : () -> tensor<3x16x3x3xf32>
   %none = "onnx.NoValue"() : () -> none
   %single = "onnx.Conv"(%x, %w, %none) <{pads = [1, 1, 1, 1]}> : (tensor<1x16x8x8xf32>, tensor<16x16x3x3xf32>, none) -> tensor<1x16x8x8xf32>
   %d1 = "onnx.Conv"(%d, %w, %none) <{pads = [1, 1, 1, 1]}> : (tensor<1x?x8x8xf32>, tensor<16x16x3x3xf32>, none) -> tensor<1x16x8x8xf32>
@@ -128,7 +129,45 @@ func.func @negative(%x: tensor<1x16x8x8xf32>, %d: tensor<1x?x8x8xf32>, %wd: tens
   %v2 = "onnx.Conv"(%v1, %wd, %none) <{pads = [1, 1, 1, 1]}> : (tensor<1x16x8x8xf32>, tensor<16x16x3x3xf32>, none) -> tensor<1x16x8x8xf32>
   %s1 = "onnx.Conv"(%x, %w, %none) <{auto_pad = "SAME_UPPER"}> : (tensor<1x16x8x8xf32>, tensor<16x16x3x3xf32>, none) -> tensor<1x16x8x8xf32>
   %s2 = "onnx.Conv"(%s1, %w, %none) <{auto_pad = "SAME_UPPER"}> : (tensor<1x16x8x8xf32>, tensor<16x16x3x3xf32>, none) -> tensor<1x16x8x8xf32>
-  %i1 = "onnx.Conv"(%img, %w3, %none) <{pads = [1, 1, 1, 1]}> : (tensor<1x3x8x8xf32>, tensor<16x3x3x3xf32>, none) -> tensor<1x16x8x8xf32>
-  %i2 = "onnx.Conv"(%i1, %w, %none) <{pads = [1, 1, 1, 1]}> : (tensor<1x16x8x8xf32>, tensor<16x16x3x3xf32>, none) -> tensor<1x16x8x8xf32>
+  %i1 = "onnx.Conv"(%x, %wo3, %none) <{pads = [1, 1, 1, 1]}> : (tensor<1x16x8x8xf32>, tensor<3x16x3x3xf32>, none) -> tensor<1x3x8x8xf32>
+  %i2 = "onnx.Conv"(%i1, %w3, %none) <{pads = [1, 1, 1, 1]}> : (tensor<1x3x8x8xf32>, tensor<16x3x3x3xf32>, none) -> tensor<1x16x8x8xf32>
   return %single, %d2, %g2, %v2, %s2, %i2 : tensor<1x16x8x8xf32>, tensor<1x16x8x8xf32>, tensor<1x16x8x8xf32>, tensor<1x16x8x8xf32>, tensor<1x16x8x8xf32>, tensor<1x16x8x8xf32>
+}
+
+// -----
+
+// A 3-channel image (a network's stem): a group-1 BlockedConv reads only its
+// `in_channels` true input lanes, so the image is blocked as it is
+// ([1, 1, 8, 8, 16], 13 lanes of zeros) and the stem joins the region.
+// CHECK-LABEL: func.func @stem
+// CHECK: %[[IMG:.*]] = "onnxc.ReorderToBlocked"(%arg0) <{block_size = 16 : i64}> : (tensor<1x3x8x8xf32>) -> tensor<1x1x8x8x16xf32>
+// CHECK: %[[S:.*]] = "onnxc.BlockedConv"(%[[IMG]], %{{.*}}, %{{.*}}, %{{.*}}) <{{{.*}}in_channels = 3 : i64{{.*}}out_channels = 16 : i64{{.*}}}> : (tensor<1x1x8x8x16xf32>, tensor<1x1x3x3x16x16xf32>, none, none) -> tensor<1x1x8x8x16xf32>
+// CHECK: "onnxc.BlockedConv"(%[[S]],
+// CHECK-NOT: onnx.Conv
+func.func @stem(%img: tensor<1x3x8x8xf32>) -> tensor<1x16x8x8xf32> {
+  %w3 = "onnx.Constant"() <{value = dense<0.5> : tensor<16x3x3x3xf32>}> : () -> tensor<16x3x3x3xf32>
+  %w = "onnx.Constant"() <{value = dense<0.5> : tensor<16x16x3x3xf32>}> : () -> tensor<16x16x3x3xf32>
+  %none = "onnx.NoValue"() : () -> none
+  %s = "onnx.Conv"(%img, %w3, %none) <{pads = [1, 1, 1, 1]}> : (tensor<1x3x8x8xf32>, tensor<16x3x3x3xf32>, none) -> tensor<1x16x8x8xf32>
+  %c = "onnx.Conv"(%s, %w, %none) <{pads = [1, 1, 1, 1]}> : (tensor<1x16x8x8xf32>, tensor<16x16x3x3xf32>, none) -> tensor<1x16x8x8xf32>
+  return %c : tensor<1x16x8x8xf32>
+}
+
+// -----
+
+// A per-channel Mul (a squeeze-and-excitation scale, [1, 16, 1, 1], here a
+// graph input) joins the region: the scale is reordered in, the Mul
+// broadcasts it over the blocked spatial dims.
+// CHECK-LABEL: func.func @channel_scale
+// CHECK: %[[C1:.*]] = "onnxc.BlockedConv"
+// CHECK: %[[S:.*]] = "onnxc.ReorderToBlocked"(%arg1) <{block_size = 16 : i64}> : (tensor<1x16x1x1xf32>) -> tensor<1x1x1x1x16xf32>
+// CHECK: %[[M:.*]] = "onnx.Mul"(%[[S]], %[[C1]]) : (tensor<1x1x1x1x16xf32>, tensor<1x1x8x8x16xf32>) -> tensor<1x1x8x8x16xf32>
+// CHECK: "onnxc.BlockedConv"(%[[M]],
+func.func @channel_scale(%x: tensor<1x16x8x8xf32>, %scale: tensor<1x16x1x1xf32>) -> tensor<1x16x8x8xf32> {
+  %w = "onnx.Constant"() <{value = dense<0.5> : tensor<16x16x3x3xf32>}> : () -> tensor<16x16x3x3xf32>
+  %none = "onnx.NoValue"() : () -> none
+  %c1 = "onnx.Conv"(%x, %w, %none) <{pads = [1, 1, 1, 1]}> : (tensor<1x16x8x8xf32>, tensor<16x16x3x3xf32>, none) -> tensor<1x16x8x8xf32>
+  %m = "onnx.Mul"(%scale, %c1) : (tensor<1x16x1x1xf32>, tensor<1x16x8x8xf32>) -> tensor<1x16x8x8xf32>
+  %c2 = "onnx.Conv"(%m, %w, %none) <{pads = [1, 1, 1, 1]}> : (tensor<1x16x8x8xf32>, tensor<16x16x3x3xf32>, none) -> tensor<1x16x8x8xf32>
+  return %c2 : tensor<1x16x8x8xf32>
 }

@@ -1,0 +1,120 @@
+/*===- ConvNchwc.c - onnxc.BlockedConv of lowered code --------------------===*
+ *
+ * The CPU lowering turns an f32 onnxc.BlockedConv into one call of
+ * _mlir_ciface_onnxc_rt_conv_nchwc_f32 (targets/cpu/lowering/
+ * BlockedConvCall.cpp) with unranked memrefs: X, Y (and Z) of rank 4 (1-D)
+ * or 5 (2-D), W of the blocked layout (kernels/ConvNchwc.h). This file reads
+ * the geometry off the descriptors, checks that it is consistent, and runs
+ * the kernel (kernels/ConvNchwc.c). Y is dense and allocated by the caller;
+ * a geometry that disagrees at run time fills Y with NaN.
+ *
+ *===----------------------------------------------------------------------===*/
+
+#include "kernels/ConvNchwc.h"
+#include "CpuRuntime.h"
+
+#include <math.h>
+
+typedef struct conv_descriptor {
+  float *allocated, *aligned;
+  int64_t offset;
+  int64_t dims[];
+} conv_descriptor;
+
+/* A dense tensor of rank `rank` (4 to 6): its data and sizes; NULL when the
+ * descriptor is not one. */
+static const float *dense(const onnxc_unranked_memref *m, int64_t rank,
+                          int64_t *sizes) {
+  if (!m || m->rank != rank || !m->descriptor)
+    return NULL;
+  const conv_descriptor *d = m->descriptor;
+  int64_t expected = 1;
+  for (int64_t i = rank - 1; i >= 0; --i) {
+    sizes[i] = d->dims[i];
+    if (sizes[i] != 1 && d->dims[rank + i] != expected)
+      return NULL;
+    expected *= sizes[i];
+  }
+  return d->aligned + d->offset;
+}
+
+void _mlir_ciface_onnxc_rt_conv_nchwc_f32(
+    onnxc_unranked_memref *x_ref, onnxc_unranked_memref *w_ref,
+    onnxc_unranked_memref *bias_ref, onnxc_unranked_memref *z_ref,
+    onnxc_unranked_memref *y_ref, int32_t flags, int64_t in_channels,
+    int64_t out_channels, int64_t stride_h, int64_t stride_w,
+    int64_t dilation_h, int64_t dilation_w, int64_t pad_top, int64_t pad_left,
+    int32_t activation, float activation_alpha, float activation_beta) {
+  const int64_t B = ONNXC_NCHWC_BLOCK;
+  if (!y_ref || (y_ref->rank != 4 && y_ref->rank != 5))
+    return;
+  int64_t rank = y_ref->rank, spatial = rank - 3;
+  int64_t ys[6], xs[6], ws[6], zs[6], bs[2];
+  float *y = (float *)dense(y_ref, rank, ys);
+  if (!y)
+    return;
+  int64_t total = 1;
+  for (int64_t i = 0; i < rank; ++i)
+    total *= ys[i];
+
+  int depthwise = (flags & ONNXC_CONV_NCHWC_DEPTHWISE) != 0;
+  int64_t w_rank = depthwise ? 2 + spatial : 4 + spatial;
+  const float *x = dense(x_ref, rank, xs);
+  const float *w = dense(w_ref, w_rank, ws);
+  const float *bias = NULL, *z = NULL;
+  int ok = x && w && in_channels > 0 && out_channels > 0 && stride_h > 0 &&
+           stride_w > 0 && dilation_h > 0 && dilation_w > 0;
+  if (ok && (flags & ONNXC_CONV_NCHWC_BIAS)) {
+    bias = dense(bias_ref, 2, bs);
+    ok = bias && bs[0] == ys[1] && bs[1] == B;
+  }
+  if (ok && (flags & ONNXC_CONV_NCHWC_RESIDUAL)) {
+    z = dense(z_ref, rank, zs);
+    ok = z != NULL;
+    for (int64_t i = 0; ok && i < rank; ++i)
+      ok = zs[i] == ys[i];
+  }
+  onnxc_conv_nchwc_shape s = {0};
+  if (ok) {
+    int64_t in_blocks = (in_channels + B - 1) / B;
+    int64_t out_blocks = (out_channels + B - 1) / B;
+    s.batch = xs[0];
+    s.in_channels = in_channels;
+    s.out_channels = out_channels;
+    s.in_h = spatial == 2 ? xs[2] : 1;
+    s.in_w = xs[rank - 2];
+    s.out_h = spatial == 2 ? ys[2] : 1;
+    s.out_w = ys[rank - 2];
+    int64_t kernel_dim = depthwise ? 1 : 2; /* W's first kernel dim */
+    s.kernel_h = spatial == 2 ? ws[kernel_dim] : 1;
+    s.kernel_w = ws[kernel_dim + spatial - 1];
+    s.stride_h = stride_h;
+    s.stride_w = stride_w;
+    s.dilation_h = dilation_h;
+    s.dilation_w = dilation_w;
+    s.pad_top = pad_top;
+    s.pad_left = pad_left;
+    s.depthwise = depthwise;
+    ok = xs[1] == in_blocks && xs[rank - 1] == B && ys[0] == xs[0] &&
+         ys[1] == out_blocks && ys[rank - 1] == B &&
+         (!depthwise || in_channels == out_channels);
+    if (depthwise)
+      ok = ok && ws[0] == in_blocks && ws[w_rank - 1] == B;
+    else
+      ok = ok && ws[0] == out_blocks && ws[1] == in_blocks &&
+           ws[w_rank - 1] == B && ws[w_rank - 2] == B;
+    /* The kernel reads only in-bounds taps, whatever the output size. */
+    ok =
+        ok && pad_top >= 0 && pad_left >= 0 && s.kernel_h > 0 && s.kernel_w > 0;
+  }
+  if (!ok) {
+    for (int64_t i = 0; i < total; ++i)
+      y[i] = NAN;
+    return;
+  }
+  onnxc_sgemm_epilogue epilogue = {0};
+  epilogue.activation = activation;
+  epilogue.activation_alpha = activation_alpha;
+  epilogue.activation_beta = activation_beta;
+  onnxc_conv_nchwc(&s, x, w, bias, z, y, &epilogue, 0);
+}

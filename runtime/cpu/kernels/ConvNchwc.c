@@ -1,0 +1,182 @@
+/*===- ConvNchwc.c - Dispatch and threading of the NCHWc convolution ------===*
+ *
+ * Picks the micro-kernels of the ISA the GEMM uses (Gemm.c's CPUID check,
+ * and its test hook onnxc_sgemm_force_isa) and spreads the output over the
+ * thread pool: group 1 in tasks of (image, group of output blocks, row,
+ * chunk of the row), ordered so that a worker's consecutive tasks share one
+ * output block group's weights; depthwise in tasks of (image, block, row).
+ * A 1x1 convolution with unit strides and no padding is a matrix product
+ * over the pixels: its H x W pixels are one long row, so tiles span rows.
+ * Output pixels whose window crosses X's left or right edge would be
+ * computed one at a time (a 1-pixel tile reloads every weight vector for
+ * one FMA each); when there are any, X is first copied into a buffer with
+ * zero columns on both sides, so that every tile is a full one (group 1
+ * only: a depthwise tile loads as much as it computes, so the copy would
+ * cost more than the short tiles). The top and bottom edges cost nothing:
+ * a row's tap range is cut instead.
+ *
+ *===----------------------------------------------------------------------===*/
+
+#include "ConvNchwc.h"
+#include "../CpuRuntime.h"
+#include "../ThreadPool.h"
+#include "ConvNchwcKernels.h"
+
+#include <string.h>
+
+static const onnxc_conv_nchwc_variant *active_variant(void) {
+#if ONNXC_HAVE_X86_KERNELS
+  switch (onnxc_sgemm_current_isa()) {
+  case ONNXC_SGEMM_ISA_AVX512:
+    return &onnxc_conv_nchwc_avx512_variant;
+  case ONNXC_SGEMM_ISA_AVX2:
+    return &onnxc_conv_nchwc_avx2_variant;
+  default:
+    break;
+  }
+#endif
+  return &onnxc_conv_nchwc_portable_variant;
+}
+
+typedef struct conv_work {
+  const onnxc_conv_nchwc_variant *variant;
+  onnxc_conv_nchwc_job job;
+  int64_t groups, chunk, chunks;
+} conv_work;
+
+static void conv_task(void *context, size_t task, int worker) {
+  (void)worker;
+  const conv_work *work = context;
+  const onnxc_conv_nchwc_shape *s = &work->job.s;
+  int64_t t = (int64_t)task;
+  int64_t chunk = t % work->chunks;
+  t /= work->chunks;
+  int64_t oh = t % s->out_h;
+  t /= s->out_h;
+  int64_t group = t % work->groups;
+  int64_t n = t / work->groups;
+  int64_t mb = group * work->variant->max_nb;
+  int64_t nb = work->job.out_blocks - mb;
+  if (nb > work->variant->max_nb)
+    nb = work->variant->max_nb;
+  int64_t begin = chunk * work->chunk, end = begin + work->chunk;
+  if (end > s->out_w)
+    end = s->out_w;
+  work->variant->rows(&work->job, n, mb, nb, oh, begin, end);
+}
+
+static void dw_task(void *context, size_t task, int worker) {
+  (void)worker;
+  const conv_work *work = context;
+  const onnxc_conv_nchwc_shape *s = &work->job.s;
+  int64_t t = (int64_t)task;
+  int64_t oh = t % s->out_h;
+  t /= s->out_h;
+  int64_t cb = t % work->job.in_blocks;
+  int64_t n = t / work->job.in_blocks;
+  work->variant->dw_row(&work->job, n, cb, oh);
+}
+
+/* The output columns [lo, hi) whose whole window is inside X. */
+static void interior(const onnxc_conv_nchwc_shape *s, int64_t *lo,
+                     int64_t *hi) {
+  int64_t extent = (s->kernel_w - 1) * s->dilation_w + 1;
+  *lo = (s->pad_left + s->stride_w - 1) / s->stride_w;
+  int64_t last = s->in_w - extent + s->pad_left; /* the last start, * sw */
+  *hi = last < 0 ? 0 : last / s->stride_w + 1;
+  if (*hi > s->out_w)
+    *hi = s->out_w;
+}
+
+/* X with `left` and `right` zero columns: [N * Cb * H][left + W + right]
+ * [16] in scratch memory (freed with onnxc_rt_scratch_give(*block)), or
+ * NULL when there is no memory. */
+static float *pad_columns(const float *x, int64_t rows, int64_t width,
+                          int64_t left, int64_t right, void **block) {
+  const int64_t B = ONNXC_NCHWC_BLOCK;
+  int64_t padded = left + width + right;
+  float *buffer =
+      onnxc_rt_scratch_take((size_t)(rows * padded * B) * sizeof(float), block);
+  if (!buffer)
+    return NULL;
+  for (int64_t r = 0; r < rows; ++r) {
+    float *dst = buffer + r * padded * B;
+    memset(dst, 0, (size_t)(left * B) * sizeof(float));
+    memcpy(dst + left * B, x + r * width * B,
+           (size_t)(width * B) * sizeof(float));
+    memset(dst + (left + width) * B, 0, (size_t)(right * B) * sizeof(float));
+  }
+  return buffer;
+}
+
+void onnxc_conv_nchwc(const onnxc_conv_nchwc_shape *shape, const float *x,
+                      const float *w, const float *bias, const float *z,
+                      float *y, const onnxc_sgemm_epilogue *epilogue,
+                      int max_threads) {
+  const int64_t B = ONNXC_NCHWC_BLOCK;
+  conv_work work = {0};
+  work.variant = active_variant();
+  onnxc_conv_nchwc_job *job = &work.job;
+  job->s = *shape;
+  job->in_blocks = (shape->in_channels + B - 1) / B;
+  job->out_blocks = (shape->out_channels + B - 1) / B;
+  job->x = x;
+  job->w = w;
+  job->bias = bias;
+  job->z = z;
+  job->y = y;
+  if (epilogue) {
+    job->epilogue.activation = epilogue->activation;
+    job->epilogue.activation_alpha = epilogue->activation_alpha;
+    job->epilogue.activation_beta = epilogue->activation_beta;
+  }
+  onnxc_conv_nchwc_shape *s = &job->s;
+  if (s->batch <= 0 || s->out_h <= 0 || s->out_w <= 0 || job->out_blocks <= 0)
+    return;
+  /* Below a few microseconds of work, waking workers costs more than it
+   * saves. */
+  double flops =
+      2.0 * (double)(s->batch * s->out_h * s->out_w) *
+      (double)(job->out_blocks * B) *
+      (double)((s->depthwise ? 1 : s->in_channels) * s->kernel_h * s->kernel_w);
+  if (flops < 1.0e6)
+    max_threads = 1;
+  void *padded = NULL;
+  int64_t lo, hi;
+  interior(s, &lo, &hi);
+  if (!s->depthwise && (lo > 0 || hi < s->out_w)) {
+    int64_t extent = (s->kernel_w - 1) * s->dilation_w + 1;
+    int64_t right =
+        (s->out_w - 1) * s->stride_w + extent - s->pad_left - s->in_w;
+    const float *copy =
+        pad_columns(x, s->batch * job->in_blocks * s->in_h, s->in_w,
+                    s->pad_left, right > 0 ? right : 0, &padded);
+    if (copy) {
+      job->x = copy;
+      s->in_w += s->pad_left + (right > 0 ? right : 0);
+      s->pad_left = 0;
+    }
+  }
+  if (s->depthwise) {
+    size_t tasks = (size_t)(s->batch * job->in_blocks * s->out_h);
+    onnxc_parallel_for(tasks, max_threads, dw_task, &work);
+    onnxc_rt_scratch_give(padded);
+    return;
+  }
+  if (s->kernel_h == 1 && s->kernel_w == 1 && s->stride_h == 1 &&
+      s->stride_w == 1 && s->pad_top == 0 && s->pad_left == 0 &&
+      s->in_h == s->out_h && s->in_w == s->out_w) {
+    s->in_w = s->out_w = s->in_h * s->in_w;
+    s->in_h = s->out_h = 1;
+  }
+  work.groups =
+      (job->out_blocks + work.variant->max_nb - 1) / work.variant->max_nb;
+  /* Whole rows, except long (flattened) ones: chunks of a few tiles. */
+  work.chunk = s->out_w;
+  if (work.chunk > 16 * work.variant->tile_w)
+    work.chunk = 8 * work.variant->tile_w;
+  work.chunks = (s->out_w + work.chunk - 1) / work.chunk;
+  size_t tasks = (size_t)(s->batch * work.groups * s->out_h * work.chunks);
+  onnxc_parallel_for(tasks, max_threads, conv_task, &work);
+  onnxc_rt_scratch_give(padded);
+}

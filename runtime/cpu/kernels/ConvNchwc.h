@@ -1,0 +1,73 @@
+/*===- ConvNchwc.h - Direct convolution on blocked (NCHWc) tensors --------===*
+ *
+ * The kernel of onnxc.BlockedConv (compiler/dialect/onnxc/OnnxcOps.td):
+ *   Y = activation(Conv(X, W) + bias + Z)
+ * on tensors blocked by 16 channels, all dense:
+ *   X    [N][ceil(C/16)][H][W][16]
+ *   Y, Z [N][ceil(M/16)][OH][OW][16]
+ *   W    group 1:   [ceil(M/16)][ceil(C/16)][KH][KW][16 ci][16 co]
+ *        depthwise: [ceil(C/16)][KH][KW][16]
+ *   bias [ceil(M/16)][16]
+ * Weights and bias are zero in padding channels. With group 1 only the C
+ * true input channels enter the reduction, so X's padding lanes (which may
+ * hold anything, inf and NaN included) never reach a real output channel;
+ * depthwise, lane c of Y reads only lane c of X. Y's padding lanes get
+ * unspecified values.
+ *
+ * The micro-kernels keep a tile of output pixels x output-channel blocks in
+ * registers (one AVX-512 register, two AVX2 registers, or plain C per block
+ * of 16) and add, for each input channel and kernel tap, a broadcast input
+ * value times the weight vector of 16 output channels. Rows are spread over
+ * the runtime's thread pool.
+ *
+ *===----------------------------------------------------------------------===*/
+
+#ifndef ONNXC_RUNTIME_CPU_KERNELS_CONVNCHWC_H
+#define ONNXC_RUNTIME_CPU_KERNELS_CONVNCHWC_H
+
+#include "Gemm.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum { ONNXC_NCHWC_BLOCK = 16 };
+
+/* One convolution's geometry. Pads are the begin pads; the end pads follow
+ * from the output size. 1-D convolutions are 2-D ones with H = KH = 1. */
+typedef struct onnxc_conv_nchwc_shape {
+  int64_t batch;
+  int64_t in_channels, out_channels; /* true counts (C, M) */
+  int64_t in_h, in_w, out_h, out_w;
+  int64_t kernel_h, kernel_w;
+  int64_t stride_h, stride_w;
+  int64_t dilation_h, dilation_w;
+  int64_t pad_top, pad_left;
+  int depthwise; /* group = C = M, else group 1 */
+} onnxc_conv_nchwc_shape;
+
+/* Y = activation(conv + bias + z). bias and z may be NULL; only the
+ * activation fields of `epilogue` are read (NULL: none). Uses up to
+ * `max_threads` threads (<= 0: the pool's count). */
+void onnxc_conv_nchwc(const onnxc_conv_nchwc_shape *shape, const float *x,
+                      const float *w, const float *bias, const float *z,
+                      float *y, const onnxc_sgemm_epilogue *epilogue,
+                      int max_threads);
+
+/* Plain loops (double accumulation), what the kernels are tested against.
+ * Writes only Y's true channels. */
+void onnxc_conv_nchwc_reference(const onnxc_conv_nchwc_shape *shape,
+                                const float *x, const float *w,
+                                const float *bias, const float *z, float *y,
+                                const onnxc_sgemm_epilogue *epilogue);
+
+/* The ISA is chosen with the GEMM's (onnxc_sgemm_force_isa in Gemm.h). */
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* ONNXC_RUNTIME_CPU_KERNELS_CONVNCHWC_H */

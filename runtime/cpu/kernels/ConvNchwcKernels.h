@@ -1,0 +1,46 @@
+/*===- ConvNchwcKernels.h - NCHWc convolution micro-kernels (private) -----===*
+ *
+ * What ConvNchwc.c (threading, dispatch) and the per-ISA files
+ * (ConvNchwcAvx512.c, ConvNchwcAvx2.c, ConvNchwcPortable.c, each an
+ * instance of ConvNchwcTile.inc) share.
+ *
+ *===----------------------------------------------------------------------===*/
+
+#ifndef ONNXC_RUNTIME_CPU_KERNELS_CONVNCHWCKERNELS_H
+#define ONNXC_RUNTIME_CPU_KERNELS_CONVNCHWCKERNELS_H
+
+#include "ConvNchwc.h"
+
+/* One convolution as the micro-kernels see it. */
+typedef struct onnxc_conv_nchwc_job {
+  onnxc_conv_nchwc_shape s;
+  int64_t in_blocks, out_blocks;
+  const float *x, *w, *bias, *z;
+  float *y;
+  onnxc_sgemm_epilogue epilogue; /* the activation only */
+} onnxc_conv_nchwc_job;
+
+/* Group 1: output pixels [ow_begin, ow_end) of row `oh` of image `n`, for
+ * output channel blocks [mb, mb + nb) (nb <= the variant's max_nb). */
+typedef void (*onnxc_conv_nchwc_rows_fn)(const onnxc_conv_nchwc_job *job,
+                                         int64_t n, int64_t mb, int64_t nb,
+                                         int64_t oh, int64_t ow_begin,
+                                         int64_t ow_end);
+/* Depthwise: all of row `oh` of channel block `cb` of image `n`. */
+typedef void (*onnxc_conv_nchwc_dw_row_fn)(const onnxc_conv_nchwc_job *job,
+                                           int64_t n, int64_t cb, int64_t oh);
+
+typedef struct onnxc_conv_nchwc_variant {
+  int isa;                /* onnxc_sgemm_isa */
+  int64_t max_nb, tile_w; /* output blocks and pixels of a register tile */
+  onnxc_conv_nchwc_rows_fn rows;
+  onnxc_conv_nchwc_dw_row_fn dw_row;
+} onnxc_conv_nchwc_variant;
+
+extern const onnxc_conv_nchwc_variant onnxc_conv_nchwc_portable_variant;
+#if ONNXC_HAVE_X86_KERNELS
+extern const onnxc_conv_nchwc_variant onnxc_conv_nchwc_avx2_variant;
+extern const onnxc_conv_nchwc_variant onnxc_conv_nchwc_avx512_variant;
+#endif
+
+#endif /* ONNXC_RUNTIME_CPU_KERNELS_CONVNCHWCKERNELS_H */

@@ -1,0 +1,68 @@
+/*===- ConvNchwcPortable.c - NCHWc convolution in plain C ------------------===*
+ *
+ * A block of 16 channels is an array the compiler vectorizes (SSE, NEON).
+ * Group 1: 1 output block x 4 pixels; depthwise: 4 pixels.
+ *
+ *===----------------------------------------------------------------------===*/
+
+#include "ConvNchwcKernels.h"
+
+typedef struct vec16 {
+  float v[ONNXC_NCHWC_BLOCK];
+} vec16;
+
+static inline vec16 v_zero(void) {
+  vec16 r = {{0}};
+  return r;
+}
+static inline vec16 v_load(const float *p) {
+  vec16 r;
+  for (int i = 0; i < ONNXC_NCHWC_BLOCK; ++i)
+    r.v[i] = p[i];
+  return r;
+}
+static inline void v_store(float *p, vec16 v) {
+  for (int i = 0; i < ONNXC_NCHWC_BLOCK; ++i)
+    p[i] = v.v[i];
+}
+static inline vec16 v_fma(vec16 a, vec16 b, vec16 c) {
+  for (int i = 0; i < ONNXC_NCHWC_BLOCK; ++i)
+    c.v[i] += a.v[i] * b.v[i];
+  return c;
+}
+static inline vec16 v_fma_bcast(float a, vec16 b, vec16 c) {
+  for (int i = 0; i < ONNXC_NCHWC_BLOCK; ++i)
+    c.v[i] += a * b.v[i];
+  return c;
+}
+static inline vec16 v_add(vec16 a, vec16 b) {
+  for (int i = 0; i < ONNXC_NCHWC_BLOCK; ++i)
+    a.v[i] += b.v[i];
+  return a;
+}
+/* As onnxc_apply_activation: NaN stays NaN. */
+static inline vec16 v_relu(vec16 v) {
+  for (int i = 0; i < ONNXC_NCHWC_BLOCK; ++i)
+    v.v[i] = v.v[i] < 0.0f ? 0.0f : v.v[i];
+  return v;
+}
+static inline vec16 v_clip(vec16 v, float lo, float hi) {
+  for (int i = 0; i < ONNXC_NCHWC_BLOCK; ++i) {
+    float x = v.v[i] < lo ? lo : v.v[i];
+    v.v[i] = x > hi ? hi : x;
+  }
+  return v;
+}
+static inline vec16 v_leaky(vec16 v, float alpha) {
+  for (int i = 0; i < ONNXC_NCHWC_BLOCK; ++i)
+    v.v[i] = v.v[i] < 0.0f ? alpha * v.v[i] : v.v[i];
+  return v;
+}
+
+#define TILE_NB 1
+#define TILE_W 4
+#define TILE_DW 4
+#include "ConvNchwcTile.inc"
+
+const onnxc_conv_nchwc_variant onnxc_conv_nchwc_portable_variant = {
+    ONNXC_SGEMM_ISA_PORTABLE, TILE_NB, TILE_W, conv_rows, dw_row};

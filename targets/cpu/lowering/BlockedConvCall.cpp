@@ -1,0 +1,204 @@
+//===- BlockedConvCall.cpp - f32 onnxc.BlockedConv as a kernel call -------===//
+//
+// An f32 onnxc.BlockedConv (block 16, 1-D or 2-D) becomes one call of the
+// runtime's direct NCHWc convolution (runtime/cpu/ConvNchwc.c), whose
+// register-tiled micro-kernels do what the linalg form (BlockedLayout.cpp)
+// leaves to generic loops. X, W, the bias, Z and the result cross as
+// identity-layout memrefs through a wrapper that casts them to unranked ones
+// (RuntimeHelpers.cpp); the geometry and the fused epilogue (bias, residual,
+// activation) are scalars. The kernel reads only the `in_channels` true
+// input lanes, as the op requires. The result is a fresh buffer the call
+// fills, wrapped as a restrict/writable tensor.
+//
+// The pattern outranks the linalg one and fails to match, leaving the op to
+// it, for other element types, block sizes and ranks, for an activation it
+// does not know (the linalg pattern reports it), and when the callee was not
+// declared (`--emit static`: onnxc-declare-runtime-helpers skips wrappers).
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/dialect/onnxc/OnnxcDialect.h"
+#include "targets/cpu/lowering/IndexingUtils.h"
+#include "targets/cpu/lowering/Patterns.h"
+#include "targets/cpu/lowering/RuntimeHelpers.h"
+#include "targets/cpu/lowering/WindowUtils.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/Transforms/DialectConversion.h"
+
+using namespace mlir;
+
+namespace onnxc::cpu {
+namespace {
+
+// Must match runtime/cpu/CpuRuntime.h and kernels/Gemm.h.
+enum : int32_t { kHasBias = 1, kHasResidual = 2, kDepthwise = 4 };
+constexpr int64_t kBlock = 16;
+
+struct ActivationCode {
+  int32_t kind;
+  float alpha = 0.0f, beta = 0.0f;
+};
+
+/// The runtime's onnxc_activation for the op's `activation`, or nullopt for
+/// one it does not know.
+std::optional<ActivationCode> activationCode(StringRef name,
+                                             std::optional<ArrayAttr> params) {
+  SmallVector<float, 2> values;
+  if (params)
+    for (Attribute attr : *params) {
+      auto f = llvm::dyn_cast<FloatAttr>(attr);
+      if (!f)
+        return std::nullopt;
+      values.push_back(static_cast<float>(f.getValueAsDouble()));
+    }
+  auto param = [&](size_t i, float defaultValue) {
+    return i < values.size() ? values[i] : defaultValue;
+  };
+  std::optional<ActivationCode> code =
+      llvm::StringSwitch<std::optional<ActivationCode>>(name)
+          .Case("", ActivationCode{0})
+          .Case("Relu", ActivationCode{1})
+          .Case("LeakyRelu", ActivationCode{2, param(0, 0.01f)})
+          .Case("Clip", ActivationCode{3, param(0, 0.0f), param(1, 0.0f)})
+          .Case("Sigmoid", ActivationCode{4})
+          .Case("Tanh", ActivationCode{5})
+          .Case("HardSigmoid",
+                ActivationCode{6, param(0, 0.2f), param(1, 0.5f)})
+          .Case("Gelu", ActivationCode{7})
+          .Case("FastGelu", ActivationCode{8})
+          .Default(std::nullopt);
+  size_t expected = name == "LeakyRelu"     ? 1
+                    : name == "Clip"        ? 2
+                    : name == "HardSigmoid" ? 2
+                                            : 0;
+  bool optional = name == "LeakyRelu" || name == "HardSigmoid";
+  if (!code || (values.size() != expected && !(optional && values.empty())))
+    return std::nullopt;
+  return code;
+}
+
+/// f32 onnxc.BlockedConv of block 16 over 1 or 2 spatial dims.
+struct BlockedConvCall : OpConversionPattern<fused::BlockedConvOp> {
+  BlockedConvCall(const TypeConverter &converter, MLIRContext *ctx)
+      : OpConversionPattern(converter, ctx, /*benefit=*/2) {}
+
+  LogicalResult
+  matchAndRewrite(fused::BlockedConvOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto f32Ranked = [](Value v) {
+      auto type = llvm::dyn_cast<RankedTensorType>(v.getType());
+      return type && type.getElementType().isF32() ? type : RankedTensorType();
+    };
+    Value x = adaptor.getX(), w = adaptor.getW();
+    RankedTensorType xType = f32Ranked(x), wType = f32Ranked(w);
+    RankedTensorType resultType = f32Ranked(op.getY());
+    if (!xType || !wType || !resultType || !wType.hasStaticShape() ||
+        (xType.getRank() != 4 && xType.getRank() != 5) ||
+        resultType.getRank() != xType.getRank() ||
+        xType.getShape().back() != kBlock ||
+        resultType.getShape().back() != kBlock || resultType.isDynamicDim(1))
+      return rewriter.notifyMatchFailure(op, "not an f32 1-D/2-D conv of "
+                                             "block 16");
+    std::optional<ActivationCode> act =
+        activationCode(op.getActivation(), op.getActivationParams());
+    if (!act)
+      return rewriter.notifyMatchFailure(op, "unknown activation");
+    std::optional<RuntimeHelper> helper = runtimeHelperFor(op);
+    func::FuncOp callee =
+        helper ? SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(
+                     op, rewriter.getStringAttr(helper->name))
+               : func::FuncOp();
+    if (!callee)
+      return rewriter.notifyMatchFailure(op, "runtime kernel not declared");
+    Value bias = isNoneValue(adaptor.getB()) ? Value() : adaptor.getB();
+    Value z = isNoneValue(adaptor.getZ()) ? Value() : adaptor.getZ();
+    if ((bias && !f32Ranked(bias)) || (z && z.getType() != resultType))
+      return rewriter.notifyMatchFailure(op, "bias or Z of another type");
+
+    int64_t spatial = xType.getRank() - 3;
+    bool depthwise = op.getGroup() != 1;
+    int64_t kernelStart = depthwise ? 1 : 2;
+    ArrayRef<int64_t> kernel = wType.getShape().slice(kernelStart, spatial);
+    SmallVector<int64_t> strides = getI64Array(op.getStrides(), spatial, 1);
+    SmallVector<int64_t> dilations = getI64Array(op.getDilations(), spatial, 1);
+    SmallVector<int64_t> pads = getI64Array(op.getPads(), 2 * spatial, 0);
+
+    // The result's sizes: the static ones, the others from X's.
+    Location loc = op.getLoc();
+    IndexMath m(rewriter, loc);
+    SmallVector<OpFoldResult> xDims = mixedDims(rewriter, loc, x);
+    SmallVector<Value> dynamicSizes;
+    if (resultType.isDynamicDim(0))
+      dynamicSizes.push_back(m.value(xDims[0]));
+    for (int64_t i = 0; i < spatial; ++i) {
+      if (!resultType.isDynamicDim(2 + i))
+        continue;
+      int64_t extent = (kernel[i] - 1) * dilations[i] + 1;
+      OpFoldResult padded =
+          m.add(xDims[2 + i], m.constant(pads[i] + pads[spatial + i] - extent));
+      dynamicSizes.push_back(
+          m.value(m.add(m.floorDiv(padded, strides[i]), m.constant(1))));
+    }
+    Type f32 = rewriter.getF32Type();
+    auto resultMemref = MemRefType::get(resultType.getShape(), f32);
+    Value buffer = rewriter.create<memref::AllocOp>(
+        loc, resultMemref, dynamicSizes, rewriter.getI64IntegerAttr(64));
+
+    // Operands as the wrapper's all-dynamic memrefs; an absent bias or Z
+    // passes X in its place (see runtimeHelperFor).
+    ArrayRef<Type> inputs = callee.getFunctionType().getInputs();
+    auto asArgument = [&](Value tensor, Type calleeType) -> Value {
+      auto type = llvm::cast<RankedTensorType>(tensor.getType());
+      Value memref = rewriter.create<bufferization::ToMemrefOp>(
+          loc, MemRefType::get(type.getShape(), f32), tensor,
+          rewriter.getUnitAttr());
+      return rewriter.create<memref::CastOp>(loc, calleeType, memref);
+    };
+    Value xRef = asArgument(x, inputs[0]);
+    auto i32 = [&](int64_t v) -> Value {
+      return rewriter.create<arith::ConstantIntOp>(loc, v, 32);
+    };
+    auto i64 = [&](int64_t v) -> Value {
+      return rewriter.create<arith::ConstantIntOp>(loc, v, 64);
+    };
+    auto f32c = [&](float v) -> Value {
+      return rewriter.create<arith::ConstantOp>(loc,
+                                                rewriter.getF32FloatAttr(v));
+    };
+    int32_t flags = (bias ? kHasBias : 0) | (z ? kHasResidual : 0) |
+                    (depthwise ? kDepthwise : 0);
+    // 1-D is 2-D with H = 1: the H stride, dilation and pad are neutral.
+    int64_t h = spatial == 2 ? 0 : -1, wd = spatial - 1;
+    rewriter.create<func::CallOp>(
+        loc, callee,
+        ValueRange{xRef, asArgument(w, inputs[1]),
+                   bias ? asArgument(bias, inputs[2]) : xRef,
+                   z ? asArgument(z, inputs[3]) : xRef,
+                   rewriter.create<memref::CastOp>(loc, inputs[4], buffer),
+                   i32(flags), i64(op.getInChannels()),
+                   i64(op.getOutChannels()), i64(h < 0 ? 1 : strides[h]),
+                   i64(strides[wd]), i64(h < 0 ? 1 : dilations[h]),
+                   i64(dilations[wd]), i64(h < 0 ? 0 : pads[h]), i64(pads[wd]),
+                   i32(act->kind), f32c(act->alpha), f32c(act->beta)});
+    rewriter.replaceOp(op, rewriter.create<bufferization::ToTensorOp>(
+                               loc, resultType, buffer,
+                               /*restrict=*/rewriter.getUnitAttr(),
+                               /*writable=*/rewriter.getUnitAttr()));
+    return success();
+  }
+};
+
+} // namespace
+
+void populateBlockedConvCallPatterns(const TypeConverter &typeConverter,
+                                     RewritePatternSet &patterns) {
+  patterns.add<BlockedConvCall>(typeConverter, patterns.getContext());
+}
+
+} // namespace onnxc::cpu

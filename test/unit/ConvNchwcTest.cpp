@@ -1,0 +1,354 @@
+//===- ConvNchwcTest.cpp - The NCHWc convolution vs plain loops -----------===//
+//
+// Every micro-kernel variant the CPU runs (forced through
+// onnxc_sgemm_force_isa) against onnxc_conv_nchwc_reference: odd spatial
+// sizes, channel counts that are not multiples of 16 (with X's padding lanes
+// holding NaN and inf, which must not reach a real output channel), strides,
+// pads, dilations, kernel sizes 1 to 7, depthwise, every epilogue, 1 to 4
+// threads. Then the entry point of lowered code (geometry read from memref
+// descriptors, a mismatch giving NaN).
+//
+//===----------------------------------------------------------------------===//
+
+#include "runtime/cpu/kernels/ConvNchwc.h"
+#include "runtime/cpu/CpuRuntime.h"
+#include "runtime/cpu/ThreadPool.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace {
+
+constexpr int64_t B = ONNXC_NCHWC_BLOCK;
+
+int64_t blocks(int64_t channels) { return (channels + B - 1) / B; }
+
+struct ConvCase {
+  int64_t batch, c, m, h, w, kh, kw;
+  int64_t sh = 1, sw = 1, dh = 1, dw = 1;
+  int64_t pt = 0, pl = 0, pb = 0, pr = 0;
+  bool depthwise = false, bias = true, residual = false;
+  int32_t activation = ONNXC_ACTIVATION_NONE;
+  float alpha = 0.0f, beta = 0.0f;
+};
+
+std::string describe(const ConvCase &c) {
+  return "N=" + std::to_string(c.batch) + " C=" + std::to_string(c.c) +
+         " M=" + std::to_string(c.m) + " HxW=" + std::to_string(c.h) + "x" +
+         std::to_string(c.w) + " K=" + std::to_string(c.kh) + "x" +
+         std::to_string(c.kw) + " s=" + std::to_string(c.sh) + "," +
+         std::to_string(c.sw) + " d=" + std::to_string(c.dh) + "," +
+         std::to_string(c.dw) + " pads=" + std::to_string(c.pt) + "," +
+         std::to_string(c.pl) + "," + std::to_string(c.pb) + "," +
+         std::to_string(c.pr) + " dw=" + std::to_string(c.depthwise) +
+         " bias=" + std::to_string(c.bias) +
+         " z=" + std::to_string(c.residual) +
+         " act=" + std::to_string(c.activation);
+}
+
+onnxc_conv_nchwc_shape shapeOf(const ConvCase &c) {
+  onnxc_conv_nchwc_shape s{};
+  s.batch = c.batch;
+  s.in_channels = c.c;
+  s.out_channels = c.m;
+  s.in_h = c.h;
+  s.in_w = c.w;
+  s.out_h = (c.h + c.pt + c.pb - (c.kh - 1) * c.dh - 1) / c.sh + 1;
+  s.out_w = (c.w + c.pl + c.pr - (c.kw - 1) * c.dw - 1) / c.sw + 1;
+  s.kernel_h = c.kh;
+  s.kernel_w = c.kw;
+  s.stride_h = c.sh;
+  s.stride_w = c.sw;
+  s.dilation_h = c.dh;
+  s.dilation_w = c.dw;
+  s.pad_top = c.pt;
+  s.pad_left = c.pl;
+  s.depthwise = c.depthwise;
+  return s;
+}
+
+/// Blocked operands: random where a channel is real; X's padding lanes hold
+/// NaN and inf, the weights' and bias's are zero (as NchwcLayout makes them).
+struct Operands {
+  std::vector<float> x, w, bias, z;
+
+  Operands(const ConvCase &c, const onnxc_conv_nchwc_shape &s) {
+    std::mt19937 rng(1234);
+    std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+    float inf = std::numeric_limits<float>::infinity();
+    float nan = std::numeric_limits<float>::quiet_NaN();
+    int64_t cb = blocks(c.c), mb = blocks(c.m);
+    x.resize(c.batch * cb * c.h * c.w * B);
+    for (size_t i = 0; i < x.size(); ++i) {
+      int64_t lane = i % B, block = (i / B / (c.h * c.w)) % cb;
+      bool real = block * B + lane < c.c;
+      x[i] = real ? dist(rng) : (i % 2 ? nan : inf);
+    }
+    int64_t taps = c.kh * c.kw;
+    if (c.depthwise) {
+      w.assign(cb * taps * B, 0.0f);
+      for (size_t i = 0; i < w.size(); ++i)
+        if ((int64_t)(i / (taps * B)) * B + (int64_t)(i % B) < c.c)
+          w[i] = dist(rng);
+    } else {
+      w.assign(mb * cb * taps * B * B, 0.0f);
+      for (size_t i = 0; i < w.size(); ++i) {
+        int64_t mo = i % B, ci = (i / B) % B;
+        int64_t cBlock = (i / (taps * B * B)) % cb;
+        int64_t mBlock = i / (cb * taps * B * B);
+        if (mBlock * B + mo < c.m && cBlock * B + ci < c.c)
+          w[i] = dist(rng);
+      }
+    }
+    bias.assign(mb * B, 0.0f);
+    for (int64_t i = 0; i < c.m; ++i)
+      bias[i] = dist(rng);
+    z.resize(c.batch * mb * s.out_h * s.out_w * B);
+    for (float &v : z)
+      v = dist(rng);
+  }
+};
+
+std::vector<int> supportedIsas() {
+  std::vector<int> isas;
+  for (int isa :
+       {ONNXC_SGEMM_ISA_PORTABLE, ONNXC_SGEMM_ISA_AVX2, ONNXC_SGEMM_ISA_AVX512})
+    if (onnxc_sgemm_isa_supported(isa))
+      isas.push_back(isa);
+  return isas;
+}
+
+/// Runs `c` on `isa` with `threads` threads and compares the real output
+/// channels with the reference.
+void checkCase(const ConvCase &c, int isa, int threads) {
+  SCOPED_TRACE(describe(c) + " isa=" + onnxc_sgemm_isa_name(isa) +
+               " threads=" + std::to_string(threads));
+  onnxc_conv_nchwc_shape s = shapeOf(c);
+  Operands ops(c, s);
+  onnxc_sgemm_epilogue e{};
+  e.activation = c.activation;
+  e.activation_alpha = c.alpha;
+  e.activation_beta = c.beta;
+  size_t ySize = ops.z.size();
+  std::vector<float> expected(ySize, 0.0f), actual(ySize, -7.0f);
+  const float *bias = c.bias ? ops.bias.data() : nullptr;
+  const float *z = c.residual ? ops.z.data() : nullptr;
+  onnxc_conv_nchwc_reference(&s, ops.x.data(), ops.w.data(), bias, z,
+                             expected.data(), &e);
+  ASSERT_TRUE(onnxc_sgemm_force_isa(isa));
+  onnxc_set_num_threads(threads);
+  onnxc_conv_nchwc(&s, ops.x.data(), ops.w.data(), bias, z, actual.data(), &e,
+                   0);
+  onnxc_set_num_threads(0);
+  onnxc_sgemm_force_isa(ONNXC_SGEMM_ISA_AUTO);
+  int64_t terms = (c.depthwise ? 1 : c.c) * c.kh * c.kw;
+  double tolerance = 1e-5 * std::sqrt((double)terms) + 1e-6;
+  int64_t mismatches = 0;
+  for (size_t i = 0; i < ySize && mismatches < 5; ++i) {
+    int64_t lane = i % B, block = (i / B / (s.out_h * s.out_w)) % blocks(c.m);
+    if (block * B + lane >= c.m)
+      continue; // Y's padding lanes are unspecified
+    float want = expected[i], got = actual[i];
+    bool same = std::isnan(want) ? std::isnan(got)
+                                 : std::fabs(got - want) <=
+                                       tolerance * (1.0 + std::fabs(want));
+    if (!same) {
+      ++mismatches;
+      ADD_FAILURE() << "element " << i << ": got " << got << ", want " << want;
+    }
+  }
+}
+
+class ConvNchwcIsaTest : public ::testing::TestWithParam<int> {};
+
+TEST_P(ConvNchwcIsaTest, KernelSizesStridesPadsDilations) {
+  std::vector<ConvCase> cases;
+  for (int64_t k : {1, 3, 5, 7})
+    for (int64_t stride : {1, 2}) {
+      ConvCase c{1, 19, 21, 13, 17, k, k};
+      c.sh = c.sw = stride;
+      c.pt = c.pl = c.pb = c.pr = k / 2;
+      cases.push_back(c);
+    }
+  ConvCase dilated{1, 16, 32, 11, 14, 3, 3};
+  dilated.dh = 2;
+  dilated.dw = 3;
+  dilated.pt = 1, dilated.pl = 3, dilated.pb = 2, dilated.pr = 0;
+  cases.push_back(dilated);
+  ConvCase asymmetric{2, 40, 24, 9, 30, 3, 5};
+  asymmetric.sh = 2, asymmetric.sw = 3;
+  asymmetric.pt = 0, asymmetric.pl = 2, asymmetric.pb = 1, asymmetric.pr = 1;
+  cases.push_back(asymmetric);
+  ConvCase wide{1, 8, 48, 5, 40, 1, 3}; // several tiles per row, C < 16
+  wide.pl = wide.pr = 1;
+  cases.push_back(wide);
+  ConvCase bigPad{1, 12, 9, 3, 4, 3, 3}; // windows wider than the input
+  bigPad.pt = bigPad.pl = bigPad.pb = bigPad.pr = 3;
+  cases.push_back(bigPad);
+  ConvCase oneD{2, 33, 50, 1, 37, 1, 5}; // 1-D: H = KH = 1
+  oneD.sw = 2, oneD.pl = 2, oneD.pr = 2;
+  cases.push_back(oneD);
+  for (const ConvCase &c : cases)
+    checkCase(c, GetParam(), 1);
+}
+
+TEST_P(ConvNchwcIsaTest, OneByOneFastPath) {
+  for (int64_t c : {16, 24, 64, 17})
+    for (int64_t m : {16, 40, 9}) {
+      checkCase({1, c, m, 7, 9, 1, 1}, GetParam(), 1);
+      checkCase({2, c, m, 14, 14, 1, 1}, GetParam(), 1);
+    }
+  ConvCase strided{1, 32, 48, 15, 15, 1, 1}; // the general path
+  strided.sh = strided.sw = 2;
+  checkCase(strided, GetParam(), 1);
+}
+
+TEST_P(ConvNchwcIsaTest, Depthwise) {
+  for (int64_t channels : {16, 24, 96, 9})
+    for (int64_t k : {3, 5})
+      for (int64_t stride : {1, 2}) {
+        ConvCase c{1, channels, channels, 15, 20, k, k};
+        c.depthwise = true;
+        c.sh = c.sw = stride;
+        c.pt = c.pl = c.pb = c.pr = k / 2;
+        c.activation = ONNXC_ACTIVATION_CLIP;
+        c.alpha = 0.0f, c.beta = 0.5f;
+        checkCase(c, GetParam(), 1);
+      }
+  ConvCase dilated{2, 32, 32, 12, 11, 3, 3};
+  dilated.depthwise = true;
+  dilated.dh = 2, dilated.dw = 3;
+  dilated.pt = 2, dilated.pl = 1, dilated.pb = 0, dilated.pr = 3;
+  dilated.residual = true;
+  checkCase(dilated, GetParam(), 1);
+  ConvCase oneD{1, 20, 20, 1, 33, 1, 7};
+  oneD.depthwise = true;
+  oneD.pl = 3, oneD.pr = 3;
+  oneD.bias = false;
+  checkCase(oneD, GetParam(), 1);
+}
+
+TEST_P(ConvNchwcIsaTest, EveryEpilogue) {
+  struct Act {
+    int32_t kind;
+    float alpha, beta;
+  };
+  for (Act act :
+       {Act{ONNXC_ACTIVATION_NONE, 0, 0}, Act{ONNXC_ACTIVATION_RELU, 0, 0},
+        Act{ONNXC_ACTIVATION_LEAKY_RELU, 0.1f, 0},
+        Act{ONNXC_ACTIVATION_CLIP, -0.5f, 0.75f},
+        Act{ONNXC_ACTIVATION_SIGMOID, 0, 0}, Act{ONNXC_ACTIVATION_TANH, 0, 0},
+        Act{ONNXC_ACTIVATION_HARD_SIGMOID, 0.2f, 0.5f},
+        Act{ONNXC_ACTIVATION_GELU, 0, 0},
+        Act{ONNXC_ACTIVATION_FAST_GELU, 0, 0}})
+    for (bool bias : {false, true})
+      for (bool residual : {false, true}) {
+        ConvCase c{1, 20, 35, 6, 13, 3, 3};
+        c.pt = c.pl = c.pb = c.pr = 1;
+        c.bias = bias;
+        c.residual = residual;
+        c.activation = act.kind;
+        c.alpha = act.alpha;
+        c.beta = act.beta;
+        checkCase(c, GetParam(), 1);
+        c.depthwise = true;
+        c.m = c.c;
+        checkCase(c, GetParam(), 1);
+      }
+}
+
+TEST_P(ConvNchwcIsaTest, SeveralThreads) {
+  for (int threads : {2, 3, 4}) {
+    ConvCase c{2, 48, 80, 10, 11, 3, 3};
+    c.pt = c.pl = c.pb = c.pr = 1;
+    c.residual = true;
+    c.activation = ONNXC_ACTIVATION_RELU;
+    checkCase(c, GetParam(), threads);
+    checkCase({1, 64, 64, 28, 28, 1, 1}, GetParam(), threads); // flat rows
+    // Depthwise, large enough (> 1 MFLOP) to be spread over the threads.
+    ConvCase d{2, 48, 48, 40, 37, 3, 3};
+    d.depthwise = true;
+    d.pt = d.pl = d.pb = d.pr = 1;
+    d.residual = true;
+    checkCase(d, GetParam(), threads);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(SupportedIsas, ConvNchwcIsaTest,
+                         ::testing::ValuesIn(supportedIsas()),
+                         [](const ::testing::TestParamInfo<int> &info) {
+                           return std::string(onnxc_sgemm_isa_name(info.param));
+                         });
+
+/// A dense memref descriptor of any rank, as lowered code passes it.
+struct Memref {
+  std::vector<int64_t> descriptor;
+  onnxc_unranked_memref ref;
+
+  Memref(float *data, const std::vector<int64_t> &shape) {
+    int64_t rank = shape.size();
+    descriptor.resize(3 + 2 * rank);
+    descriptor[0] = descriptor[1] = reinterpret_cast<intptr_t>(data);
+    descriptor[2] = 0;
+    int64_t stride = 1;
+    for (int64_t d = rank - 1; d >= 0; --d) {
+      descriptor[3 + d] = shape[d];
+      descriptor[3 + rank + d] = stride;
+      stride *= shape[d];
+    }
+    ref.rank = rank;
+    ref.descriptor = descriptor.data();
+  }
+};
+
+TEST(ConvNchwcEntry, GeometryFromDescriptors) {
+  for (bool depthwise : {false, true}) {
+    SCOPED_TRACE(depthwise ? "depthwise" : "group 1");
+    ConvCase c{2, 24, depthwise ? 24 : 40, 9, 10, 3, 3};
+    c.depthwise = depthwise;
+    c.sh = 2, c.sw = 1, c.dh = 1, c.dw = 2;
+    c.pt = 1, c.pl = 2, c.pb = 1, c.pr = 2;
+    c.residual = true;
+    c.activation = ONNXC_ACTIVATION_LEAKY_RELU;
+    c.alpha = 0.3f;
+    onnxc_conv_nchwc_shape s = shapeOf(c);
+    Operands ops(c, s);
+    std::vector<float> expected(ops.z.size()), actual(ops.z.size());
+    onnxc_sgemm_epilogue e{};
+    e.activation = c.activation;
+    e.activation_alpha = c.alpha;
+    onnxc_conv_nchwc_reference(&s, ops.x.data(), ops.w.data(), ops.bias.data(),
+                               ops.z.data(), expected.data(), &e);
+    int64_t cb = blocks(c.c), mb = blocks(c.m);
+    Memref x(ops.x.data(), {c.batch, cb, c.h, c.w, B});
+    Memref w(ops.w.data(),
+             depthwise ? std::vector<int64_t>{cb, c.kh, c.kw, B}
+                       : std::vector<int64_t>{mb, cb, c.kh, c.kw, B, B});
+    Memref bias(ops.bias.data(), {mb, B});
+    std::vector<int64_t> yShape{c.batch, mb, s.out_h, s.out_w, B};
+    Memref z(ops.z.data(), yShape), y(actual.data(), yShape);
+    int32_t flags = ONNXC_CONV_NCHWC_BIAS | ONNXC_CONV_NCHWC_RESIDUAL |
+                    (depthwise ? ONNXC_CONV_NCHWC_DEPTHWISE : 0);
+    _mlir_ciface_onnxc_rt_conv_nchwc_f32(
+        &x.ref, &w.ref, &bias.ref, &z.ref, &y.ref, flags, c.c, c.m, c.sh, c.sw,
+        c.dh, c.dw, c.pt, c.pl, c.activation, c.alpha, 0.0f);
+    for (size_t i = 0; i < actual.size(); ++i)
+      if ((int64_t)((i / B / (s.out_h * s.out_w)) % mb) * B + (int64_t)(i % B) <
+          c.m)
+        ASSERT_NEAR(actual[i], expected[i], 1e-4) << "element " << i;
+
+    // W of the wrong shape for these channel counts: Y is NaN.
+    _mlir_ciface_onnxc_rt_conv_nchwc_f32(
+        &x.ref, &w.ref, &bias.ref, &z.ref, &y.ref, flags, c.c + 16, c.m, c.sh,
+        c.sw, c.dh, c.dw, c.pt, c.pl, c.activation, c.alpha, 0.0f);
+    for (float v : actual)
+      ASSERT_TRUE(std::isnan(v));
+  }
+}
+
+} // namespace
