@@ -83,9 +83,12 @@ void buildCpuLoweringPipeline(OpPassManager &pm, int optLevel,
   pm.addPass(createFlattenConstantGlobals());
 
   // Loops, then the LLVM dialect.
-  if (optLevel > 0) {
+  if (optLevel > 0 && !staticMemory) {
     // Parallel iterators become scf.parallel dims, and the big outermost
-    // nests run on the runtime's thread pool (set_num_threads).
+    // nests run on the runtime's thread pool (set_num_threads). Not in
+    // `--emit static`: its run promises no allocation, and the pool's first
+    // region would create the worker threads (which allocate); static code
+    // runs on the caller's thread, as it calls no kernels either.
     pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
     pm.addPass(createParallelizeLoops());
   } else {

@@ -173,9 +173,9 @@ int main(int argc, char **argv) {
     mlp_model()->release_tensor(&out);
   }
 
-  /* Two threads, started here: the runs below use the pool for their big
-   * loops (the CNN's convolution), and a run must not create threads (that
-   * allocates their storage). */
+  /* Two threads: static code runs on the caller's thread (the compiler
+   * does not parallelize loops in --emit static), so even a thread count
+   * above one must not make a run allocate. */
   CHECK(cnn_model()->set_num_threads(2) == ONNXC_OK, "set_num_threads failed");
 
   for (int repeat = 0; repeat < 3; ++repeat) {
