@@ -393,6 +393,10 @@ def measure(model_name, onnx_path, so_path, feeds_path, threads, args, log):
                 break
             pair = (onnxc, ort) if rounds % 2 == 0 else (ort, onnxc)
             for w in pair:
+                # Both workers live side by side: let the other engine's
+                # threads go idle first. ORT's workers spin for tens of ms
+                # after a run, which would take a core from the next run.
+                time.sleep(args.settle)
                 times[w.engine] += w.run(1)
             rounds += 1
         entry["timed_s"] = time.perf_counter() - start
@@ -540,9 +544,10 @@ def render(results):
            "- ONNX Runtime: graph optimizations on (ORT_ENABLE_ALL), "
            "`intra_op_num_threads` = the thread count, sequential execution, "
            "loaded from the .onnx file.",
-           "- onnxc: the artifact's `set_num_threads(threads)`; only its GEMM "
-           "kernel (MatMul/Gemm and their fused forms) uses threads, the rest "
-           "of the graph (convolutions included) runs on the calling thread.",
+           "- onnxc: the artifact's `set_num_threads(threads)`; its kernels "
+           "(GEMM, convolutions, attention, softmax, layer norm) and the "
+           "generated loops big enough to pay for it run on the runtime's "
+           "thread pool.",
            "- onnxc artifacts are loaded with the ctypes `Artifact` of "
            "test/models/onnxc_runner.py (which copies each output into a numpy "
            "array); ONNX Runtime through its Python `InferenceSession`.",
@@ -553,7 +558,11 @@ def render(results):
            f"is slow) and the two alternate single runs: at most "
            f"{meta['settings']['repeat']} each, stopping after "
            f"{meta['settings']['budget']:g} s once "
-           f"{meta['settings']['min_repeat']} are done. Latency is the median.",
+           f"{meta['settings']['min_repeat']} are done, each after a "
+           f"{meta['settings'].get('settle', 0) * 1000:g} ms pause (both "
+           f"workers live side by side, and ONNX Runtime's threads spin for "
+           f"tens of ms after a run: without the pause its spinning took a "
+           f"core from the next onnxc run). Latency is the median.",
            f"- Peak RSS: the high-water RSS (VmHWM) of each engine's worker "
            f"process, which includes the Python interpreter: a worker that only "
            f"imports "
@@ -639,6 +648,10 @@ def parse_args(argv):
     parser.add_argument("--budget", type=float, default=60,
                         help="seconds of timed runs per model, batch and thread "
                         "count, after which repeating stops")
+    parser.add_argument("--settle", type=float, default=0.1,
+                        help="seconds of pause before each timed run, so "
+                        "the other engine's threads are idle (ONNX Runtime's "
+                        "spin for tens of ms after a run)")
     parser.add_argument("--warmup", type=int, default=2,
                         help="warm-up runs per engine after the first run")
     parser.add_argument("--first-result-runs", type=int, default=3,
@@ -730,6 +743,7 @@ def main(argv):
         "baseline_rss": {e: baseline_rss(e) for e in ("onnxc", "ort")},
         "settings": {k: getattr(args, k) for k in (
             "repeat", "min_repeat", "budget", "warmup", "first_result_runs",
+            "settle",
             "rtol", "shapes", "onnxc_arg")}}, "entries": entries}
 
     artifacts = os.path.join(BUILD, "artifacts")
