@@ -394,10 +394,12 @@ def measure(model_name, onnx_path, so_path, feeds_path, threads, args, log):
             pair = (onnxc, ort) if rounds % 2 == 0 else (ort, onnxc)
             for w in pair:
                 # Both workers live side by side: let the other engine's
-                # threads go idle first. ORT's workers spin for tens of ms
-                # after a run, which would take a core from the next run.
+                # threads go idle first (ORT's workers spin for tens of ms
+                # after a run, which would take a core from the next run),
+                # then one untimed run brings this engine's caches back
+                # (the other engine's run evicted them) and the next is timed.
                 time.sleep(args.settle)
-                times[w.engine] += w.run(1)
+                times[w.engine] += w.run(2)[-1:]
             rounds += 1
         entry["timed_s"] = time.perf_counter() - start
         entry["onnxc_rss"] = onnxc.finish()
@@ -558,11 +560,13 @@ def render(results):
            f"is slow) and the two alternate single runs: at most "
            f"{meta['settings']['repeat']} each, stopping after "
            f"{meta['settings']['budget']:g} s once "
-           f"{meta['settings']['min_repeat']} are done, each after a "
-           f"{meta['settings'].get('settle', 0) * 1000:g} ms pause (both "
-           f"workers live side by side, and ONNX Runtime's threads spin for "
-           f"tens of ms after a run: without the pause its spinning took a "
-           f"core from the next onnxc run). Latency is the median.",
+           f"{meta['settings']['min_repeat']} are done. Each timed run follows "
+           f"a {meta['settings'].get('settle', 0) * 1000:g} ms pause and one "
+           f"untimed run of the same engine: both workers live side by side, "
+           f"ONNX Runtime's threads spin for tens of ms after a run (without "
+           f"the pause its spinning took a core from the next onnxc run), and "
+           f"the untimed run brings back the caches the other engine's run "
+           f"evicted. Latency is the median.",
            f"- Peak RSS: the high-water RSS (VmHWM) of each engine's worker "
            f"process, which includes the Python interpreter: a worker that only "
            f"imports "
@@ -648,7 +652,7 @@ def parse_args(argv):
     parser.add_argument("--budget", type=float, default=60,
                         help="seconds of timed runs per model, batch and thread "
                         "count, after which repeating stops")
-    parser.add_argument("--settle", type=float, default=0.1,
+    parser.add_argument("--settle", type=float, default=0.05,
                         help="seconds of pause before each timed run, so "
                         "the other engine's threads are idle (ONNX Runtime's "
                         "spin for tens of ms after a run)")
