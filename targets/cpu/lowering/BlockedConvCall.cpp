@@ -19,6 +19,7 @@
 
 #include "compiler/dialect/onnxc/OnnxcDialect.h"
 #include "targets/cpu/lowering/IndexingUtils.h"
+#include "targets/cpu/lowering/KernelActivation.h"
 #include "targets/cpu/lowering/Patterns.h"
 #include "targets/cpu/lowering/RuntimeHelpers.h"
 #include "targets/cpu/lowering/WindowUtils.h"
@@ -39,49 +40,6 @@ namespace {
 // Must match runtime/cpu/CpuRuntime.h and kernels/Gemm.h.
 enum : int32_t { kHasBias = 1, kHasResidual = 2, kDepthwise = 4 };
 constexpr int64_t kBlock = 16;
-
-struct ActivationCode {
-  int32_t kind;
-  float alpha = 0.0f, beta = 0.0f;
-};
-
-/// The runtime's onnxc_activation for the op's `activation`, or nullopt for
-/// one it does not know.
-std::optional<ActivationCode> activationCode(StringRef name,
-                                             std::optional<ArrayAttr> params) {
-  SmallVector<float, 2> values;
-  if (params)
-    for (Attribute attr : *params) {
-      auto f = llvm::dyn_cast<FloatAttr>(attr);
-      if (!f)
-        return std::nullopt;
-      values.push_back(static_cast<float>(f.getValueAsDouble()));
-    }
-  auto param = [&](size_t i, float defaultValue) {
-    return i < values.size() ? values[i] : defaultValue;
-  };
-  std::optional<ActivationCode> code =
-      llvm::StringSwitch<std::optional<ActivationCode>>(name)
-          .Case("", ActivationCode{0})
-          .Case("Relu", ActivationCode{1})
-          .Case("LeakyRelu", ActivationCode{2, param(0, 0.01f)})
-          .Case("Clip", ActivationCode{3, param(0, 0.0f), param(1, 0.0f)})
-          .Case("Sigmoid", ActivationCode{4})
-          .Case("Tanh", ActivationCode{5})
-          .Case("HardSigmoid",
-                ActivationCode{6, param(0, 0.2f), param(1, 0.5f)})
-          .Case("Gelu", ActivationCode{7})
-          .Case("FastGelu", ActivationCode{8})
-          .Default(std::nullopt);
-  size_t expected = name == "LeakyRelu"     ? 1
-                    : name == "Clip"        ? 2
-                    : name == "HardSigmoid" ? 2
-                                            : 0;
-  bool optional = name == "LeakyRelu" || name == "HardSigmoid";
-  if (!code || (values.size() != expected && !(optional && values.empty())))
-    return std::nullopt;
-  return code;
-}
 
 /// f32 onnxc.BlockedConv of block 16 over 1 or 2 spatial dims.
 struct BlockedConvCall : OpConversionPattern<fused::BlockedConvOp> {
@@ -105,8 +63,8 @@ struct BlockedConvCall : OpConversionPattern<fused::BlockedConvOp> {
         resultType.getShape().back() != kBlock || resultType.isDynamicDim(1))
       return rewriter.notifyMatchFailure(op, "not an f32 1-D/2-D conv of "
                                              "block 16");
-    std::optional<ActivationCode> act =
-        activationCode(op.getActivation(), op.getActivationParams());
+    std::optional<KernelActivation> act =
+        kernelActivationFor(op.getActivation(), op.getActivationParams());
     if (!act)
       return rewriter.notifyMatchFailure(op, "unknown activation");
     std::optional<RuntimeHelper> helper = runtimeHelperFor(op);
