@@ -77,7 +77,7 @@ int main(int argc, char **argv) {
   runCmd->add_option("--output-dir", run.outputDir,
                      "write each output as DIR/<name>.npy");
   runCmd->add_option("--threads", run.threads,
-                     "threads the kernels use (default 0: one per core)");
+                     "threads the kernels and parallel loops use (default 0: one per core)");
 
   InfoOptions info;
   CLI::App *infoCmd = app.add_subcommand(
