@@ -250,10 +250,17 @@ static int excluded_cpu = -1;
  * masks (a loaded machine; on a quiet one the worker joins 15 to 20 us
  * after the wake). The masks change only when the caller has moved, so
  * the regions of a run make no system call for this. Holds state_lock. */
-static void keep_sleepers_off_caller_cpu(void) {
-  /* More workers than other CPUs: leave the placement to the kernel. */
-  if (allowed_count < 2 || num_workers >= allowed_count)
+static void keep_sleepers_off_caller_cpu(int helpers) {
+  if (allowed_count < 2)
     return;
+  if (helpers >= allowed_count) {
+    /* More helpers than other CPUs: the kernel places them. */
+    if (excluded_cpu >= 0)
+      for (int i = 0; i < num_workers; ++i)
+        pthread_setaffinity_np(workers[i], sizeof allowed_cpus, &allowed_cpus);
+    excluded_cpu = -1;
+    return;
+  }
   int cpu = sched_getcpu();
   if (cpu < 0 || cpu == excluded_cpu || !CPU_ISSET(cpu, &allowed_cpus))
     return;
@@ -314,7 +321,7 @@ static void run_region(size_t first, size_t count, int threads,
   /* Polling workers see the new generation; only sleepers need the wake. */
   if (sleeping > 0) {
 #if defined(__linux__)
-    keep_sleepers_off_caller_cpu();
+    keep_sleepers_off_caller_cpu(r.participants - 1);
 #endif
     pthread_cond_broadcast(&work_ready);
   }

@@ -11,6 +11,10 @@
 
 #include <gtest/gtest.h>
 
+#if defined(__linux__)
+#include <sched.h>
+#endif
+
 #include <atomic>
 #include <chrono>
 #include <thread>
@@ -139,5 +143,39 @@ TEST(ThreadPoolRanges, ConcurrentAndNestedCallers) {
     EXPECT_EQ(failures[c], 0) << "caller " << c;
   onnxc_set_num_threads(0);
 }
+
+#if defined(__linux__)
+/// A worker woken from sleep runs with a mask without one of the process's
+/// CPUs (the caller's at the wake), when there are more CPUs than helpers.
+struct MaskProbe {
+  std::atomic<int> workerCpus{-1};
+  static void task(void *context, size_t, int worker) {
+    auto *self = static_cast<MaskProbe *>(context);
+    cpu_set_t mask;
+    if (worker == 1 && sched_getaffinity(0, sizeof mask, &mask) == 0)
+      self->workerCpus.store(CPU_COUNT(&mask));
+    // Long enough that the worker takes a task of its own.
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+};
+
+TEST(ThreadPoolRanges, WokenWorkerLeavesTheCallersCpu) {
+  cpu_set_t allowed;
+  ASSERT_EQ(sched_getaffinity(0, sizeof allowed, &allowed), 0);
+  int cpus = CPU_COUNT(&allowed);
+  if (cpus < 2)
+    GTEST_SKIP() << "one CPU";
+  onnxc_set_num_threads(2);
+  MaskProbe probe;
+  for (int round = 0; round < 5 && probe.workerCpus.load() < 0; ++round) {
+    // Past the poll: the worker is asleep when the region starts.
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    onnxc_parallel_for(2, 0, MaskProbe::task, &probe);
+  }
+  ASSERT_GE(probe.workerCpus.load(), 0) << "the worker never ran a task";
+  EXPECT_EQ(probe.workerCpus.load(), cpus - 1);
+  onnxc_set_num_threads(0);
+}
+#endif
 
 } // namespace
