@@ -208,6 +208,45 @@ TEST_P(ConvNchwcIsaTest, OneByOneFastPath) {
   checkCase(strided, GetParam(), 1);
 }
 
+// The register tile is chosen per convolution (1 to 4 output blocks, up to
+// 12 pixels, cut into tiles of equal width): every output block count with
+// row widths 1 to 30 reaches every tile shape and width, with strides 1 and
+// 2 (constant in the kernel) and 3 (read from the shape), and channel counts
+// with and without a partial input block.
+TEST_P(ConvNchwcIsaTest, EveryTileShape) {
+  for (int64_t m : {16, 32, 48, 64, 80, 112, 144})
+    for (int64_t w : {1, 5, 7, 11, 14, 23, 30})
+      for (int64_t stride : {1, 2, 3}) {
+        ConvCase c{1, m == 48 ? 21 : 32, m, 3, w * stride, 3, 3};
+        c.sh = c.sw = stride;
+        c.pt = c.pl = c.pb = c.pr = 1;
+        c.residual = m == 80;
+        checkCase(c, GetParam(), 1);
+      }
+  // 1x1: one long flattened row, and a strided one.
+  for (int64_t m : {16, 48, 64, 144}) {
+    checkCase({1, 40, m, 7, 7, 1, 1}, GetParam(), 1);
+    ConvCase strided{1, 40, m, 14, 14, 1, 1};
+    strided.sh = strided.sw = 2;
+    checkCase(strided, GetParam(), 1);
+  }
+}
+
+// Weights over the cache budget walk the output blocks outermost; small
+// maps with several threads cut rows into chunks.
+TEST_P(ConvNchwcIsaTest, LargeWeightsAndSmallMaps) {
+  ConvCase large{1, 256, 272, 5, 6, 3, 3}; // 2.6 MB of weights
+  large.pt = large.pl = large.pb = large.pr = 1;
+  checkCase(large, GetParam(), 1);
+  checkCase(large, GetParam(), 3);
+  for (int threads : {1, 2, 3}) {
+    checkCase({1, 64, 512, 7, 7, 1, 1}, GetParam(), threads);
+    ConvCase c{1, 48, 256, 7, 7, 3, 3};
+    c.pt = c.pl = c.pb = c.pr = 1;
+    checkCase(c, GetParam(), threads);
+  }
+}
+
 TEST_P(ConvNchwcIsaTest, Depthwise) {
   for (int64_t channels : {16, 24, 96, 9})
     for (int64_t k : {3, 5})

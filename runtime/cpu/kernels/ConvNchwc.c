@@ -41,28 +41,83 @@ static const onnxc_conv_nchwc_variant *active_variant(void) {
 typedef struct conv_work {
   const onnxc_conv_nchwc_variant *variant;
   onnxc_conv_nchwc_job job;
+  int64_t tile_nb; /* output blocks of a task */
   int64_t groups, chunk, chunks;
+  int group_inner; /* consecutive tasks: same pixels, next output blocks */
 } conv_work;
 
 static void conv_task(void *context, size_t task, int worker) {
   (void)worker;
   const conv_work *work = context;
   const onnxc_conv_nchwc_shape *s = &work->job.s;
-  int64_t t = (int64_t)task;
+  int64_t t = (int64_t)task, group;
+  if (work->group_inner) {
+    group = t % work->groups;
+    t /= work->groups;
+  }
   int64_t chunk = t % work->chunks;
   t /= work->chunks;
   int64_t oh = t % s->out_h;
   t /= s->out_h;
-  int64_t group = t % work->groups;
-  int64_t n = t / work->groups;
-  int64_t mb = group * work->variant->max_nb;
+  if (!work->group_inner) {
+    group = t % work->groups;
+    t /= work->groups;
+  }
+  int64_t n = t;
+  int64_t mb = group * work->tile_nb;
   int64_t nb = work->job.out_blocks - mb;
-  if (nb > work->variant->max_nb)
-    nb = work->variant->max_nb;
+  if (nb > work->tile_nb)
+    nb = work->tile_nb;
   int64_t begin = chunk * work->chunk, end = begin + work->chunk;
   if (end > s->out_w)
     end = s->out_w;
   work->variant->rows(&work->job, n, mb, nb, oh, begin, end);
+}
+
+/* The time of one input channel of a tile of nb x p, in half cycles: the
+ * FMAs (two a cycle), or the loads (weights and broadcasts) where they are
+ * more, plus the loop's own. */
+static int64_t tile_cost(int64_t nb, int64_t p) {
+  int64_t fmas = nb * p, loads = 3 * (nb + p) / 2;
+  return (fmas > loads ? fmas : loads) + 4 + nb;
+}
+
+/* The cost of a row of `width` pixels of all `blocks` output blocks in tiles
+ * of at most nb blocks x cap pixels, cut into tiles of equal width as
+ * conv_rows does. */
+static int64_t row_cost(int64_t blocks, int64_t width, int64_t nb,
+                        int64_t cap) {
+  int64_t tiles = (width + cap - 1) / cap;
+  int64_t wide = width % tiles, narrow_p = width / tiles;
+  int64_t per_group = wide * tile_cost(nb, narrow_p + 1) +
+                      (tiles - wide) * tile_cost(nb, narrow_p);
+  int64_t cost = blocks / nb * per_group;
+  int64_t rest = blocks % nb;
+  if (rest)
+    cost += wide * tile_cost(rest, narrow_p + 1) +
+            (tiles - wide) * tile_cost(rest, narrow_p);
+  return cost;
+}
+
+/* The register tile for rows of `width` pixels: the output blocks per tile
+ * and the widest tile, from the variant's budget, the cheapest by
+ * row_cost (ties: more blocks, which reads X fewer times). */
+static void choose_tile(const onnxc_conv_nchwc_variant *v, int64_t blocks,
+                        int64_t width, int64_t *tile_nb, int64_t *tile_w) {
+  int64_t best = -1;
+  *tile_nb = 1;
+  *tile_w = v->tile_w;
+  for (int64_t nb = 1; nb <= v->max_nb && nb <= blocks; ++nb) {
+    int64_t cap = v->max_acc / nb < v->tile_w ? v->max_acc / nb : v->tile_w;
+    if (cap < 1)
+      break;
+    int64_t cost = row_cost(blocks, width, nb, cap);
+    if (best < 0 || cost <= best) {
+      best = cost;
+      *tile_nb = nb;
+      *tile_w = cap;
+    }
+  }
 }
 
 static void dw_task(void *context, size_t task, int worker) {
@@ -169,13 +224,30 @@ void onnxc_conv_nchwc(const onnxc_conv_nchwc_shape *shape, const float *x,
     s->in_w = s->out_w = s->in_h * s->in_w;
     s->in_h = s->out_h = 1;
   }
-  work.groups =
-      (job->out_blocks + work.variant->max_nb - 1) / work.variant->max_nb;
-  /* Whole rows, except long (flattened) ones: chunks of a few tiles. */
+  choose_tile(work.variant, job->out_blocks, s->out_w, &work.tile_nb,
+              &job->tile_w);
+  work.groups = (job->out_blocks + work.tile_nb - 1) / work.tile_nb;
+  /* Whole rows, except long (flattened) ones: chunks of a few tiles. Rows
+   * are cut further while there are few tasks for the threads (small maps
+   * at batch 1), down to two tiles. */
+  int threads = onnxc_num_threads();
+  if (max_threads > 0 && max_threads < threads)
+    threads = max_threads;
   work.chunk = s->out_w;
-  if (work.chunk > 16 * work.variant->tile_w)
-    work.chunk = 8 * work.variant->tile_w;
+  if (work.chunk > 16 * job->tile_w)
+    work.chunk = 8 * job->tile_w;
+  while (threads > 1 && work.chunk >= 4 * job->tile_w &&
+         s->batch * work.groups * s->out_h *
+                 ((s->out_w + work.chunk - 1) / work.chunk) <
+             16 * threads)
+    work.chunk = (work.chunk / 2 + job->tile_w - 1) / job->tile_w * job->tile_w;
   work.chunks = (s->out_w + work.chunk - 1) / work.chunk;
+  /* Weights that stay in the cache are cheaper to read again than X: walk
+   * the output blocks innermost then, so that a chunk of X is read from
+   * memory once. */
+  double weight_bytes = (double)(job->out_blocks * job->in_blocks) *
+                        (double)(s->kernel_h * s->kernel_w * B * B) * 4.0;
+  work.group_inner = weight_bytes <= 1024.0 * 1024.0;
   size_t tasks = (size_t)(s->batch * work.groups * s->out_h * work.chunks);
   onnxc_parallel_for(tasks, max_threads, conv_task, &work);
   onnxc_rt_scratch_give(padded);
