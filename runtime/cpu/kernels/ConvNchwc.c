@@ -3,17 +3,21 @@
  * Picks the micro-kernels of the ISA the GEMM uses (Gemm.c's CPUID check,
  * and its test hook onnxc_sgemm_force_isa) and spreads the output over the
  * thread pool: group 1 in tasks of (image, group of output blocks, row,
- * chunk of the row), ordered so that a worker's consecutive tasks share one
- * output block group's weights; depthwise in tasks of (image, block, row).
+ * chunk of the row). The register tile (output blocks x pixels) is chosen
+ * per convolution from the variant's budget by a small cost model of the
+ * row's tiles. When the weights fit the cache the output block groups are
+ * walked innermost, so that a chunk of X is read from memory once; else
+ * outermost, so that a worker's consecutive tasks share one group's
+ * weights. Depthwise: tasks of (image, block, row).
  * A 1x1 convolution with unit strides and no padding is a matrix product
  * over the pixels: its H x W pixels are one long row, so tiles span rows.
- * Output pixels whose window crosses X's left or right edge would be
- * computed one at a time (a 1-pixel tile reloads every weight vector for
- * one FMA each); when there are any, X is first copied into a buffer with
- * zero columns on both sides, so that every tile is a full one (group 1
- * only: a depthwise tile loads as much as it computes, so the copy would
- * cost more than the short tiles). The top and bottom edges cost nothing:
- * a row's tap range is cut instead.
+ * Output pixels whose window crosses X's left or right edge are computed
+ * one at a time (a 1-pixel tile reloads every weight vector for one FMA
+ * each); when they are more than a sixteenth of a row, X is first copied
+ * into a buffer with zero columns on both sides, so that every tile is a
+ * full one (group 1 only: a depthwise tile loads as much as it computes, so
+ * the copy would cost more than the short tiles). The top and bottom edges
+ * cost nothing: a row's tap range is cut instead.
  *
  *===----------------------------------------------------------------------===*/
 
@@ -199,7 +203,10 @@ void onnxc_conv_nchwc(const onnxc_conv_nchwc_shape *shape, const float *x,
   void *padded = NULL;
   int64_t lo, hi;
   interior(s, &lo, &hi);
-  if (!s->depthwise && (lo > 0 || hi < s->out_w)) {
+  /* A few edge pixels in a wide row cost less one at a time than the copy
+   * (a 7x7 stem, 3x3 convolutions on 56-wide maps: measured). */
+  int64_t edge = s->out_w - (hi > lo ? hi - lo : 0);
+  if (!s->depthwise && edge > 0 && edge * 16 > s->out_w) {
     int64_t extent = (s->kernel_w - 1) * s->dilation_w + 1;
     int64_t right =
         (s->out_w - 1) * s->stride_w + extent - s->pad_left - s->in_w;
