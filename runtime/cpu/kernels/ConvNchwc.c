@@ -248,7 +248,9 @@ void onnxc_conv_nchwc(const onnxc_conv_nchwc_shape *shape, const float *x,
                  ((s->out_w + work.chunk - 1) / work.chunk) <
              16 * threads)
     work.chunk = (work.chunk / 2 + job->tile_w - 1) / job->tile_w * job->tile_w;
+  /* Chunks of equal width (within a tile), no short last one. */
   work.chunks = (s->out_w + work.chunk - 1) / work.chunk;
+  work.chunk = (s->out_w + work.chunks - 1) / work.chunks;
   /* Weights that stay in the cache are cheaper to read again than X: walk
    * the output blocks innermost then, so that a chunk of X is read from
    * memory once. */
