@@ -124,6 +124,11 @@ void _mlir_ciface_onnxc_rt_conv_nchwc_f32(
     int64_t out_channels, int64_t stride_h, int64_t stride_w,
     int64_t dilation_h, int64_t dilation_w, int64_t pad_top, int64_t pad_left,
     int32_t activation, float activation_alpha, float activation_beta);
+/* ConvNchwc.c: onnxc.ReorderToBlocked of f32, block 16: X [N][C][D...] to
+ * Y [N][ceil(C/16)][D...][16], the lanes past C zero (1 to 3 spatial
+ * dims). Sizes that disagree fill Y with NaN. */
+void _mlir_ciface_onnxc_rt_reorder_to_nchwc_f32(onnxc_unranked_memref *x,
+                                                onnxc_unranked_memref *y);
 /* TransformerOps.c: the kernels of kernels/Transformer.h on lowered code's
  * memrefs. Softmax over the last axis of X (+ bias broadcast onto X when
  * ONNXC_ROWS_BIAS); layer norm over the last axis of X (+ skip, the same

@@ -392,3 +392,51 @@ TEST(ConvNchwcEntry, GeometryFromDescriptors) {
 }
 
 } // namespace
+
+namespace {
+
+// The reorder of lowered code into the blocked layout: every real channel
+// in its lane, the lanes past C zero (whatever Y held), 1 to 3 spatial dims,
+// more pixels than one task's run, and one large enough for the threads.
+TEST(ConvNchwcEntry, ReorderToBlocked) {
+  struct Case {
+    std::vector<int64_t> xShape;
+  };
+  for (const Case &c :
+       {Case{{2, 3, 7, 9}}, Case{{1, 16, 5}}, Case{{2, 20, 3, 4, 5}},
+        Case{{1, 33, 300}}, Case{{1, 3, 224, 224}}}) {
+    SCOPED_TRACE("C=" + std::to_string(c.xShape[1]) +
+                 " rank=" + std::to_string(c.xShape.size()));
+    int64_t n = c.xShape[0], channels = c.xShape[1], pixels = 1;
+    for (size_t i = 2; i < c.xShape.size(); ++i)
+      pixels *= c.xShape[i];
+    std::vector<float> x(n * channels * pixels);
+    for (size_t i = 0; i < x.size(); ++i)
+      x[i] = static_cast<float>(i % 1013) - 500.0f;
+    std::vector<int64_t> yShape(c.xShape);
+    yShape[1] = blocks(channels);
+    yShape.push_back(B);
+    std::vector<float> y(n * blocks(channels) * pixels * B, -7.0f);
+    Memref xRef(x.data(), c.xShape), yRef(y.data(), yShape);
+    onnxc_set_num_threads(2);
+    _mlir_ciface_onnxc_rt_reorder_to_nchwc_f32(&xRef.ref, &yRef.ref);
+    onnxc_set_num_threads(0);
+    for (int64_t i = 0; i < (int64_t)y.size(); ++i) {
+      int64_t lane = i % B, s = (i / B) % pixels;
+      int64_t cb = (i / B / pixels) % blocks(channels);
+      int64_t image = i / B / pixels / blocks(channels);
+      int64_t ch = cb * B + lane;
+      float want = ch < channels ? x[(image * channels + ch) * pixels + s] : 0;
+      ASSERT_EQ(y[i], want) << "element " << i;
+    }
+    // Y with one block too many: NaN.
+    yShape[1] += 1;
+    std::vector<float> bad(n * yShape[1] * pixels * B, 0.0f);
+    Memref badRef(bad.data(), yShape);
+    _mlir_ciface_onnxc_rt_reorder_to_nchwc_f32(&xRef.ref, &badRef.ref);
+    for (float v : bad)
+      ASSERT_TRUE(std::isnan(v));
+  }
+}
+
+} // namespace

@@ -10,10 +10,14 @@
 // input lanes, as the op requires. The result is a fresh buffer the call
 // fills, wrapped as a restrict/writable tensor.
 //
-// The pattern outranks the linalg one and fails to match, leaving the op to
-// it, for other element types, block sizes and ranks, for an activation it
-// does not know (the linalg pattern reports it), and when the callee was not
-// declared (`--emit static`: onnxc-declare-runtime-helpers skips wrappers).
+// An f32 onnxc.ReorderToBlocked of block 16 is likewise one call of the
+// runtime's reorder (same file).
+//
+// The patterns outrank the linalg ones and fail to match, leaving the op to
+// them, for other element types, block sizes and ranks, for an activation
+// they do not know (the linalg pattern reports it), and when the callee was
+// not declared (`--emit static`: onnxc-declare-runtime-helpers skips
+// wrappers).
 //
 //===----------------------------------------------------------------------===//
 
@@ -152,11 +156,67 @@ struct BlockedConvCall : OpConversionPattern<fused::BlockedConvOp> {
   }
 };
 
+/// f32 onnxc.ReorderToBlocked of block 16 over 1 to 3 spatial dims: one
+/// call of the runtime's reorder, which writes each channel's pixels into
+/// its lane and zeroes the lanes past C in one pass (the linalg form pads
+/// the channels in a copy first).
+struct ReorderToBlockedCall : OpConversionPattern<fused::ReorderToBlockedOp> {
+  ReorderToBlockedCall(const TypeConverter &converter, MLIRContext *ctx)
+      : OpConversionPattern(converter, ctx, /*benefit=*/2) {}
+
+  LogicalResult
+  matchAndRewrite(fused::ReorderToBlockedOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Value x = adaptor.getX();
+    auto xType = llvm::dyn_cast<RankedTensorType>(x.getType());
+    auto resultType = llvm::dyn_cast<RankedTensorType>(op.getY().getType());
+    if (!xType || !resultType || !xType.getElementType().isF32() ||
+        op.getBlockSize() != kBlock || resultType.getShape().back() != kBlock)
+      return rewriter.notifyMatchFailure(op, "not an f32 reorder of block 16");
+    std::optional<RuntimeHelper> helper = runtimeHelperFor(op);
+    func::FuncOp callee =
+        helper ? SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(
+                     op, rewriter.getStringAttr(helper->name))
+               : func::FuncOp();
+    if (!callee)
+      return rewriter.notifyMatchFailure(op, "runtime kernel not declared");
+    // The result's dynamic sizes: N and the spatial dims are X's, the
+    // blocks ceil(C / 16).
+    Location loc = op.getLoc();
+    IndexMath m(rewriter, loc);
+    SmallVector<OpFoldResult> xDims = mixedDims(rewriter, loc, x);
+    SmallVector<Value> dynamicSizes;
+    for (int64_t i = 0; i + 1 < resultType.getRank(); ++i) {
+      if (!resultType.isDynamicDim(i))
+        continue;
+      dynamicSizes.push_back(
+          m.value(i == 1 ? m.ceilDiv(xDims[1], kBlock) : xDims[i]));
+    }
+    Type f32 = rewriter.getF32Type();
+    Value buffer = rewriter.create<memref::AllocOp>(
+        loc, MemRefType::get(resultType.getShape(), f32), dynamicSizes,
+        rewriter.getI64IntegerAttr(64));
+    ArrayRef<Type> inputs = callee.getFunctionType().getInputs();
+    Value xRef = rewriter.create<bufferization::ToMemrefOp>(
+        loc, MemRefType::get(xType.getShape(), f32), x, rewriter.getUnitAttr());
+    rewriter.create<func::CallOp>(
+        loc, callee,
+        ValueRange{rewriter.create<memref::CastOp>(loc, inputs[0], xRef),
+                   rewriter.create<memref::CastOp>(loc, inputs[1], buffer)});
+    rewriter.replaceOp(op, rewriter.create<bufferization::ToTensorOp>(
+                               loc, resultType, buffer,
+                               /*restrict=*/rewriter.getUnitAttr(),
+                               /*writable=*/rewriter.getUnitAttr()));
+    return success();
+  }
+};
+
 } // namespace
 
 void populateBlockedConvCallPatterns(const TypeConverter &typeConverter,
                                      RewritePatternSet &patterns) {
-  patterns.add<BlockedConvCall>(typeConverter, patterns.getContext());
+  patterns.add<BlockedConvCall, ReorderToBlockedCall>(typeConverter,
+                                                      patterns.getContext());
 }
 
 } // namespace onnxc::cpu
