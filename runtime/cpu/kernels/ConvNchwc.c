@@ -147,24 +147,48 @@ static void interior(const onnxc_conv_nchwc_shape *s, int64_t *lo,
     *hi = s->out_w;
 }
 
+typedef struct pad_work {
+  const float *x;
+  float *buffer;
+  int64_t rows, width, left, right, rows_per_task;
+} pad_work;
+
+static void pad_task(void *context, size_t task, int worker) {
+  (void)worker;
+  const int64_t B = ONNXC_NCHWC_BLOCK;
+  const pad_work *p = context;
+  int64_t padded = p->left + p->width + p->right;
+  int64_t begin = (int64_t)task * p->rows_per_task;
+  int64_t end = begin + p->rows_per_task;
+  if (end > p->rows)
+    end = p->rows;
+  for (int64_t r = begin; r < end; ++r) {
+    float *dst = p->buffer + r * padded * B;
+    memset(dst, 0, (size_t)(p->left * B) * sizeof(float));
+    memcpy(dst + p->left * B, p->x + r * p->width * B,
+           (size_t)(p->width * B) * sizeof(float));
+    memset(dst + (p->left + p->width) * B, 0,
+           (size_t)(p->right * B) * sizeof(float));
+  }
+}
+
 /* X with `left` and `right` zero columns: [N * Cb * H][left + W + right]
  * [16] in scratch memory (freed with onnxc_rt_scratch_give(*block)), or
- * NULL when there is no memory. */
+ * NULL when there is no memory. Copied on up to `max_threads` threads. */
 static float *pad_columns(const float *x, int64_t rows, int64_t width,
-                          int64_t left, int64_t right, void **block) {
+                          int64_t left, int64_t right, void **block,
+                          int max_threads) {
   const int64_t B = ONNXC_NCHWC_BLOCK;
   int64_t padded = left + width + right;
   float *buffer =
       onnxc_rt_scratch_take((size_t)(rows * padded * B) * sizeof(float), block);
   if (!buffer)
     return NULL;
-  for (int64_t r = 0; r < rows; ++r) {
-    float *dst = buffer + r * padded * B;
-    memset(dst, 0, (size_t)(left * B) * sizeof(float));
-    memcpy(dst + left * B, x + r * width * B,
-           (size_t)(width * B) * sizeof(float));
-    memset(dst + (left + width) * B, 0, (size_t)(right * B) * sizeof(float));
-  }
+  /* Tasks of about 64 KB. */
+  int64_t per_task = 4096 / (padded * B) + 1;
+  pad_work p = {x, buffer, rows, width, left, right, per_task};
+  onnxc_parallel_for((size_t)((rows + per_task - 1) / per_task), max_threads,
+                     pad_task, &p);
   return buffer;
 }
 
@@ -212,7 +236,7 @@ void onnxc_conv_nchwc(const onnxc_conv_nchwc_shape *shape, const float *x,
         (s->out_w - 1) * s->stride_w + extent - s->pad_left - s->in_w;
     const float *copy =
         pad_columns(x, s->batch * job->in_blocks * s->in_h, s->in_w,
-                    s->pad_left, right > 0 ? right : 0, &padded);
+                    s->pad_left, right > 0 ? right : 0, &padded, max_threads);
     if (copy) {
       job->x = copy;
       s->in_w += s->pad_left + (right > 0 ? right : 0);
