@@ -174,8 +174,8 @@ void _mlir_ciface_onnxc_rt_reorder_to_nchwc_f32(onnxc_unranked_memref *x_ref,
   for (int64_t i = 0; i < rank; ++i)
     total *= ys[i];
   const float *x = dense(x_ref, rank - 1, xs);
-  int ok = x && ys[0] == xs[0] && ys[1] == (xs[1] + B - 1) / B &&
-           ys[rank - 1] == B;
+  int ok =
+      x && ys[0] == xs[0] && ys[1] == (xs[1] + B - 1) / B && ys[rank - 1] == B;
   int64_t pixels = 1;
   for (int64_t i = 2; ok && i < rank - 1; ++i) {
     ok = ys[i] == xs[i];
@@ -251,17 +251,16 @@ static void maxpool_task(void *context, size_t task, int worker) {
 void _mlir_ciface_onnxc_rt_maxpool_nchwc_f32(
     onnxc_unranked_memref *x_ref, onnxc_unranked_memref *y_ref,
     int64_t kernel_h, int64_t kernel_w, int64_t stride_h, int64_t stride_w,
-    int64_t dilation_h, int64_t dilation_w, int64_t pad_top,
-    int64_t pad_left) {
+    int64_t dilation_h, int64_t dilation_w, int64_t pad_top, int64_t pad_left) {
   const int64_t B = ONNXC_NCHWC_BLOCK;
   int64_t xs[5], ys[5];
   float *y = y_ref ? (float *)dense(y_ref, 5, ys) : NULL;
   if (!y)
     return;
   const float *x = dense(x_ref, 5, xs);
-  int ok = x && xs[0] == ys[0] && xs[1] == ys[1] && xs[4] == B &&
-           ys[4] == B && kernel_h > 0 && kernel_w > 0 && stride_h > 0 &&
-           stride_w > 0 && dilation_h > 0 && dilation_w > 0;
+  int ok = x && xs[0] == ys[0] && xs[1] == ys[1] && xs[4] == B && ys[4] == B &&
+           kernel_h > 0 && kernel_w > 0 && stride_h > 0 && stride_w > 0 &&
+           dilation_h > 0 && dilation_w > 0;
   int64_t total = ys[0] * ys[1] * ys[2] * ys[3] * ys[4];
   if (!ok) {
     for (int64_t i = 0; i < total; ++i)
@@ -270,9 +269,9 @@ void _mlir_ciface_onnxc_rt_maxpool_nchwc_f32(
   }
   if (total == 0)
     return;
-  maxpool_work p = {x,        y,        xs[2],      xs[3],      ys[2],
-                    ys[3],    kernel_h, kernel_w,   stride_h,   stride_w,
-                    dilation_h, dilation_w, pad_top, pad_left};
+  maxpool_work p = {x,          y,          xs[2],    xs[3],    ys[2],
+                    ys[3],      kernel_h,   kernel_w, stride_h, stride_w,
+                    dilation_h, dilation_w, pad_top,  pad_left};
   size_t tasks = (size_t)(ys[0] * ys[1] * ys[2]);
   onnxc_parallel_for(tasks, total < (1 << 16) ? 1 : 0, maxpool_task, &p);
 }

@@ -464,8 +464,7 @@ TEST(ConvNchwcEntry, MaxPoolBlocked) {
     Memref xRef(x.data(), {c.n, c.cb, c.h, c.w, B});
     Memref yRef(y.data(), {c.n, c.cb, c.oh, c.ow, B});
     _mlir_ciface_onnxc_rt_maxpool_nchwc_f32(&xRef.ref, &yRef.ref, c.kh, c.kw,
-                                            c.sh, c.sw, c.dh, c.dw, c.pt,
-                                            c.pl);
+                                            c.sh, c.sw, c.dh, c.dw, c.pt, c.pl);
     for (int64_t plane = 0; plane < c.n * c.cb; ++plane)
       for (int64_t oh = 0; oh < c.oh; ++oh)
         for (int64_t ow = 0; ow < c.ow; ++ow)
@@ -485,9 +484,8 @@ TEST(ConvNchwcEntry, MaxPoolBlocked) {
                 << "plane " << plane << " at " << oh << "," << ow;
           }
     Memref badRef(y.data(), {c.n, c.cb + 1, c.oh, c.ow / 2, B});
-    _mlir_ciface_onnxc_rt_maxpool_nchwc_f32(&xRef.ref, &badRef.ref, c.kh,
-                                            c.kw, c.sh, c.sw, c.dh, c.dw,
-                                            c.pt, c.pl);
+    _mlir_ciface_onnxc_rt_maxpool_nchwc_f32(&xRef.ref, &badRef.ref, c.kh, c.kw,
+                                            c.sh, c.sw, c.dh, c.dw, c.pt, c.pl);
     ASSERT_TRUE(std::isnan(y[0]));
   }
 }

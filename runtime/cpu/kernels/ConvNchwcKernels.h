@@ -33,7 +33,7 @@ typedef void (*onnxc_conv_nchwc_dw_row_fn)(const onnxc_conv_nchwc_job *job,
                                            int64_t n, int64_t cb, int64_t oh);
 
 typedef struct onnxc_conv_nchwc_variant {
-  int isa;                /* onnxc_sgemm_isa */
+  int isa; /* onnxc_sgemm_isa */
   /* A register tile: at most max_nb output blocks, tile_w pixels, and
    * max_acc accumulators in all. */
   int64_t max_nb, tile_w, max_acc;

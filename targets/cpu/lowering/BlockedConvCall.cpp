@@ -259,8 +259,7 @@ struct MaxPoolNchwcCall : OpConversionPattern<onnx::MaxPoolOp> {
       return rewriter.notifyMatchFailure(op, "window not resolved");
     const WindowDim &lane = (*window)[2];
     std::optional<int64_t> padTop = getConstantIntValue((*window)[0].padBegin);
-    std::optional<int64_t> padLeft =
-        getConstantIntValue((*window)[1].padBegin);
+    std::optional<int64_t> padLeft = getConstantIntValue((*window)[1].padBegin);
     if (lane.stride != 1 || lane.dilation != 1 ||
         !isConstantIntValue(lane.padBegin, 0) ||
         !isConstantIntValue(lane.padEnd, 0) || !padTop || !padLeft ||
@@ -295,7 +294,8 @@ struct MaxPoolNchwcCall : OpConversionPattern<onnx::MaxPoolOp> {
                    i64(*padLeft)});
     Value result = rewriter.create<bufferization::ToTensorOp>(
         loc, resultType, buffer,
-        /*restrict=*/rewriter.getUnitAttr(), /*writable=*/rewriter.getUnitAttr());
+        /*restrict=*/rewriter.getUnitAttr(),
+        /*writable=*/rewriter.getUnitAttr());
     rewriter.replaceOp(op, {result, Value()});
     return success();
   }

@@ -355,17 +355,16 @@ std::optional<RuntimeHelper> runtimeHelperFor(Operation *op) {
     if (!x || !x.getElementType().isF32() || x.getRank() != 5 ||
         x.getShape().back() != 16)
       return std::nullopt;
-    auto dynamic5 = MemRefType::get(SmallVector<int64_t>(5, ShapedType::kDynamic),
-                                    f32);
+    auto dynamic5 =
+        MemRefType::get(SmallVector<int64_t>(5, ShapedType::kDynamic), f32);
     auto any = UnrankedMemRefType::get(f32, 0);
     SmallVector<Type> scalars(8, i64);
     SmallVector<Type> wrapperInputs{dynamic5, dynamic5}, targetInputs{any, any};
     wrapperInputs.append(scalars);
     targetInputs.append(scalars);
-    return RuntimeHelper{"onnxc_rt_maxpool_nchwc_f32_r5",
-                         b.getFunctionType(wrapperInputs, {}),
-                         "onnxc_rt_maxpool_nchwc_f32",
-                         b.getFunctionType(targetInputs, {})};
+    return RuntimeHelper{
+        "onnxc_rt_maxpool_nchwc_f32_r5", b.getFunctionType(wrapperInputs, {}),
+        "onnxc_rt_maxpool_nchwc_f32", b.getFunctionType(targetInputs, {})};
   }
   if (name == "onnxc.BlockedConv") {
     // lowering/BlockedConvCall.cpp, runtime/cpu/ConvNchwc.c: X, W, bias, Z
