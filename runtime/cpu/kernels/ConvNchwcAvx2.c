@@ -6,6 +6,7 @@
  *
  *===----------------------------------------------------------------------===*/
 
+#include "ActivationKernels.h"
 #include "ConvNchwcKernels.h"
 
 #include <immintrin.h>
@@ -66,6 +67,7 @@ static inline vec16 v_leaky(vec16 v, float alpha) {
 #define TILE_NB 1
 #define TILE_W 6
 #define TILE_DW 6
+#define ACTIVATION_ROW onnxc_activation_row_avx2
 #include "ConvNchwcTile.inc"
 
 const onnxc_conv_nchwc_variant onnxc_conv_nchwc_avx2_variant = {

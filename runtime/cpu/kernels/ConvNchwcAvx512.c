@@ -6,6 +6,7 @@
  *
  *===----------------------------------------------------------------------===*/
 
+#include "ActivationKernels.h"
 #include "ConvNchwcKernels.h"
 
 #include <immintrin.h>
@@ -39,6 +40,7 @@ static inline vec16 v_leaky(vec16 v, float alpha) {
 #define TILE_NB 2
 #define TILE_W 12
 #define TILE_DW 12
+#define ACTIVATION_ROW onnxc_activation_row_avx512
 #include "ConvNchwcTile.inc"
 
 const onnxc_conv_nchwc_variant onnxc_conv_nchwc_avx512_variant = {

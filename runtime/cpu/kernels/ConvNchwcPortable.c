@@ -5,6 +5,7 @@
  *
  *===----------------------------------------------------------------------===*/
 
+#include "ActivationKernels.h"
 #include "ConvNchwcKernels.h"
 
 typedef struct vec16 {
@@ -62,6 +63,7 @@ static inline vec16 v_leaky(vec16 v, float alpha) {
 #define TILE_NB 1
 #define TILE_W 4
 #define TILE_DW 4
+#define ACTIVATION_ROW onnxc_activation_row_portable
 #include "ConvNchwcTile.inc"
 
 const onnxc_conv_nchwc_variant onnxc_conv_nchwc_portable_variant = {
