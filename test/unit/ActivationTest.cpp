@@ -65,13 +65,13 @@ std::vector<float> sweep() {
   std::vector<float> v;
   for (int i = -24000; i <= 24000; ++i)
     v.push_back(float(i) * 0.0005f);
-  const float special[] = {1e-45f, 1e-40f, 1.17549435e-38f, 1e-30f, 1e-10f,
-                           1e-5f,  0.3f,   0.62499f,        0.625f, 0.62501f,
-                           0.999f, 1.0f,   1.0001f,         2.77f,  3.919f,
-                           3.92f,  5.5f,   9.0f,            15.0f,  20.0f,
-                           44.0f,  87.0f,  88.5f,           89.0f,  90.0f,
-                           103.0f, 104.0f, 105.0f,          150.0f, 1e4f,
-                           1e13f,  1e20f,  3.4e38f,         kInf};
+  const float special[] = {
+      1e-45f,  1e-40f,   1.17549435e-38f, 1e-30f,   1e-10f, 1e-5f,
+      0.3f,    0.62499f, 0.625f,          0.62501f, 0.999f, 1.0f,
+      1.0001f, 2.77f,    3.919f,          3.92f,    5.5f,   9.0f,
+      15.0f,   20.0f,    44.0f,           87.0f,    88.5f,  89.0f,
+      90.0f,   103.0f,   104.0f,          105.0f,   150.0f, 1e4f,
+      1e13f,   1e20f,    3.4e38f,         kInf};
   for (float s : special) {
     v.push_back(s);
     v.push_back(-s);
@@ -93,7 +93,8 @@ float ulp(float x) {
 void expectMatches(const ActivationCase &c, float x, float got, float want,
                    const std::string &where) {
   if (std::isnan(want)) {
-    EXPECT_TRUE(std::isnan(got)) << where << c.name << "(" << x << ") = " << got;
+    EXPECT_TRUE(std::isnan(got))
+        << where << c.name << "(" << x << ") = " << got;
     return;
   }
   if (std::isinf(want)) {
@@ -204,8 +205,8 @@ TEST(ActivationGemm, EpilogueMatchesReference) {
     e.activation_alpha = c.alpha;
     e.activation_beta = c.beta;
     std::vector<float> got(m * n), want(m * n);
-    onnxc_sgemm(0, 0, m, n, k, 1.0f, a.data(), k, b.data(), n, 0.0f,
-                got.data(), n, &e);
+    onnxc_sgemm(0, 0, m, n, k, 1.0f, a.data(), k, b.data(), n, 0.0f, got.data(),
+                n, &e);
     onnxc_sgemm_reference(0, 0, m, n, k, 1.0f, a.data(), k, b.data(), n, 0.0f,
                           want.data(), n, &e);
     for (size_t i = 0; i < got.size(); ++i)

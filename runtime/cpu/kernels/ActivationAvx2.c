@@ -1,4 +1,4 @@
-/*===- ActivationAvx2.c - Activation rows, AVX2/FMA -------------------------===*
+/*===- ActivationAvx2.c - Activation rows, AVX2/FMA ------------------------===*
  *
  * ActivationImpl.h with 8-float vectors, compiled with -mavx2 -mfma
  * (runtime/cpu/CMakeLists.txt); Activation.c calls it only when the GEMM

@@ -1,4 +1,4 @@
-/*===- ActivationAvx512.c - Activation rows, AVX-512 ------------------------===*
+/*===- ActivationAvx512.c - Activation rows, AVX-512 -----------------------===*
  *
  * ActivationImpl.h with 16-float vectors, compiled with -mavx512f
  * (runtime/cpu/CMakeLists.txt); Activation.c calls it only when the GEMM

@@ -12,8 +12,8 @@
 
 #include <string.h>
 
-ACT_INLINE void activation_row(int32_t kind, float alpha, float beta,
-                               float *y, size_t n) {
+ACT_INLINE void activation_row(int32_t kind, float alpha, float beta, float *y,
+                               size_t n) {
   size_t i = 0;
   for (; i + ACT_LANES <= n; i += ACT_LANES) {
     act_vec x;

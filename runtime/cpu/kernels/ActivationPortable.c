@@ -1,4 +1,4 @@
-/*===- ActivationPortable.c - Activation rows, portable C -------------------===*
+/*===- ActivationPortable.c - Activation rows, portable C ------------------===*
  *
  * ActivationImpl.h with 4-float vectors and the target's baseline ISA
  * (SSE2 on x86-64, AdvSIMD on AArch64): the fallback on every CPU.

@@ -98,9 +98,9 @@ ACT_INLINE act_vec act_exp(act_vec x) {
   x = act_min(act_splat(89.0f), x);
   x = act_max(act_splat(-104.0f), x);
 #if ACT_LANES == 16 && defined(__AVX512F__)
-  act_vec n = (act_vec)_mm512_roundscale_ps(
-      (__m512)(x * 1.44269504088896341f),
-      _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  act_vec n = (act_vec)_mm512_roundscale_ps((__m512)(x * 1.44269504088896341f),
+                                            _MM_FROUND_TO_NEAREST_INT |
+                                                _MM_FROUND_NO_EXC);
 #else
   /* Adding 1.5 * 2^23 rounds x log2(e) to an integer n held in the low
    * mantissa bits of t. */
@@ -185,7 +185,7 @@ ACT_INLINE act_vec act_erf(act_vec x) {
 /* Activation `kind` on one vector; `kind` is a constant where this is
  * inlined, so the switch folds away. */
 ACT_INLINE act_vec act_activation(int32_t kind, act_vec x, float alpha,
-                                float beta) {
+                                  float beta) {
   switch (kind) {
   case ONNXC_ACTIVATION_RELU:
     return act_max(act_splat(0.0f), x);

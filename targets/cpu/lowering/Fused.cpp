@@ -89,10 +89,12 @@ Value applyActivation(OpBuilder &b, Location loc, Value x, StringRef name,
   if (name == "Tanh")
     return b.create<math::TanhOp>(loc, x);
   if (name == "HardSigmoid" || name == "HardSwish") {
+    // HardSwish is x * HardSigmoid(x) with alpha 1/6, beta 0.5 (fixed).
     bool swish = name == "HardSwish";
+    double alpha = swish ? 1.0 / 6.0 : param(0, 0.2);
+    double beta = swish ? 0.5 : param(1, 0.5);
     Value linear = b.create<arith::AddFOp>(
-        loc, b.create<arith::MulFOp>(loc, x, cst(swish ? 1.0 / 6.0 : param(0, 0.2))),
-        cst(swish ? 0.5 : param(1, 0.5)));
+        loc, b.create<arith::MulFOp>(loc, x, cst(alpha)), cst(beta));
     Value upper = b.create<arith::MinimumFOp>(loc, linear, cst(1.0));
     Value hard = b.create<arith::MaximumFOp>(loc, upper, cst(0.0));
     return swish ? b.create<arith::MulFOp>(loc, x, hard) : hard;
