@@ -5,8 +5,8 @@
  * accumulators in registers; each includer is compiled for its ISA, so the
  * vector type below becomes that ISA's registers.
  *
- * exp(x) = 2^n p(r), x = n ln2 + r, |r| <= ln2 / 2, p the degree-7 Taylor
- * polynomial (truncation below 1e-8); 2^n is applied with scalef (AVX-512)
+ * exp(x) = 2^n p(r), x = n ln2 + r, |r| <= ln2 / 2, p a degree-6 fit
+ * (relative error 2e-9 before rounding); 2^n is applied with scalef (AVX-512)
  * or as two normal powers of two, so that overflow gives inf and underflow
  * is gradual. tanh is x P(x^2) below |x| = 0.625 and 1 - 2 / (exp(2|x|) + 1)
  * above; erf is x P(x^2) below |x| = 1 and a degree-14 polynomial on
@@ -111,12 +111,11 @@ ACT_INLINE act_vec act_exp(act_vec x) {
 #endif
   act_vec r = x - n * 0.693359375f;
   r = r - n * -2.12194440054690583e-4f;
-  act_vec p = act_splat(1.98412698e-4f);
-  p = p * r + 1.38888889e-3f;
-  p = p * r + 8.33333333e-3f;
-  p = p * r + 4.16666667e-2f;
-  p = p * r + 1.66666667e-1f;
-  p = p * r + 0.5f;
+  act_vec p = act_splat(1.383683528e-03f);
+  p = p * r + 8.374817669e-03f;
+  p = p * r + 4.166822508e-02f;
+  p = p * r + 1.666641980e-01f;
+  p = p * r + 4.999999106e-01f;
   p = p * r + 1.0f;
   p = p * r + 1.0f;
 #if ACT_LANES == 16 && defined(__AVX512F__)
