@@ -285,7 +285,8 @@ TEST_P(ConvNchwcIsaTest, EveryEpilogue) {
         Act{ONNXC_ACTIVATION_SIGMOID, 0, 0}, Act{ONNXC_ACTIVATION_TANH, 0, 0},
         Act{ONNXC_ACTIVATION_HARD_SIGMOID, 0.2f, 0.5f},
         Act{ONNXC_ACTIVATION_GELU, 0, 0},
-        Act{ONNXC_ACTIVATION_FAST_GELU, 0, 0}})
+        Act{ONNXC_ACTIVATION_FAST_GELU, 0, 0}, Act{ONNXC_ACTIVATION_SILU, 0, 0},
+        Act{ONNXC_ACTIVATION_HARD_SWISH, 1.0f / 6.0f, 0.5f}})
     for (bool bias : {false, true})
       for (bool residual : {false, true}) {
         ConvCase c{1, 20, 35, 6, 13, 3, 3};

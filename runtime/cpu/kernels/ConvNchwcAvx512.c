@@ -42,6 +42,14 @@ static inline vec16 v_leaky(vec16 v, float alpha) {
 #define TILE_ACC 24
 #define TILE_DW 12
 #define TILE_FULL_CI 1
+/* Every other activation, in registers (ActivationVector.h). */
+#define ACT_LANES 16
+#include "ActivationVector.h"
+static inline __attribute__((always_inline)) vec16
+v_activation(vec16 v, int32_t kind, float alpha, float beta) {
+  return (vec16)act_activation(kind, (act_vec)v, alpha, beta);
+}
+
 #include "ConvNchwcTile.inc"
 
 const onnxc_conv_nchwc_variant onnxc_conv_nchwc_avx512_variant = {

@@ -5,6 +5,7 @@
  *
  *===----------------------------------------------------------------------===*/
 
+#include "ActivationKernels.h"
 #include "ConvNchwcKernels.h"
 
 typedef struct vec16 {
@@ -63,6 +64,13 @@ static inline vec16 v_leaky(vec16 v, float alpha) {
 #define TILE_ACC 4
 #define TILE_W 4
 #define TILE_DW 4
+/* Every other activation: the portable row (ActivationKernels.h). */
+static inline vec16 v_activation(vec16 v, int32_t kind, float alpha,
+                                 float beta) {
+  onnxc_activation_row_portable(kind, alpha, beta, v.v, ONNXC_NCHWC_BLOCK);
+  return v;
+}
+
 #include "ConvNchwcTile.inc"
 
 const onnxc_conv_nchwc_variant onnxc_conv_nchwc_portable_variant = {

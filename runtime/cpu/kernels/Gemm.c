@@ -23,6 +23,7 @@
 #include "Gemm.h"
 #include "../CpuRuntime.h"
 #include "../ThreadPool.h"
+#include "Activation.h"
 #include "GemmKernels.h"
 
 #include <math.h>
@@ -307,24 +308,9 @@ static void apply_epilogue(const onnxc_sgemm_epilogue *e, float *c,
       for (size_t j = 0; j < cols; ++j)
         out[j] += res[j];
     }
-    switch (e->activation) {
-    case ONNXC_ACTIVATION_NONE:
-      break;
-    case ONNXC_ACTIVATION_RELU:
-      for (size_t j = 0; j < cols; ++j)
-        out[j] = out[j] < 0.0f ? 0.0f : out[j];
-      break;
-    case ONNXC_ACTIVATION_LEAKY_RELU: {
-      float slope = e->activation_alpha;
-      for (size_t j = 0; j < cols; ++j)
-        out[j] = out[j] < 0.0f ? slope * out[j] : out[j];
-      break;
-    }
-    default:
-      for (size_t j = 0; j < cols; ++j)
-        out[j] = onnxc_apply_activation(out[j], e);
-      break;
-    }
+    /* Vectorized (kernels/Activation.h), while the row is in L1. */
+    onnxc_activation_apply(e->activation, e->activation_alpha,
+                           e->activation_beta, out, 1, cols, ldc);
   }
 }
 

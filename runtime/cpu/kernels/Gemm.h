@@ -35,7 +35,9 @@ typedef enum onnxc_activation {
   ONNXC_ACTIVATION_TANH = 5,
   ONNXC_ACTIVATION_HARD_SIGMOID = 6, /* max(0, min(1, alpha * x + beta)) */
   ONNXC_ACTIVATION_GELU = 7,         /* 0.5 x (1 + erf(x / sqrt 2)) */
-  ONNXC_ACTIVATION_FAST_GELU = 8     /* tanh approximation of Gelu */
+  ONNXC_ACTIVATION_FAST_GELU = 8,    /* tanh approximation of Gelu */
+  ONNXC_ACTIVATION_SILU = 9,         /* x * sigmoid(x) */
+  ONNXC_ACTIVATION_HARD_SWISH = 10   /* x * max(0, min(1, alpha * x + beta)) */
 } onnxc_activation;
 
 /* What happens to each element after the product. A zeroed struct (or a

@@ -49,7 +49,9 @@ enum : int32_t {
   kActTanh = 5,
   kActHardSigmoid = 6,
   kActGelu = 7,
-  kActFastGelu = 8
+  kActFastGelu = 8,
+  kActSilu = 9,
+  kActHardSwish = 10
 };
 
 struct Activation {
@@ -74,7 +76,7 @@ std::optional<Activation> activationFor(StringRef name,
   };
   Activation act;
   if (name.empty() || name == "Relu" || name == "Sigmoid" || name == "Tanh" ||
-      name == "Gelu" || name == "FastGelu") {
+      name == "Gelu" || name == "FastGelu" || name == "Silu") {
     if (!values.empty())
       return std::nullopt;
     act.kind = name.empty()        ? kActNone
@@ -82,6 +84,7 @@ std::optional<Activation> activationFor(StringRef name,
                : name == "Sigmoid" ? kActSigmoid
                : name == "Tanh"    ? kActTanh
                : name == "Gelu"    ? kActGelu
+               : name == "Silu"    ? kActSilu
                                    : kActFastGelu;
   } else if (name == "LeakyRelu" && values.size() <= 1) {
     act.kind = kActLeakyRelu;
@@ -94,6 +97,10 @@ std::optional<Activation> activationFor(StringRef name,
     act.kind = kActHardSigmoid;
     act.alpha = param(0, 0.2f);
     act.beta = param(1, 0.5f);
+  } else if (name == "HardSwish" && values.empty()) {
+    act.kind = kActHardSwish;
+    act.alpha = 1.0f / 6.0f;
+    act.beta = 0.5f;
   } else {
     return std::nullopt;
   }
