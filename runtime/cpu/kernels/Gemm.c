@@ -454,6 +454,110 @@ static void compute_task(void *context, size_t task, int worker) {
   }
 }
 
+static size_t round_up(size_t x, size_t to) { return (x + to - 1) / to * to; }
+static size_t div_up(size_t x, size_t by) { return (x + by - 1) / by; }
+
+/* ---- Constant B, packed once --------------------------------------------- */
+
+/* A constant B (a weight) packed for every (jc, pc) block in the layout the
+ * compute tasks read: block (jc, pc) starts at jc * k + panels(jc) * NR * pc
+ * (the blocks before jc are full NC blocks of K rows), its panels as
+ * pack_b_task writes them. `key` says what it was packed for. */
+struct onnxc_sgemm_packed_b {
+  const onnxc_sgemm_variant *v;
+  const float *b;
+  size_t n, k;
+  ptrdiff_t b_rs, b_cs;
+  float *data;
+  struct onnxc_sgemm_packed_b *next; /* the registry, for the unload */
+};
+
+/* Every published copy, freed when the artifact (or program) unloads. Only
+ * pushed to while running; read only by the destructor. */
+static _Atomic(onnxc_sgemm_packed_b *) packed_b_registry;
+
+__attribute__((destructor)) static void free_packed_b(void) {
+  onnxc_sgemm_packed_b *e = atomic_exchange(&packed_b_registry, NULL);
+  while (e) {
+    onnxc_sgemm_packed_b *next = e->next;
+    free(e->data);
+    free(e);
+    e = next;
+  }
+}
+
+static int packed_b_matches(const onnxc_sgemm_packed_b *e,
+                            const onnxc_sgemm_variant *v, const float *b,
+                            size_t n, size_t k, ptrdiff_t b_rs,
+                            ptrdiff_t b_cs) {
+  return e->v == v && e->b == b && e->n == n && e->k == k && e->b_rs == b_rs &&
+         e->b_cs == b_cs;
+}
+
+/* Packs all of B for `v` into a fresh copy (NULL when out of memory). */
+static onnxc_sgemm_packed_b *pack_whole_b(const onnxc_sgemm_variant *v,
+                                          const float *b, size_t n, size_t k,
+                                          ptrdiff_t b_rs, ptrdiff_t b_cs,
+                                          int threads) {
+  size_t nr = v->nr;
+  size_t floats = div_up(n, nr) * nr * k;
+  onnxc_sgemm_packed_b *e = malloc(sizeof *e);
+  void *data = NULL;
+  if (!e || posix_memalign(&data, 64, floats * sizeof(float)) != 0) {
+    free(e);
+    return NULL;
+  }
+  *e = (onnxc_sgemm_packed_b){v, b, n, k, b_rs, b_cs, data, NULL};
+  gemm_job job = {0};
+  job.v = v;
+  job.b = b;
+  job.b_rs = b_rs;
+  job.b_cs = b_cs;
+  for (size_t jc = 0; jc < n; jc += v->nc) {
+    job.jc = jc;
+    job.nc = n - jc < v->nc ? n - jc : v->nc;
+    job.panels = div_up(job.nc, nr);
+    for (size_t pc = 0; pc < k; pc += v->kc) {
+      job.pc = pc;
+      job.kc = k - pc < v->kc ? k - pc : v->kc;
+      job.packed_b = e->data + jc * k + job.panels * nr * pc;
+      onnxc_parallel_for(div_up(job.panels, PACK_B_PANELS), threads,
+                         pack_b_task, &job);
+    }
+  }
+  return e;
+}
+
+/* The copy of B in `*slot` when it was packed for these operands; on first
+ * use packs one and publishes it. Never blocks: threads that race on the
+ * first use each pack, one copy wins the compare-exchange, the others are
+ * freed. NULL (pack per run) when the slot holds another key (a forced
+ * ISA, another B) or memory runs out. */
+static const onnxc_sgemm_packed_b *packed_b_for(onnxc_sgemm_packed_b **slot,
+                                                const onnxc_sgemm_variant *v,
+                                                const float *b, size_t n,
+                                                size_t k, ptrdiff_t b_rs,
+                                                ptrdiff_t b_cs, int threads) {
+  onnxc_sgemm_packed_b *e = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
+  if (!e) {
+    onnxc_sgemm_packed_b *mine = pack_whole_b(v, b, n, k, b_rs, b_cs, threads);
+    if (!mine)
+      return NULL;
+    if (__atomic_compare_exchange_n(slot, &e, mine, 0, __ATOMIC_ACQ_REL,
+                                    __ATOMIC_ACQUIRE)) {
+      e = mine;
+      mine->next = atomic_load(&packed_b_registry);
+      while (
+          !atomic_compare_exchange_weak(&packed_b_registry, &mine->next, mine))
+        ;
+    } else {
+      free(mine->data);
+      free(mine);
+    }
+  }
+  return packed_b_matches(e, v, b, n, k, b_rs, b_cs) ? e : NULL;
+}
+
 /* Packing buffers come from the runtime's scratch pool (Run.c), which keeps
  * them between calls: fresh memory would cost a page fault per 4 KiB on
  * every first use. Free with onnxc_rt_scratch_give(*base). */
@@ -472,9 +576,6 @@ static void scale_only(size_t m, size_t n, float beta, float *c, ptrdiff_t ldc,
   if (!epilogue_is_trivial(e))
     apply_epilogue(e, c, ldc, 0, 0, m, n);
 }
-
-static size_t round_up(size_t x, size_t to) { return (x + to - 1) / to * to; }
-static size_t div_up(size_t x, size_t by) { return (x + by - 1) / by; }
 
 /* A few rows (a token, a small batch through a layer; see GemmKernels.h): bound
  * by reading B, so B is read once, without packing, by the variant's small-M
@@ -555,12 +656,12 @@ static int small_m(const onnxc_sgemm_variant *v, size_t m, size_t n, size_t k,
   return 1;
 }
 
-void onnxc_sgemm_strided(size_t m, size_t n, size_t k, float alpha,
-                         const float *a, ptrdiff_t a_rs, ptrdiff_t a_cs,
-                         const float *b, ptrdiff_t b_rs, ptrdiff_t b_cs,
-                         float beta, float *c, ptrdiff_t ldc,
-                         const onnxc_sgemm_epilogue *epilogue,
-                         int max_threads) {
+void onnxc_sgemm_strided_cached(size_t m, size_t n, size_t k, float alpha,
+                                const float *a, ptrdiff_t a_rs, ptrdiff_t a_cs,
+                                const float *b, ptrdiff_t b_rs, ptrdiff_t b_cs,
+                                float beta, float *c, ptrdiff_t ldc,
+                                const onnxc_sgemm_epilogue *epilogue,
+                                int max_threads, onnxc_sgemm_packed_b **slot) {
   if (m == 0 || n == 0)
     return;
   if (k == 0 || alpha == 0.0f) {
@@ -611,8 +712,13 @@ void onnxc_sgemm_strided(size_t m, size_t n, size_t k, float alpha,
   job.m_blocks = m_blocks;
   job.packed_a_stride = round_up(mc * kc_max, 16);
 
-  void *b_base, *a_base;
-  job.packed_b = aligned_buffer(round_up(nc_max, nr) * kc_max, &b_base);
+  /* A constant B is packed once (packed_b_for); then only A is. */
+  const onnxc_sgemm_packed_b *cached =
+      slot ? packed_b_for(slot, v, b, n, k, b_rs, b_cs, threads) : NULL;
+  void *b_base = NULL, *a_base;
+  job.packed_b = cached
+                     ? cached->data
+                     : aligned_buffer(round_up(nc_max, nr) * kc_max, &b_base);
   job.packed_a = aligned_buffer(job.packed_a_stride * (size_t)threads, &a_base);
   if (!job.packed_b || !job.packed_a) {
     /* No memory for the packed blocks: the slow loop still gets it right. */
@@ -649,13 +755,26 @@ void onnxc_sgemm_strided(size_t m, size_t n, size_t k, float alpha,
       job.kc = k - pc < v->kc ? k - pc : v->kc;
       job.first_k = pc == 0;
       job.last_k = pc + job.kc == k;
-      onnxc_parallel_for(div_up(job.panels, PACK_B_PANELS), threads,
-                         pack_b_task, &job);
+      if (cached)
+        job.packed_b = cached->data + jc * k + job.panels * nr * pc;
+      else
+        onnxc_parallel_for(div_up(job.panels, PACK_B_PANELS), threads,
+                           pack_b_task, &job);
       onnxc_parallel_for(m_blocks * job.n_chunks, threads, compute_task, &job);
     }
   }
   onnxc_rt_scratch_give(b_base);
   onnxc_rt_scratch_give(a_base);
+}
+
+void onnxc_sgemm_strided(size_t m, size_t n, size_t k, float alpha,
+                         const float *a, ptrdiff_t a_rs, ptrdiff_t a_cs,
+                         const float *b, ptrdiff_t b_rs, ptrdiff_t b_cs,
+                         float beta, float *c, ptrdiff_t ldc,
+                         const onnxc_sgemm_epilogue *epilogue,
+                         int max_threads) {
+  onnxc_sgemm_strided_cached(m, n, k, alpha, a, a_rs, a_cs, b, b_rs, b_cs, beta,
+                             c, ldc, epilogue, max_threads, NULL);
 }
 
 void onnxc_sgemm(int trans_a, int trans_b, size_t m, size_t n, size_t k,
