@@ -432,6 +432,10 @@ std::vector<Case> packedBCases() {
   add(100, 17, 31, 1, 0);
   add(40, 2100, 1000, 0, 5);
   add(130, 45, 700, 1, 0);
+  // Many row blocks: tasks per (row block, column chunk) of each B block,
+  // not per column share.
+  add(300, 70, 50, 1, 0);
+  add(600, 90, 400, 0, 2);
   add(3, 50, 20, 0, 0); // small M: unpacked, the slot stays unused
   return cases;
 }

@@ -33,6 +33,9 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
 
 /* ---- Dispatch ----------------------------------------------------------- */
 
@@ -337,7 +340,7 @@ static int epilogue_is_trivial(const onnxc_sgemm_epilogue *e) {
 
 typedef struct gemm_job {
   const onnxc_sgemm_variant *v;
-  size_t m, n;
+  size_t m, n, k;
   float alpha, beta;
   const float *a;
   ptrdiff_t a_rs, a_cs;
@@ -495,6 +498,8 @@ static int packed_b_matches(const onnxc_sgemm_packed_b *e,
 }
 
 /* Packs all of B for `v` into a fresh copy (NULL when out of memory). */
+enum { HUGE_PAGE = 2 << 20 };
+
 static onnxc_sgemm_packed_b *pack_whole_b(const onnxc_sgemm_variant *v,
                                           const float *b, size_t n, size_t k,
                                           ptrdiff_t b_rs, ptrdiff_t b_cs,
@@ -503,10 +508,17 @@ static onnxc_sgemm_packed_b *pack_whole_b(const onnxc_sgemm_variant *v,
   size_t floats = div_up(n, nr) * nr * k;
   onnxc_sgemm_packed_b *e = malloc(sizeof *e);
   void *data = NULL;
-  if (!e || posix_memalign(&data, 64, floats * sizeof(float)) != 0) {
+  size_t bytes = floats * sizeof(float);
+  if (!e || posix_memalign(&data, HUGE_PAGE, bytes) != 0) {
     free(e);
     return NULL;
   }
+#if defined(MADV_HUGEPAGE)
+  /* The compute tasks stream the copy from memory once per run: 2 MiB
+   * pages spare a TLB miss every 4 KiB of it (advice only). */
+  if (bytes >= HUGE_PAGE)
+    madvise(data, bytes, MADV_HUGEPAGE);
+#endif
   *e = (onnxc_sgemm_packed_b){v, b, n, k, b_rs, b_cs, data, NULL};
   gemm_job job = {0};
   job.v = v;
@@ -556,6 +568,58 @@ static const onnxc_sgemm_packed_b *packed_b_for(onnxc_sgemm_packed_b **slot,
     }
   }
   return packed_b_matches(e, v, b, n, k, b_rs, b_cs) ? e : NULL;
+}
+
+/* With B packed once (job->packed_b: the whole copy, see
+ * onnxc_sgemm_packed_b) a task owns an equal share of B's panels, the
+ * columns of C under them, through every row and all of K: one parallel
+ * region per call, no barrier per (jc, pc) block, and equal work per
+ * thread (row blocks of MR-tall tiles do not split M = 128 evenly in two).
+ * The KC rows of the task's panels stay in L2 across the row blocks. */
+static void cached_task(void *context, size_t task, int worker) {
+  const gemm_job *job = context;
+  const onnxc_sgemm_variant *v = job->v;
+  size_t mr = v->mr, nr = v->nr, k = job->k;
+  size_t all_panels = div_up(job->n, nr);
+  size_t per_task = div_up(all_panels, job->n_chunks);
+  size_t first = task * per_task;
+  size_t last = first + per_task < all_panels ? first + per_task : all_panels;
+  float *packed_a = job->packed_a + (size_t)worker * job->packed_a_stride;
+  while (first < last) {
+    /* The NC block holding panel `first`, and this task's panels in it. */
+    size_t jc = first * nr / v->nc * v->nc;
+    size_t nc = job->n - jc < v->nc ? job->n - jc : v->nc;
+    size_t panels = div_up(nc, nr);
+    size_t q0 = first - jc / nr;
+    size_t q1 = last - jc / nr < panels ? last - jc / nr : panels;
+    for (size_t pc = 0; pc < k; pc += v->kc) {
+      size_t kc = k - pc < v->kc ? k - pc : v->kc;
+      const float *packed_b = job->packed_b + jc * k + panels * nr * pc;
+      float beta = pc == 0 ? job->beta : 1.0f;
+      for (size_t i0 = 0; i0 < job->m; i0 += job->mc) {
+        size_t mc = job->m - i0 < job->mc ? job->m - i0 : job->mc;
+        pack_a(mc, kc, mr,
+               job->a + (ptrdiff_t)i0 * job->a_rs + (ptrdiff_t)pc * job->a_cs,
+               job->a_rs, job->a_cs, packed_a);
+        for (size_t i = 0; i < mc; i += mr) {
+          size_t rows = mc - i < mr ? mc - i : mr;
+          float *crow = job->c + (ptrdiff_t)(i0 + i) * job->ldc + jc;
+          for (size_t q = q0; q < q1; ++q) {
+            size_t j = q * nr;
+            size_t cols = nc - j < nr ? nc - j : nr;
+            v->kernel(kc, packed_a + i * kc, packed_b + q * nr * kc, crow + j,
+                      job->ldc, rows, cols, job->alpha, beta);
+          }
+        }
+      }
+    }
+    if (!epilogue_is_trivial(job->epilogue)) {
+      size_t j0 = q0 * nr, j1 = q1 * nr < nc ? q1 * nr : nc;
+      apply_epilogue(job->epilogue, job->c + jc + j0, job->ldc, 0, jc + j0,
+                     job->m, j1 - j0);
+    }
+    first = jc / nr + q1;
+  }
 }
 
 /* Packing buffers come from the runtime's scratch pool (Run.c), which keeps
@@ -686,9 +750,18 @@ void onnxc_sgemm_strided_cached(size_t m, size_t n, size_t k, float alpha,
   else if (threads > 1 && flops / threads < 2.0e5)
     threads = (int)(flops / 2.0e5) > 1 ? (int)(flops / 2.0e5) : 1;
 
-  /* Row blocks: a multiple of the thread count, each a multiple of MR. */
+  /* A constant B is packed once (packed_b_for); then only A is. */
+  const onnxc_sgemm_packed_b *cached =
+      slot ? packed_b_for(slot, v, b, n, k, b_rs, b_cs, threads) : NULL;
+
+  /* Row blocks: a multiple of the thread count, each a multiple of MR.
+   * With B packed once and few row blocks (a sequence or two through a
+   * transformer layer), the threads split the columns instead
+   * (cached_task); many row blocks keep the split below, whose tasks the
+   * threads balance block by block. */
   size_t m_blocks = div_up(m, v->mc);
-  if (threads > 1)
+  int by_columns = cached && m_blocks < 4 * (size_t)threads;
+  if (threads > 1 && !by_columns)
     m_blocks = round_up(m_blocks, (size_t)threads);
   size_t mc = round_up(div_up(m, m_blocks), mr);
   m_blocks = div_up(m, mc);
@@ -697,6 +770,7 @@ void onnxc_sgemm_strided_cached(size_t m, size_t n, size_t k, float alpha,
   job.v = v;
   job.m = m;
   job.n = n;
+  job.k = k;
   job.alpha = alpha;
   job.beta = beta;
   job.a = a;
@@ -712,9 +786,6 @@ void onnxc_sgemm_strided_cached(size_t m, size_t n, size_t k, float alpha,
   job.m_blocks = m_blocks;
   job.packed_a_stride = round_up(mc * kc_max, 16);
 
-  /* A constant B is packed once (packed_b_for); then only A is. */
-  const onnxc_sgemm_packed_b *cached =
-      slot ? packed_b_for(slot, v, b, n, k, b_rs, b_cs, threads) : NULL;
   void *b_base = NULL, *a_base;
   job.packed_b = cached
                      ? cached->data
@@ -737,6 +808,22 @@ void onnxc_sgemm_strided_cached(size_t m, size_t n, size_t k, float alpha,
       }
     if (!epilogue_is_trivial(e))
       apply_epilogue(e, c, ldc, 0, 0, m, n);
+    return;
+  }
+
+  if (by_columns) {
+    size_t panels = div_up(n, nr);
+    job.n_chunks = (size_t)threads < panels ? (size_t)threads : panels;
+    onnxc_parallel_for(job.n_chunks, threads, cached_task, &job);
+    onnxc_rt_scratch_give(a_base);
+    return;
+  }
+
+  if (by_columns) {
+    size_t panels = div_up(n, nr);
+    job.n_chunks = (size_t)threads < panels ? (size_t)threads : panels;
+    onnxc_parallel_for(job.n_chunks, threads, cached_task, &job);
+    onnxc_rt_scratch_give(a_base);
     return;
   }
 
