@@ -540,6 +540,29 @@ static onnxc_sgemm_packed_b *pack_whole_b(const onnxc_sgemm_variant *v,
   return e;
 }
 
+/* Once B is packed, the GEMMs no longer read the original (a weight in the
+ * artifact's read-only data): ask the kernel to reclaim its pages, so that
+ * the packed copy does not double the weights' resident memory. The advice
+ * keeps the data (unlike MADV_DONTNEED): a later read faults it back in.
+ * Only whole pages inside B, so that neighbours keep their pages. */
+static void release_source(const float *b, size_t n, size_t k, ptrdiff_t b_rs,
+                           ptrdiff_t b_cs) {
+#if defined(MADV_PAGEOUT)
+  if (b_rs <= 0 || b_cs <= 0)
+    return;
+  enum { PAGE = 4096 };
+  uintptr_t begin = (uintptr_t)b;
+  uintptr_t end = (uintptr_t)(b + (ptrdiff_t)(k - 1) * b_rs +
+                              (ptrdiff_t)(n - 1) * b_cs + 1);
+  begin = (begin + PAGE - 1) / PAGE * PAGE;
+  end = end / PAGE * PAGE;
+  if (end > begin)
+    madvise((void *)begin, end - begin, MADV_PAGEOUT);
+#else
+  (void)b, (void)n, (void)k, (void)b_rs, (void)b_cs;
+#endif
+}
+
 /* The copy of B in `*slot` when it was packed for these operands; on first
  * use packs one and publishes it. Never blocks: threads that race on the
  * first use each pack, one copy wins the compare-exchange, the others are
@@ -562,6 +585,7 @@ static const onnxc_sgemm_packed_b *packed_b_for(onnxc_sgemm_packed_b **slot,
       while (
           !atomic_compare_exchange_weak(&packed_b_registry, &mine->next, mine))
         ;
+      release_source(b, n, k, b_rs, b_cs);
     } else {
       free(mine->data);
       free(mine);
