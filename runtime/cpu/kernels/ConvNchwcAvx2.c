@@ -64,9 +64,11 @@ static inline vec16 v_leaky(vec16 v, float alpha) {
 }
 
 #define TILE_NB 1
+#define TILE_FULL_CI 1
+#define TILE_ACC 6
 #define TILE_W 6
 #define TILE_DW 6
 #include "ConvNchwcTile.inc"
 
 const onnxc_conv_nchwc_variant onnxc_conv_nchwc_avx2_variant = {
-    ONNXC_SGEMM_ISA_AVX2, TILE_NB, TILE_W, conv_rows, dw_row};
+    ONNXC_SGEMM_ISA_AVX2, TILE_NB, TILE_W, TILE_ACC, conv_rows, dw_row};

@@ -60,9 +60,10 @@ static inline vec16 v_leaky(vec16 v, float alpha) {
 }
 
 #define TILE_NB 1
+#define TILE_ACC 4
 #define TILE_W 4
 #define TILE_DW 4
 #include "ConvNchwcTile.inc"
 
 const onnxc_conv_nchwc_variant onnxc_conv_nchwc_portable_variant = {
-    ONNXC_SGEMM_ISA_PORTABLE, TILE_NB, TILE_W, conv_rows, dw_row};
+    ONNXC_SGEMM_ISA_PORTABLE, TILE_NB, TILE_W, TILE_ACC, conv_rows, dw_row};

@@ -365,6 +365,43 @@ std::optional<RuntimeHelper> runtimeHelperFor(Operation *op) {
                            i64, i64, i64, i32, f32, f32},
                           {})};
   }
+  if (name == "onnxc.ReorderToBlocked") {
+    // lowering/BlockedConvCall.cpp, runtime/cpu/ConvNchwc.c: f32, block 16,
+    // 1 to 3 spatial dims.
+    auto x = llvm::dyn_cast<RankedTensorType>(op->getOperand(0).getType());
+    auto y = llvm::dyn_cast<RankedTensorType>(op->getResult(0).getType());
+    if (!x || !y || !x.getElementType().isF32() || x.getRank() < 3 ||
+        x.getRank() > 5 || y.getRank() != x.getRank() + 1 ||
+        y.getShape().back() != 16)
+      return std::nullopt;
+    auto dynamic = [&](int64_t rank) {
+      return MemRefType::get(SmallVector<int64_t>(rank, ShapedType::kDynamic),
+                             f32);
+    };
+    auto any = UnrankedMemRefType::get(f32, 0);
+    return RuntimeHelper{
+        llvm::formatv("onnxc_rt_reorder_to_nchwc_f32_r{0}", x.getRank()),
+        b.getFunctionType({dynamic(x.getRank()), dynamic(y.getRank())}, {}),
+        "onnxc_rt_reorder_to_nchwc_f32", b.getFunctionType({any, any}, {})};
+  }
+  if (name == "onnx.MaxPool") {
+    // lowering/BlockedConvCall.cpp, runtime/cpu/ConvNchwc.c: the max pool
+    // of a blocked f32 tensor (rank 5, block 16; NchwcLayout's form).
+    auto x = llvm::dyn_cast<RankedTensorType>(op->getOperand(0).getType());
+    if (!x || !x.getElementType().isF32() || x.getRank() != 5 ||
+        x.getShape().back() != 16)
+      return std::nullopt;
+    auto dynamic5 =
+        MemRefType::get(SmallVector<int64_t>(5, ShapedType::kDynamic), f32);
+    auto any = UnrankedMemRefType::get(f32, 0);
+    SmallVector<Type> scalars(8, i64);
+    SmallVector<Type> wrapperInputs{dynamic5, dynamic5}, targetInputs{any, any};
+    wrapperInputs.append(scalars);
+    targetInputs.append(scalars);
+    return RuntimeHelper{
+        "onnxc_rt_maxpool_nchwc_f32_r5", b.getFunctionType(wrapperInputs, {}),
+        "onnxc_rt_maxpool_nchwc_f32", b.getFunctionType(targetInputs, {})};
+  }
   if (name == "onnxc.BlockedConv") {
     // lowering/BlockedConvCall.cpp, runtime/cpu/ConvNchwc.c: X, W, bias, Z
     // and Y as unranked memrefs through a wrapper per rank combination; an
