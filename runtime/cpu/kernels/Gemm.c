@@ -20,6 +20,10 @@
  *
  *===----------------------------------------------------------------------===*/
 
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* dladdr */
+#endif
+
 #include "Gemm.h"
 #include "../CpuRuntime.h"
 #include "../ThreadPool.h"
@@ -33,9 +37,14 @@
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* dladdr */
+#endif
 #include <string.h>
 #if defined(__linux__)
+#include <dlfcn.h>
 #include <sys/mman.h>
+#include <unistd.h>
 #endif
 
 /* ---- Dispatch ----------------------------------------------------------- */
@@ -527,23 +536,31 @@ static onnxc_sgemm_packed_b *pack_whole_b(const onnxc_sgemm_variant *v,
 }
 
 /* Once B is packed, the GEMMs no longer read the original (a weight in the
- * artifact's read-only data): ask the kernel to reclaim its pages, so that
- * the packed copy does not double the weights' resident memory. The advice
- * keeps the data (unlike MADV_DONTNEED): a later read faults it back in.
- * Only whole pages inside B, so that neighbours keep their pages. */
+ * artifact's read-only data): drop this process's mapping of its pages, so
+ * that the packed copy does not double the weights' resident memory.
+ * MADV_DONTNEED on a clean page of a file mapping keeps the data: a later
+ * read (a small-M call) faults the same bytes back in from the page cache,
+ * which keeps them for the next process that loads the artifact (where
+ * MADV_PAGEOUT would evict them and make that load read the disk). On
+ * anonymous memory the same advice would zero the data, so it is given
+ * only when dladdr places B inside a loaded object's file. Only whole pages
+ * inside B, so that neighbours keep their pages. */
 static void release_source(const float *b, size_t n, size_t k, ptrdiff_t b_rs,
                            ptrdiff_t b_cs) {
-#if defined(MADV_PAGEOUT)
-  if (b_rs <= 0 || b_cs <= 0)
+#if defined(__linux__) && defined(MADV_DONTNEED)
+  Dl_info where;
+  if (b_rs <= 0 || b_cs <= 0 || !dladdr(b, &where) || !where.dli_fname ||
+      !where.dli_fname[0])
     return;
-  enum { PAGE = 4096 };
+  long page_size = sysconf(_SC_PAGESIZE);
+  uintptr_t page = page_size > 0 ? (uintptr_t)page_size : 4096;
   uintptr_t begin = (uintptr_t)b;
   uintptr_t end = (uintptr_t)(b + (ptrdiff_t)(k - 1) * b_rs +
                               (ptrdiff_t)(n - 1) * b_cs + 1);
-  begin = (begin + PAGE - 1) / PAGE * PAGE;
-  end = end / PAGE * PAGE;
+  begin = (begin + page - 1) / page * page;
+  end = end / page * page;
   if (end > begin)
-    madvise((void *)begin, end - begin, MADV_PAGEOUT);
+    madvise((void *)begin, end - begin, MADV_DONTNEED);
 #else
   (void)b, (void)n, (void)k, (void)b_rs, (void)b_cs;
 #endif
