@@ -3,7 +3,8 @@
 // ONNX Runtime's BiasGelu and FastGelu fusions. A Gelu whose input is
 //   - the only use of a MatMul, Gemm or Conv (or of their onnxc fused forms
 //     without an activation; FusedMatMul carries the Linear layer's bias
-//     after FuseMatMulBias) becomes that op's activation epilogue: "Gelu"
+//     after FuseMatMulBias), directly or through a Reshape of a MatMul or
+//     Gemm result (GPT-2), becomes that op's activation epilogue: "Gelu"
 //     for the erf form, "FastGelu" for approximate = "tanh" (what FuseGelu
 //     makes of the tanh approximation, and ONNX Runtime calls FastGelu);
 //   - the only use of Add(x, bias) with a constant bias that broadcasts onto
@@ -48,7 +49,37 @@ struct FuseBiasGeluPattern : RewritePattern {
       return rewriter.notifyMatchFailure(gelu, "unknown approximation");
     StringAttr activation =
         rewriter.getStringAttr(approximate == "tanh" ? "FastGelu" : "Gelu");
+
+    // Gelu(Reshape(y)) is Reshape(Gelu(y)): GPT-2's Conv1D is a 2-D Gemm
+    // reshaped to [batch, seq, n] before the Gelu. The activation then goes
+    // into y's producer and the Reshape reshapes the activated result.
+    Operation *reshape = nullptr;
+    if (isOnnxOp(producer, "Reshape")) {
+      Value inner = producer->getOperand(0);
+      Operation *innerProducer = inner.getDefiningOp();
+      if (innerProducer && inner.hasOneUse() && getFloatTensorType(inner) &&
+          getFloatTensorType(inner).getElementType() == type.getElementType() &&
+          (isOnnxOp(innerProducer, "MatMul") ||
+           isOnnxOp(innerProducer, "Gemm") ||
+           llvm::isa<fused::FusedMatMulOp, fused::FusedGemmOp>(
+               innerProducer))) {
+        reshape = producer;
+        producer = innerProducer;
+        // A new fused op must come before the Reshape that will use it.
+        rewriter.setInsertionPoint(reshape);
+      }
+    }
     Location loc = rewriter.getFusedLoc({producer->getLoc(), gelu->getLoc()});
+    // Replaces the Gelu by `fusedResult` (through the Reshape, if any).
+    auto finish = [&](Value fusedResult) {
+      if (!reshape) {
+        rewriter.replaceOp(gelu, fusedResult);
+        return;
+      }
+      rewriter.modifyOpInPlace(reshape,
+                               [&] { reshape->setOperand(0, fusedResult); });
+      rewriter.replaceOp(gelu, reshape->getResults());
+    };
 
     // An onnxc fused op without an activation takes this one.
     if (llvm::isa<fused::FusedConvOp, fused::FusedMatMulOp, fused::FusedGemmOp>(
@@ -61,7 +92,7 @@ struct FuseBiasGeluPattern : RewritePattern {
         producer->removeAttr("activation_params");
         producer->setLoc(loc);
       });
-      rewriter.replaceOp(gelu, producer->getResults());
+      finish(producer->getResult(0));
       return success();
     }
 
@@ -81,8 +112,8 @@ struct FuseBiasGeluPattern : RewritePattern {
       state.addOperands(operands);
       state.addAttributes(producer->getAttrs());
       state.addAttribute("activation", activation);
-      state.addTypes(type);
-      rewriter.replaceOp(gelu, rewriter.create(state)->getResults());
+      state.addTypes(producer->getResult(0).getType());
+      finish(rewriter.create(state)->getResult(0));
       return success();
     }
 

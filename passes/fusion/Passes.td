@@ -60,9 +60,11 @@ def FuseActivation : Pass<"onnxc-fuse-activation", "mlir::func::FuncOp"> {
   let summary = "Fuse Conv/MatMul/Gemm + activation into onnxc fused ops";
   let description = [{
     Conv, MatMul, Gemm (or their onnxc fused forms without an activation)
-    whose only user is Relu, LeakyRelu, Clip (constant bounds), Sigmoid, Tanh
-    or HardSigmoid become onnxc.FusedConv / FusedMatMul / FusedGemm with that
-    activation.
+    whose only user is Relu, LeakyRelu, Clip (constant bounds), Sigmoid, Tanh,
+    HardSigmoid or HardSwish become onnxc.FusedConv / FusedMatMul / FusedGemm
+    with that activation; so does SiLU, Mul(x, Sigmoid(x)) in either operand
+    order, where the Sigmoid and the Mul are the result's only users
+    (activation "Silu").
   }];
   let constructor = "onnxc::createFuseActivationPass()";
   let dependentDialects = ["::onnxc::fused::OnnxcDialect"];

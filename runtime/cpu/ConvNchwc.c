@@ -1,4 +1,4 @@
-/*===- ConvNchwc.c - onnxc.BlockedConv of lowered code --------------------===*
+/*===- ConvNchwc.c - onnxc.BlockedConv and ReorderToBlocked of lowered code ===*
  *
  * The CPU lowering turns an f32 onnxc.BlockedConv into one call of
  * _mlir_ciface_onnxc_rt_conv_nchwc_f32 (targets/cpu/lowering/
@@ -6,13 +6,18 @@
  * or 5 (2-D), W of the blocked layout (kernels/ConvNchwc.h). This file reads
  * the geometry off the descriptors, checks that it is consistent, and runs
  * the kernel (kernels/ConvNchwc.c). Y is dense and allocated by the caller;
- * a geometry that disagrees at run time fills Y with NaN.
+ * a geometry that disagrees at run time fills Y with NaN. The reorder of an
+ * f32 tensor into the blocked layout is a call too: the linalg form pads
+ * the channels in a copy (a 3-channel image becomes 16) and then gathers
+ * one scalar at a time.
  *
  *===----------------------------------------------------------------------===*/
 
 #include "kernels/ConvNchwc.h"
 #include "CpuRuntime.h"
+#include "ThreadPool.h"
 
+#include <float.h>
 #include <math.h>
 
 typedef struct conv_descriptor {
@@ -117,4 +122,156 @@ void _mlir_ciface_onnxc_rt_conv_nchwc_f32(
   epilogue.activation_alpha = activation_alpha;
   epilogue.activation_beta = activation_beta;
   onnxc_conv_nchwc(&s, x, w, bias, z, y, &epilogue, 0);
+}
+
+/* onnxc.ReorderToBlocked of f32 with block 16: Y[n][cb][s][b] =
+ * X[n][cb * 16 + b][s] (0 where that channel is past C), s running over the
+ * flattened spatial dims. Tasks of (image, block, run of pixels); each
+ * copies one channel's run into its lane (reads contiguous, the run of Y
+ * stays in the L1 cache), after zeroing the lanes past C. */
+typedef struct reorder_work {
+  const float *x;
+  float *y;
+  int64_t channels, blocks, pixels, run, runs;
+} reorder_work;
+
+static void reorder_task(void *context, size_t task, int worker) {
+  (void)worker;
+  const reorder_work *r = context;
+  const int64_t B = ONNXC_NCHWC_BLOCK;
+  int64_t t = (int64_t)task;
+  int64_t run = t % r->runs;
+  t /= r->runs;
+  int64_t cb = t % r->blocks, n = t / r->blocks;
+  int64_t begin = run * r->run, count = r->pixels - begin;
+  if (count > r->run)
+    count = r->run;
+  int64_t lanes = r->channels - cb * B;
+  if (lanes > B)
+    lanes = B;
+  float *y = r->y + ((n * r->blocks + cb) * r->pixels + begin) * B;
+  if (lanes < B)
+    for (int64_t s = 0; s < count; ++s)
+      for (int64_t b = lanes; b < B; ++b)
+        y[s * B + b] = 0.0f;
+  for (int64_t b = 0; b < lanes; ++b) {
+    const float *x = r->x + (n * r->channels + cb * B + b) * r->pixels + begin;
+    for (int64_t s = 0; s < count; ++s)
+      y[s * B + b] = x[s];
+  }
+}
+
+void _mlir_ciface_onnxc_rt_reorder_to_nchwc_f32(onnxc_unranked_memref *x_ref,
+                                                onnxc_unranked_memref *y_ref) {
+  const int64_t B = ONNXC_NCHWC_BLOCK;
+  if (!y_ref || y_ref->rank < 4 || y_ref->rank > 6)
+    return;
+  int64_t rank = y_ref->rank, xs[6], ys[6];
+  float *y = (float *)dense(y_ref, rank, ys);
+  if (!y)
+    return;
+  int64_t total = 1;
+  for (int64_t i = 0; i < rank; ++i)
+    total *= ys[i];
+  const float *x = dense(x_ref, rank - 1, xs);
+  int ok =
+      x && ys[0] == xs[0] && ys[1] == (xs[1] + B - 1) / B && ys[rank - 1] == B;
+  int64_t pixels = 1;
+  for (int64_t i = 2; ok && i < rank - 1; ++i) {
+    ok = ys[i] == xs[i];
+    pixels *= xs[i];
+  }
+  if (!ok) {
+    for (int64_t i = 0; i < total; ++i)
+      y[i] = NAN;
+    return;
+  }
+  if (total == 0)
+    return;
+  reorder_work r = {x, y, xs[1], ys[1], pixels, 256, 0};
+  r.runs = (pixels + r.run - 1) / r.run;
+  size_t tasks = (size_t)(xs[0] * r.blocks * r.runs);
+  /* A few hundred kilobytes are not worth waking the workers for. */
+  onnxc_parallel_for(tasks, total < (1 << 16) ? 1 : 0, reorder_task, &r);
+}
+
+/* MaxPool of lowered code on a blocked f32 tensor (2-D, block 16): X
+ * [N][Cb][H][W][16], Y [N][Cb][OH][OW][16]; each output vector is the lane
+ * by lane maximum of its window's in-bounds taps, NaN ignored, starting
+ * from the lowest finite value (as the linalg form: padding never wins).
+ * Tasks of (image and block, output row). */
+typedef struct maxpool_work {
+  const float *x;
+  float *y;
+  int64_t in_h, in_w, out_h, out_w;
+  int64_t kernel_h, kernel_w, stride_h, stride_w, dilation_h, dilation_w;
+  int64_t pad_top, pad_left;
+} maxpool_work;
+
+/* The first and one-past-last taps k with 0 <= base + k * dilation < size. */
+static void pool_taps(int64_t base, int64_t dilation, int64_t taps,
+                      int64_t size, int64_t *begin, int64_t *end) {
+  int64_t b = 0, e = taps;
+  if (base < 0)
+    b = (-base + dilation - 1) / dilation;
+  if (base + (e - 1) * dilation >= size)
+    e = base >= size ? 0 : (size - 1 - base) / dilation + 1;
+  *begin = b;
+  *end = e < b ? b : e;
+}
+
+static void maxpool_task(void *context, size_t task, int worker) {
+  (void)worker;
+  const int64_t B = ONNXC_NCHWC_BLOCK;
+  const maxpool_work *p = context;
+  int64_t oh = (int64_t)task % p->out_h, plane = (int64_t)task / p->out_h;
+  const float *x = p->x + plane * p->in_h * p->in_w * B;
+  float *y = p->y + (plane * p->out_h + oh) * p->out_w * B;
+  int64_t ih0 = oh * p->stride_h - p->pad_top, kh0, kh1;
+  pool_taps(ih0, p->dilation_h, p->kernel_h, p->in_h, &kh0, &kh1);
+  for (int64_t ow = 0; ow < p->out_w; ++ow, y += B) {
+    int64_t iw0 = ow * p->stride_w - p->pad_left, kw0, kw1;
+    pool_taps(iw0, p->dilation_w, p->kernel_w, p->in_w, &kw0, &kw1);
+    float acc[16];
+    for (int64_t b = 0; b < B; ++b)
+      acc[b] = -FLT_MAX;
+    for (int64_t kh = kh0; kh < kh1; ++kh) {
+      const float *row = x + (ih0 + kh * p->dilation_h) * p->in_w * B;
+      for (int64_t kw = kw0; kw < kw1; ++kw) {
+        const float *v = row + (iw0 + kw * p->dilation_w) * B;
+        for (int64_t b = 0; b < B; ++b)
+          acc[b] = v[b] > acc[b] ? v[b] : acc[b]; /* NaN: keeps acc */
+      }
+    }
+    for (int64_t b = 0; b < B; ++b)
+      y[b] = acc[b];
+  }
+}
+
+void _mlir_ciface_onnxc_rt_maxpool_nchwc_f32(
+    onnxc_unranked_memref *x_ref, onnxc_unranked_memref *y_ref,
+    int64_t kernel_h, int64_t kernel_w, int64_t stride_h, int64_t stride_w,
+    int64_t dilation_h, int64_t dilation_w, int64_t pad_top, int64_t pad_left) {
+  const int64_t B = ONNXC_NCHWC_BLOCK;
+  int64_t xs[5], ys[5];
+  float *y = y_ref ? (float *)dense(y_ref, 5, ys) : NULL;
+  if (!y)
+    return;
+  const float *x = dense(x_ref, 5, xs);
+  int ok = x && xs[0] == ys[0] && xs[1] == ys[1] && xs[4] == B && ys[4] == B &&
+           kernel_h > 0 && kernel_w > 0 && stride_h > 0 && stride_w > 0 &&
+           dilation_h > 0 && dilation_w > 0;
+  int64_t total = ys[0] * ys[1] * ys[2] * ys[3] * ys[4];
+  if (!ok) {
+    for (int64_t i = 0; i < total; ++i)
+      y[i] = NAN;
+    return;
+  }
+  if (total == 0)
+    return;
+  maxpool_work p = {x,          y,          xs[2],    xs[3],    ys[2],
+                    ys[3],      kernel_h,   kernel_w, stride_h, stride_w,
+                    dilation_h, dilation_w, pad_top,  pad_left};
+  size_t tasks = (size_t)(ys[0] * ys[1] * ys[2]);
+  onnxc_parallel_for(tasks, total < (1 << 16) ? 1 : 0, maxpool_task, &p);
 }

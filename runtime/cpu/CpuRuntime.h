@@ -96,6 +96,16 @@ void _mlir_ciface_onnxc_rt_matmul_f32(onnxc_unranked_memref *a,
                                       float activation_alpha,
                                       float activation_beta);
 
+/* The same for a constant B (a weight): `slot` is a zero-initialized
+ * memref<1xi64> global of the artifact, one per call site, where the GEMM
+ * keeps B packed after the first call (kernels/Gemm.h,
+ * onnxc_sgemm_strided_cached). */
+void _mlir_ciface_onnxc_rt_matmul_packed_f32(
+    onnxc_unranked_memref *a, onnxc_unranked_memref *b,
+    onnxc_unranked_memref *bias, onnxc_unranked_memref *y,
+    onnxc_memref1 *slot, int32_t flags, float alpha, float bias_scale,
+    int32_t activation, float activation_alpha, float activation_beta);
+
 /* Conv.c: Y = activation(Conv2D(X, W) + bias + residual), NCHW, dense,
  * the window given by its begin pads, strides and dilations (the end pads
  * follow from Y's size). Bias ([M]) and residual (Y's shape) are read when
@@ -124,6 +134,18 @@ void _mlir_ciface_onnxc_rt_conv_nchwc_f32(
     int64_t out_channels, int64_t stride_h, int64_t stride_w,
     int64_t dilation_h, int64_t dilation_w, int64_t pad_top, int64_t pad_left,
     int32_t activation, float activation_alpha, float activation_beta);
+/* ConvNchwc.c: onnxc.ReorderToBlocked of f32, block 16: X [N][C][D...] to
+ * Y [N][ceil(C/16)][D...][16], the lanes past C zero (1 to 3 spatial
+ * dims). Sizes that disagree fill Y with NaN. */
+void _mlir_ciface_onnxc_rt_reorder_to_nchwc_f32(onnxc_unranked_memref *x,
+                                                onnxc_unranked_memref *y);
+/* ConvNchwc.c: MaxPool of a blocked f32 tensor (2-D, block 16), X
+ * [N][Cb][H][W][16] to Y [N][Cb][OH][OW][16]: NaN ignored, the begin pads
+ * given (the end pads follow from Y). Sizes that disagree fill Y with NaN. */
+void _mlir_ciface_onnxc_rt_maxpool_nchwc_f32(
+    onnxc_unranked_memref *x, onnxc_unranked_memref *y, int64_t kernel_h,
+    int64_t kernel_w, int64_t stride_h, int64_t stride_w, int64_t dilation_h,
+    int64_t dilation_w, int64_t pad_top, int64_t pad_left);
 /* TransformerOps.c: the kernels of kernels/Transformer.h on lowered code's
  * memrefs. Softmax over the last axis of X (+ bias broadcast onto X when
  * ONNXC_ROWS_BIAS); layer norm over the last axis of X (+ skip, the same

@@ -207,6 +207,17 @@ CASES = {
                           strides=[2, 2], pads=[0, 0, 1, 1],
                           count_include_pad=1, ceil_mode=1),
                      dict(out=16, pads=[1, 1, 1, 1])]),
+    # MaxPool in the region (the runtime's blocked max pool): ceil_mode with
+    # a window past the end, dilation 2 with asymmetric pads, a 1x1 window
+    # of stride 2, and 20 channels (a partial block)
+    "maxpools": (20, [dict(out=20, pads=[1, 1, 1, 1]),
+                      dict(op="MaxPool", kernel_shape=[3, 3], strides=[2, 2],
+                           ceil_mode=1),
+                      dict(out=20, pads=[1, 1, 1, 1], act="Tanh"),
+                      dict(op="MaxPool", kernel_shape=[2, 2],
+                           dilations=[2, 2], pads=[1, 0, 0, 1]),
+                      dict(op="MaxPool", kernel_shape=[1, 1], strides=[2, 2]),
+                      dict(out=16, k=1)]),
 }
 
 

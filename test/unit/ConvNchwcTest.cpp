@@ -208,6 +208,46 @@ TEST_P(ConvNchwcIsaTest, OneByOneFastPath) {
   checkCase(strided, GetParam(), 1);
 }
 
+// The register tile is chosen per convolution (1 to 4 output blocks, up to
+// 12 pixels, cut into tiles of equal width): every output block count with
+// row widths 1 to 30 reaches every tile shape and width, with strides 1 and
+// 2 (constant in the kernel) and 3 (read from the shape), and channel counts
+// with and without a partial input block. Rows of 60 have few enough edge
+// pixels to be computed without the padded copy of X.
+TEST_P(ConvNchwcIsaTest, EveryTileShape) {
+  for (int64_t m : {16, 32, 48, 64, 80, 112, 144})
+    for (int64_t w : {1, 5, 7, 11, 14, 23, 30, 60})
+      for (int64_t stride : {1, 2, 3}) {
+        ConvCase c{1, m == 48 ? 21 : 32, m, 3, w * stride, 3, 3};
+        c.sh = c.sw = stride;
+        c.pt = c.pl = c.pb = c.pr = 1;
+        c.residual = m == 80;
+        checkCase(c, GetParam(), 1);
+      }
+  // 1x1: one long flattened row, and a strided one.
+  for (int64_t m : {16, 48, 64, 144}) {
+    checkCase({1, 40, m, 7, 7, 1, 1}, GetParam(), 1);
+    ConvCase strided{1, 40, m, 14, 14, 1, 1};
+    strided.sh = strided.sw = 2;
+    checkCase(strided, GetParam(), 1);
+  }
+}
+
+// Weights over the cache budget walk the output blocks outermost; small
+// maps with several threads cut rows into chunks.
+TEST_P(ConvNchwcIsaTest, LargeWeightsAndSmallMaps) {
+  ConvCase large{1, 256, 272, 5, 6, 3, 3}; // 2.6 MB of weights
+  large.pt = large.pl = large.pb = large.pr = 1;
+  checkCase(large, GetParam(), 1);
+  checkCase(large, GetParam(), 3);
+  for (int threads : {1, 2, 3}) {
+    checkCase({1, 64, 512, 7, 7, 1, 1}, GetParam(), threads);
+    ConvCase c{1, 48, 256, 7, 7, 3, 3};
+    c.pt = c.pl = c.pb = c.pr = 1;
+    checkCase(c, GetParam(), threads);
+  }
+}
+
 TEST_P(ConvNchwcIsaTest, Depthwise) {
   for (int64_t channels : {16, 24, 96, 9})
     for (int64_t k : {3, 5})
@@ -245,7 +285,8 @@ TEST_P(ConvNchwcIsaTest, EveryEpilogue) {
         Act{ONNXC_ACTIVATION_SIGMOID, 0, 0}, Act{ONNXC_ACTIVATION_TANH, 0, 0},
         Act{ONNXC_ACTIVATION_HARD_SIGMOID, 0.2f, 0.5f},
         Act{ONNXC_ACTIVATION_GELU, 0, 0},
-        Act{ONNXC_ACTIVATION_FAST_GELU, 0, 0}})
+        Act{ONNXC_ACTIVATION_FAST_GELU, 0, 0}, Act{ONNXC_ACTIVATION_SILU, 0, 0},
+        Act{ONNXC_ACTIVATION_HARD_SWISH, 1.0f / 6.0f, 0.5f}})
     for (bool bias : {false, true})
       for (bool residual : {false, true}) {
         ConvCase c{1, 20, 35, 6, 13, 3, 3};
@@ -348,6 +389,105 @@ TEST(ConvNchwcEntry, GeometryFromDescriptors) {
         c.sw, c.dh, c.dw, c.pt, c.pl, c.activation, c.alpha, 0.0f);
     for (float v : actual)
       ASSERT_TRUE(std::isnan(v));
+  }
+}
+
+} // namespace
+
+namespace {
+
+// The reorder of lowered code into the blocked layout: every real channel
+// in its lane, the lanes past C zero (whatever Y held), 1 to 3 spatial dims,
+// more pixels than one task's run, and one large enough for the threads.
+TEST(ConvNchwcEntry, ReorderToBlocked) {
+  struct Case {
+    std::vector<int64_t> xShape;
+  };
+  for (const Case &c :
+       {Case{{2, 3, 7, 9}}, Case{{1, 16, 5}}, Case{{2, 20, 3, 4, 5}},
+        Case{{1, 33, 300}}, Case{{1, 3, 224, 224}}}) {
+    SCOPED_TRACE("C=" + std::to_string(c.xShape[1]) +
+                 " rank=" + std::to_string(c.xShape.size()));
+    int64_t n = c.xShape[0], channels = c.xShape[1], pixels = 1;
+    for (size_t i = 2; i < c.xShape.size(); ++i)
+      pixels *= c.xShape[i];
+    std::vector<float> x(n * channels * pixels);
+    for (size_t i = 0; i < x.size(); ++i)
+      x[i] = static_cast<float>(i % 1013) - 500.0f;
+    std::vector<int64_t> yShape(c.xShape);
+    yShape[1] = blocks(channels);
+    yShape.push_back(B);
+    std::vector<float> y(n * blocks(channels) * pixels * B, -7.0f);
+    Memref xRef(x.data(), c.xShape), yRef(y.data(), yShape);
+    onnxc_set_num_threads(2);
+    _mlir_ciface_onnxc_rt_reorder_to_nchwc_f32(&xRef.ref, &yRef.ref);
+    onnxc_set_num_threads(0);
+    for (int64_t i = 0; i < (int64_t)y.size(); ++i) {
+      int64_t lane = i % B, s = (i / B) % pixels;
+      int64_t cb = (i / B / pixels) % blocks(channels);
+      int64_t image = i / B / pixels / blocks(channels);
+      int64_t ch = cb * B + lane;
+      float want = ch < channels ? x[(image * channels + ch) * pixels + s] : 0;
+      ASSERT_EQ(y[i], want) << "element " << i;
+    }
+    // Y with one block too many: NaN.
+    yShape[1] += 1;
+    std::vector<float> bad(n * yShape[1] * pixels * B, 0.0f);
+    Memref badRef(bad.data(), yShape);
+    _mlir_ciface_onnxc_rt_reorder_to_nchwc_f32(&xRef.ref, &badRef.ref);
+    for (float v : bad)
+      ASSERT_TRUE(std::isnan(v));
+  }
+}
+
+} // namespace
+
+namespace {
+
+// The blocked max pool of lowered code against plain loops: strides,
+// dilations, begin pads, windows past the end (ceil_mode), NaN inputs
+// ignored as the linalg form does; Y of the wrong block count gives NaN.
+TEST(ConvNchwcEntry, MaxPoolBlocked) {
+  struct Case {
+    int64_t n, cb, h, w, kh, kw, sh, sw, dh, dw, pt, pl, oh, ow;
+  };
+  for (const Case &c : {Case{1, 2, 9, 11, 3, 3, 2, 2, 1, 1, 1, 1, 5, 6},
+                        Case{2, 1, 8, 7, 2, 3, 1, 2, 2, 1, 0, 2, 6, 5},
+                        Case{1, 3, 112, 112, 3, 3, 2, 2, 1, 1, 1, 1, 56, 56},
+                        Case{1, 1, 5, 5, 3, 3, 2, 2, 1, 1, 0, 0, 3, 3}}) {
+    SCOPED_TRACE("HxW=" + std::to_string(c.h) + "x" + std::to_string(c.w));
+    std::vector<float> x(c.n * c.cb * c.h * c.w * B);
+    std::mt19937 rng(7);
+    std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+    for (size_t i = 0; i < x.size(); ++i)
+      x[i] = i % 37 == 0 ? std::numeric_limits<float>::quiet_NaN() : dist(rng);
+    std::vector<float> y(c.n * c.cb * c.oh * c.ow * B, 0.0f);
+    Memref xRef(x.data(), {c.n, c.cb, c.h, c.w, B});
+    Memref yRef(y.data(), {c.n, c.cb, c.oh, c.ow, B});
+    _mlir_ciface_onnxc_rt_maxpool_nchwc_f32(&xRef.ref, &yRef.ref, c.kh, c.kw,
+                                            c.sh, c.sw, c.dh, c.dw, c.pt, c.pl);
+    for (int64_t plane = 0; plane < c.n * c.cb; ++plane)
+      for (int64_t oh = 0; oh < c.oh; ++oh)
+        for (int64_t ow = 0; ow < c.ow; ++ow)
+          for (int64_t b = 0; b < B; ++b) {
+            float want = -std::numeric_limits<float>::max();
+            for (int64_t kh = 0; kh < c.kh; ++kh)
+              for (int64_t kw = 0; kw < c.kw; ++kw) {
+                int64_t ih = oh * c.sh + kh * c.dh - c.pt;
+                int64_t iw = ow * c.sw + kw * c.dw - c.pl;
+                if (ih < 0 || ih >= c.h || iw < 0 || iw >= c.w)
+                  continue;
+                float v = x[((plane * c.h + ih) * c.w + iw) * B + b];
+                if (v > want)
+                  want = v;
+              }
+            ASSERT_EQ(y[((plane * c.oh + oh) * c.ow + ow) * B + b], want)
+                << "plane " << plane << " at " << oh << "," << ow;
+          }
+    Memref badRef(y.data(), {c.n, c.cb + 1, c.oh, c.ow / 2, B});
+    _mlir_ciface_onnxc_rt_maxpool_nchwc_f32(&xRef.ref, &badRef.ref, c.kh, c.kw,
+                                            c.sh, c.sw, c.dh, c.dw, c.pt, c.pl);
+    ASSERT_TRUE(std::isnan(y[0]));
   }
 }
 

@@ -86,6 +86,7 @@ const Epilogue kEpilogues[] = {
     {true, false, ONNXC_ACTIVATION_SIGMOID, 0, 0},
     {false, false, ONNXC_ACTIVATION_HARD_SIGMOID, 0.2f, 0.5f},
     {true, false, ONNXC_ACTIVATION_GELU, 0, 0},
+    {true, true, ONNXC_ACTIVATION_SILU, 0, 0},
 };
 
 void checkConv(const ConvCase &k, const Epilogue &ep, int threads,

@@ -153,7 +153,8 @@ LogicalResult BlockedConvOp::verify() {
         return emitOpError() << "kernel_shape disagrees with weights " << w;
   StringRef activation = getActivation();
   if (!llvm::is_contained(
-          {"", "Relu", "LeakyRelu", "Clip", "Sigmoid", "Tanh", "HardSigmoid"},
+          {"", "Relu", "LeakyRelu", "Clip", "Sigmoid", "Tanh", "HardSigmoid",
+           "Gelu", "FastGelu", "Silu", "HardSwish"},
           activation))
     return emitOpError() << "unknown activation '" << activation << "'";
   return success();

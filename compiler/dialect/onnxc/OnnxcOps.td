@@ -21,6 +21,8 @@
 //   Gelu        0.5 * x * (1 + erf(x / sqrt(2)))
 //   FastGelu    0.5 * x * (1 + tanh(sqrt(2 / pi) * (x + 0.044715 * x^3)))
 //               (ONNX Gelu approximate = "tanh"; ONNX Runtime's FastGelu)
+//   Silu        x * sigmoid(x)     (SiLU / Swish: Mul(x, Sigmoid(x)))
+//   HardSwish   x * max(0, min(1, x / 6 + 0.5))
 //
 //===----------------------------------------------------------------------===//
 

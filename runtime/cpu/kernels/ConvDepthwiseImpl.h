@@ -10,6 +10,7 @@
  *
  *===----------------------------------------------------------------------===*/
 
+#include "Activation.h"
 #include "Conv.h"
 
 #include <string.h>
@@ -58,8 +59,8 @@ static void dw_row_epilogue(float *restrict y, const float *restrict residual,
     break;
   }
   default:
-    for (size_t i = 0; i < width; ++i)
-      y[i] = onnxc_apply_activation(y[i], e);
+    onnxc_activation_apply(kind, e->activation_alpha, e->activation_beta, y, 1,
+                           width, (ptrdiff_t)width);
     break;
   }
 }

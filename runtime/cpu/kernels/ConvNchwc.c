@@ -3,17 +3,21 @@
  * Picks the micro-kernels of the ISA the GEMM uses (Gemm.c's CPUID check,
  * and its test hook onnxc_sgemm_force_isa) and spreads the output over the
  * thread pool: group 1 in tasks of (image, group of output blocks, row,
- * chunk of the row), ordered so that a worker's consecutive tasks share one
- * output block group's weights; depthwise in tasks of (image, block, row).
+ * chunk of the row). The register tile (output blocks x pixels) is chosen
+ * per convolution from the variant's budget by a small cost model of the
+ * row's tiles. When the weights fit the cache the output block groups are
+ * walked innermost, so that a chunk of X is read from memory once; else
+ * outermost, so that a worker's consecutive tasks share one group's
+ * weights. Depthwise: tasks of (image, block, row).
  * A 1x1 convolution with unit strides and no padding is a matrix product
  * over the pixels: its H x W pixels are one long row, so tiles span rows.
- * Output pixels whose window crosses X's left or right edge would be
- * computed one at a time (a 1-pixel tile reloads every weight vector for
- * one FMA each); when there are any, X is first copied into a buffer with
- * zero columns on both sides, so that every tile is a full one (group 1
- * only: a depthwise tile loads as much as it computes, so the copy would
- * cost more than the short tiles). The top and bottom edges cost nothing:
- * a row's tap range is cut instead.
+ * Output pixels whose window crosses X's left or right edge are computed
+ * one at a time (a 1-pixel tile reloads every weight vector for one FMA
+ * each); when they are more than a sixteenth of a row, X is first copied
+ * into a buffer with zero columns on both sides, so that every tile is a
+ * full one (group 1 only: a depthwise tile loads as much as it computes, so
+ * the copy would cost more than the short tiles). The top and bottom edges
+ * cost nothing: a row's tap range is cut instead.
  *
  *===----------------------------------------------------------------------===*/
 
@@ -41,28 +45,83 @@ static const onnxc_conv_nchwc_variant *active_variant(void) {
 typedef struct conv_work {
   const onnxc_conv_nchwc_variant *variant;
   onnxc_conv_nchwc_job job;
+  int64_t tile_nb; /* output blocks of a task */
   int64_t groups, chunk, chunks;
+  int group_inner; /* consecutive tasks: same pixels, next output blocks */
 } conv_work;
 
 static void conv_task(void *context, size_t task, int worker) {
   (void)worker;
   const conv_work *work = context;
   const onnxc_conv_nchwc_shape *s = &work->job.s;
-  int64_t t = (int64_t)task;
+  int64_t t = (int64_t)task, group;
+  if (work->group_inner) {
+    group = t % work->groups;
+    t /= work->groups;
+  }
   int64_t chunk = t % work->chunks;
   t /= work->chunks;
   int64_t oh = t % s->out_h;
   t /= s->out_h;
-  int64_t group = t % work->groups;
-  int64_t n = t / work->groups;
-  int64_t mb = group * work->variant->max_nb;
+  if (!work->group_inner) {
+    group = t % work->groups;
+    t /= work->groups;
+  }
+  int64_t n = t;
+  int64_t mb = group * work->tile_nb;
   int64_t nb = work->job.out_blocks - mb;
-  if (nb > work->variant->max_nb)
-    nb = work->variant->max_nb;
+  if (nb > work->tile_nb)
+    nb = work->tile_nb;
   int64_t begin = chunk * work->chunk, end = begin + work->chunk;
   if (end > s->out_w)
     end = s->out_w;
   work->variant->rows(&work->job, n, mb, nb, oh, begin, end);
+}
+
+/* The time of one input channel of a tile of nb x p, in half cycles: the
+ * FMAs (two a cycle), or the loads (weights and broadcasts) where they are
+ * more, plus the loop's own. */
+static int64_t tile_cost(int64_t nb, int64_t p) {
+  int64_t fmas = nb * p, loads = 3 * (nb + p) / 2;
+  return (fmas > loads ? fmas : loads) + 4 + nb;
+}
+
+/* The cost of a row of `width` pixels of all `blocks` output blocks in tiles
+ * of at most nb blocks x cap pixels, cut into tiles of equal width as
+ * conv_rows does. */
+static int64_t row_cost(int64_t blocks, int64_t width, int64_t nb,
+                        int64_t cap) {
+  int64_t tiles = (width + cap - 1) / cap;
+  int64_t wide = width % tiles, narrow_p = width / tiles;
+  int64_t per_group = wide * tile_cost(nb, narrow_p + 1) +
+                      (tiles - wide) * tile_cost(nb, narrow_p);
+  int64_t cost = blocks / nb * per_group;
+  int64_t rest = blocks % nb;
+  if (rest)
+    cost += wide * tile_cost(rest, narrow_p + 1) +
+            (tiles - wide) * tile_cost(rest, narrow_p);
+  return cost;
+}
+
+/* The register tile for rows of `width` pixels: the output blocks per tile
+ * and the widest tile, from the variant's budget, the cheapest by
+ * row_cost (ties: more blocks, which reads X fewer times). */
+static void choose_tile(const onnxc_conv_nchwc_variant *v, int64_t blocks,
+                        int64_t width, int64_t *tile_nb, int64_t *tile_w) {
+  int64_t best = -1;
+  *tile_nb = 1;
+  *tile_w = v->tile_w;
+  for (int64_t nb = 1; nb <= v->max_nb && nb <= blocks; ++nb) {
+    int64_t cap = v->max_acc / nb < v->tile_w ? v->max_acc / nb : v->tile_w;
+    if (cap < 1)
+      break;
+    int64_t cost = row_cost(blocks, width, nb, cap);
+    if (best < 0 || cost <= best) {
+      best = cost;
+      *tile_nb = nb;
+      *tile_w = cap;
+    }
+  }
 }
 
 static void dw_task(void *context, size_t task, int worker) {
@@ -88,24 +147,48 @@ static void interior(const onnxc_conv_nchwc_shape *s, int64_t *lo,
     *hi = s->out_w;
 }
 
+typedef struct pad_work {
+  const float *x;
+  float *buffer;
+  int64_t rows, width, left, right, rows_per_task;
+} pad_work;
+
+static void pad_task(void *context, size_t task, int worker) {
+  (void)worker;
+  const int64_t B = ONNXC_NCHWC_BLOCK;
+  const pad_work *p = context;
+  int64_t padded = p->left + p->width + p->right;
+  int64_t begin = (int64_t)task * p->rows_per_task;
+  int64_t end = begin + p->rows_per_task;
+  if (end > p->rows)
+    end = p->rows;
+  for (int64_t r = begin; r < end; ++r) {
+    float *dst = p->buffer + r * padded * B;
+    memset(dst, 0, (size_t)(p->left * B) * sizeof(float));
+    memcpy(dst + p->left * B, p->x + r * p->width * B,
+           (size_t)(p->width * B) * sizeof(float));
+    memset(dst + (p->left + p->width) * B, 0,
+           (size_t)(p->right * B) * sizeof(float));
+  }
+}
+
 /* X with `left` and `right` zero columns: [N * Cb * H][left + W + right]
  * [16] in scratch memory (freed with onnxc_rt_scratch_give(*block)), or
- * NULL when there is no memory. */
+ * NULL when there is no memory. Copied on up to `max_threads` threads. */
 static float *pad_columns(const float *x, int64_t rows, int64_t width,
-                          int64_t left, int64_t right, void **block) {
+                          int64_t left, int64_t right, void **block,
+                          int max_threads) {
   const int64_t B = ONNXC_NCHWC_BLOCK;
   int64_t padded = left + width + right;
   float *buffer =
       onnxc_rt_scratch_take((size_t)(rows * padded * B) * sizeof(float), block);
   if (!buffer)
     return NULL;
-  for (int64_t r = 0; r < rows; ++r) {
-    float *dst = buffer + r * padded * B;
-    memset(dst, 0, (size_t)(left * B) * sizeof(float));
-    memcpy(dst + left * B, x + r * width * B,
-           (size_t)(width * B) * sizeof(float));
-    memset(dst + (left + width) * B, 0, (size_t)(right * B) * sizeof(float));
-  }
+  /* Tasks of about 64 KB. */
+  int64_t per_task = 4096 / (padded * B) + 1;
+  pad_work p = {x, buffer, rows, width, left, right, per_task};
+  onnxc_parallel_for((size_t)((rows + per_task - 1) / per_task), max_threads,
+                     pad_task, &p);
   return buffer;
 }
 
@@ -144,13 +227,16 @@ void onnxc_conv_nchwc(const onnxc_conv_nchwc_shape *shape, const float *x,
   void *padded = NULL;
   int64_t lo, hi;
   interior(s, &lo, &hi);
-  if (!s->depthwise && (lo > 0 || hi < s->out_w)) {
+  /* A few edge pixels in a wide row cost less one at a time than the copy
+   * (a 7x7 stem, 3x3 convolutions on 56-wide maps: measured). */
+  int64_t edge = s->out_w - (hi > lo ? hi - lo : 0);
+  if (!s->depthwise && edge > 0 && edge * 16 > s->out_w) {
     int64_t extent = (s->kernel_w - 1) * s->dilation_w + 1;
     int64_t right =
         (s->out_w - 1) * s->stride_w + extent - s->pad_left - s->in_w;
     const float *copy =
         pad_columns(x, s->batch * job->in_blocks * s->in_h, s->in_w,
-                    s->pad_left, right > 0 ? right : 0, &padded);
+                    s->pad_left, right > 0 ? right : 0, &padded, max_threads);
     if (copy) {
       job->x = copy;
       s->in_w += s->pad_left + (right > 0 ? right : 0);
@@ -169,13 +255,32 @@ void onnxc_conv_nchwc(const onnxc_conv_nchwc_shape *shape, const float *x,
     s->in_w = s->out_w = s->in_h * s->in_w;
     s->in_h = s->out_h = 1;
   }
-  work.groups =
-      (job->out_blocks + work.variant->max_nb - 1) / work.variant->max_nb;
-  /* Whole rows, except long (flattened) ones: chunks of a few tiles. */
+  choose_tile(work.variant, job->out_blocks, s->out_w, &work.tile_nb,
+              &job->tile_w);
+  work.groups = (job->out_blocks + work.tile_nb - 1) / work.tile_nb;
+  /* Whole rows, except long (flattened) ones: chunks of a few tiles. Rows
+   * are cut further while there are few tasks for the threads (small maps
+   * at batch 1), down to two tiles. */
+  int threads = onnxc_num_threads();
+  if (max_threads > 0 && max_threads < threads)
+    threads = max_threads;
   work.chunk = s->out_w;
-  if (work.chunk > 16 * work.variant->tile_w)
-    work.chunk = 8 * work.variant->tile_w;
+  if (work.chunk > 16 * job->tile_w)
+    work.chunk = 8 * job->tile_w;
+  while (threads > 1 && work.chunk >= 4 * job->tile_w &&
+         s->batch * work.groups * s->out_h *
+                 ((s->out_w + work.chunk - 1) / work.chunk) <
+             16 * threads)
+    work.chunk = (work.chunk / 2 + job->tile_w - 1) / job->tile_w * job->tile_w;
+  /* Chunks of equal width (within a tile), no short last one. */
   work.chunks = (s->out_w + work.chunk - 1) / work.chunk;
+  work.chunk = (s->out_w + work.chunks - 1) / work.chunks;
+  /* Weights that stay in the cache are cheaper to read again than X: walk
+   * the output blocks innermost then, so that a chunk of X is read from
+   * memory once. */
+  double weight_bytes = (double)(job->out_blocks * job->in_blocks) *
+                        (double)(s->kernel_h * s->kernel_w * B * B) * 4.0;
+  work.group_inner = weight_bytes <= 1024.0 * 1024.0;
   size_t tasks = (size_t)(s->batch * work.groups * s->out_h * work.chunks);
   onnxc_parallel_for(tasks, max_threads, conv_task, &work);
   onnxc_rt_scratch_give(padded);

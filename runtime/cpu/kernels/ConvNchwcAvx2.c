@@ -64,9 +64,22 @@ static inline vec16 v_leaky(vec16 v, float alpha) {
 }
 
 #define TILE_NB 1
+#define TILE_FULL_CI 1
+#define TILE_ACC 6
 #define TILE_W 6
 #define TILE_DW 6
+/* Every other activation, in registers (ActivationVector.h). */
+#define ACT_LANES 8
+#include "ActivationVector.h"
+static inline __attribute__((always_inline)) vec16
+v_activation(vec16 v, int32_t kind, float alpha,
+                                 float beta) {
+  vec16 r = {(__m256)act_activation(kind, (act_vec)v.lo, alpha, beta),
+             (__m256)act_activation(kind, (act_vec)v.hi, alpha, beta)};
+  return r;
+}
+
 #include "ConvNchwcTile.inc"
 
 const onnxc_conv_nchwc_variant onnxc_conv_nchwc_avx2_variant = {
-    ONNXC_SGEMM_ISA_AVX2, TILE_NB, TILE_W, conv_rows, dw_row};
+    ONNXC_SGEMM_ISA_AVX2, TILE_NB, TILE_W, TILE_ACC, conv_rows, dw_row};

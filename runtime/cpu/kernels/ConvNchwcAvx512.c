@@ -1,8 +1,9 @@
 /*===- ConvNchwcAvx512.c - NCHWc convolution with AVX-512 -----------------===*
  *
- * One zmm register is one block of 16 channels. Group 1: a tile of 2 output
- * blocks x 12 pixels (24 accumulators, 2 weight vectors, the broadcasts as
- * FMA memory operands). Depthwise: 12 pixels of one block.
+ * One zmm register is one block of 16 channels. Group 1: a tile of up to 24
+ * accumulators (4 output blocks x 6 pixels, 3 x 8 or 2 x 12, chosen per
+ * convolution by ConvNchwc.c), the weight vectors of its blocks and one
+ * broadcast. Depthwise: 12 pixels of one block.
  *
  *===----------------------------------------------------------------------===*/
 
@@ -36,10 +37,20 @@ static inline vec16 v_leaky(vec16 v, float alpha) {
   return _mm512_mask_mul_ps(v, negative, v, _mm512_set1_ps(alpha));
 }
 
-#define TILE_NB 2
+#define TILE_NB 4
 #define TILE_W 12
+#define TILE_ACC 24
 #define TILE_DW 12
+#define TILE_FULL_CI 1
+/* Every other activation, in registers (ActivationVector.h). */
+#define ACT_LANES 16
+#include "ActivationVector.h"
+static inline __attribute__((always_inline)) vec16
+v_activation(vec16 v, int32_t kind, float alpha, float beta) {
+  return (vec16)act_activation(kind, (act_vec)v, alpha, beta);
+}
+
 #include "ConvNchwcTile.inc"
 
 const onnxc_conv_nchwc_variant onnxc_conv_nchwc_avx512_variant = {
-    ONNXC_SGEMM_ISA_AVX512, TILE_NB, TILE_W, conv_rows, dw_row};
+    ONNXC_SGEMM_ISA_AVX512, TILE_NB, TILE_W, TILE_ACC, conv_rows, dw_row};

@@ -18,10 +18,12 @@ typedef struct onnxc_conv_nchwc_job {
   const float *x, *w, *bias, *z;
   float *y;
   onnxc_sgemm_epilogue epilogue; /* the activation only */
+  int64_t tile_w; /* group 1: the most pixels of one tile, for this call */
 } onnxc_conv_nchwc_job;
 
 /* Group 1: output pixels [ow_begin, ow_end) of row `oh` of image `n`, for
- * output channel blocks [mb, mb + nb) (nb <= the variant's max_nb). */
+ * output channel blocks [mb, mb + nb), in tiles of at most job->tile_w
+ * pixels (nb <= the variant's max_nb, nb * tile_w <= its max_acc). */
 typedef void (*onnxc_conv_nchwc_rows_fn)(const onnxc_conv_nchwc_job *job,
                                          int64_t n, int64_t mb, int64_t nb,
                                          int64_t oh, int64_t ow_begin,
@@ -31,8 +33,10 @@ typedef void (*onnxc_conv_nchwc_dw_row_fn)(const onnxc_conv_nchwc_job *job,
                                            int64_t n, int64_t cb, int64_t oh);
 
 typedef struct onnxc_conv_nchwc_variant {
-  int isa;                /* onnxc_sgemm_isa */
-  int64_t max_nb, tile_w; /* output blocks and pixels of a register tile */
+  int isa; /* onnxc_sgemm_isa */
+  /* A register tile: at most max_nb output blocks, tile_w pixels, and
+   * max_acc accumulators in all. */
+  int64_t max_nb, tile_w, max_acc;
   onnxc_conv_nchwc_rows_fn rows;
   onnxc_conv_nchwc_dw_row_fn dw_row;
 } onnxc_conv_nchwc_variant;

@@ -5,6 +5,7 @@
  *
  *===----------------------------------------------------------------------===*/
 
+#include "ActivationKernels.h"
 #include "ConvNchwcKernels.h"
 
 typedef struct vec16 {
@@ -60,9 +61,17 @@ static inline vec16 v_leaky(vec16 v, float alpha) {
 }
 
 #define TILE_NB 1
+#define TILE_ACC 4
 #define TILE_W 4
 #define TILE_DW 4
+/* Every other activation: the portable row (ActivationKernels.h). */
+static inline vec16 v_activation(vec16 v, int32_t kind, float alpha,
+                                 float beta) {
+  onnxc_activation_row_portable(kind, alpha, beta, v.v, ONNXC_NCHWC_BLOCK);
+  return v;
+}
+
 #include "ConvNchwcTile.inc"
 
 const onnxc_conv_nchwc_variant onnxc_conv_nchwc_portable_variant = {
-    ONNXC_SGEMM_ISA_PORTABLE, TILE_NB, TILE_W, conv_rows, dw_row};
+    ONNXC_SGEMM_ISA_PORTABLE, TILE_NB, TILE_W, TILE_ACC, conv_rows, dw_row};

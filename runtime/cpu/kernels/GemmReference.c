@@ -5,36 +5,14 @@
  *===----------------------------------------------------------------------===*/
 
 #include "Gemm.h"
+#include "Activation.h"
 
 #include <math.h>
 
 float onnxc_apply_activation(float x, const onnxc_sgemm_epilogue *e) {
-  switch (e ? e->activation : ONNXC_ACTIVATION_NONE) {
-  case ONNXC_ACTIVATION_RELU:
-    return x < 0.0f ? 0.0f : x;
-  case ONNXC_ACTIVATION_LEAKY_RELU:
-    return x < 0.0f ? e->activation_alpha * x : x;
-  case ONNXC_ACTIVATION_CLIP:
-    x = x < e->activation_alpha ? e->activation_alpha : x;
-    return x > e->activation_beta ? e->activation_beta : x;
-  case ONNXC_ACTIVATION_SIGMOID:
-    return 1.0f / (1.0f + expf(-x));
-  case ONNXC_ACTIVATION_TANH:
-    return tanhf(x);
-  case ONNXC_ACTIVATION_HARD_SIGMOID: {
-    float v = e->activation_alpha * x + e->activation_beta;
-    v = v > 1.0f ? 1.0f : v;
-    return v < 0.0f ? 0.0f : v;
-  }
-  case ONNXC_ACTIVATION_GELU:
-    return 0.5f * x * (1.0f + erff(x * 0.70710678118654752f));
-  case ONNXC_ACTIVATION_FAST_GELU: {
-    float inner = 0.79788456080286536f * (x + 0.044715f * x * x * x);
-    return 0.5f * x * (1.0f + tanhf(inner));
-  }
-  default:
-    return x;
-  }
+  return e ? onnxc_activation_reference(e->activation, e->activation_alpha,
+                                        e->activation_beta, x)
+           : x;
 }
 
 void onnxc_sgemm_reference(int trans_a, int trans_b, size_t m, size_t n,

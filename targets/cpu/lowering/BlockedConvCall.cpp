@@ -10,13 +10,18 @@
 // input lanes, as the op requires. The result is a fresh buffer the call
 // fills, wrapped as a restrict/writable tensor.
 //
-// The pattern outranks the linalg one and fails to match, leaving the op to
-// it, for other element types, block sizes and ranks, for an activation it
-// does not know (the linalg pattern reports it), and when the callee was not
-// declared (`--emit static`: onnxc-declare-runtime-helpers skips wrappers).
+// An f32 onnxc.ReorderToBlocked of block 16, and an f32 onnx.MaxPool on a
+// blocked tensor, are likewise one call each of the runtime (same file).
+//
+// The patterns outrank the linalg ones and fail to match, leaving the op to
+// them, for other element types, block sizes and ranks, for an activation
+// they do not know (the linalg pattern reports it), and when the callee was
+// not declared (`--emit static`: onnxc-declare-runtime-helpers skips
+// wrappers).
 //
 //===----------------------------------------------------------------------===//
 
+#include "compiler/dialect/OnnxDialect.h"
 #include "compiler/dialect/onnxc/OnnxcDialect.h"
 #include "targets/cpu/lowering/IndexingUtils.h"
 #include "targets/cpu/lowering/KernelActivation.h"
@@ -29,6 +34,7 @@
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Transforms/DialectConversion.h"
 
@@ -152,11 +158,155 @@ struct BlockedConvCall : OpConversionPattern<fused::BlockedConvOp> {
   }
 };
 
+/// f32 onnxc.ReorderToBlocked of block 16 over 1 to 3 spatial dims: one
+/// call of the runtime's reorder, which writes each channel's pixels into
+/// its lane and zeroes the lanes past C in one pass (the linalg form pads
+/// the channels in a copy first).
+struct ReorderToBlockedCall : OpConversionPattern<fused::ReorderToBlockedOp> {
+  ReorderToBlockedCall(const TypeConverter &converter, MLIRContext *ctx)
+      : OpConversionPattern(converter, ctx, /*benefit=*/2) {}
+
+  LogicalResult
+  matchAndRewrite(fused::ReorderToBlockedOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Value x = adaptor.getX();
+    auto xType = llvm::dyn_cast<RankedTensorType>(x.getType());
+    auto resultType = llvm::dyn_cast<RankedTensorType>(op.getY().getType());
+    if (!xType || !resultType || !xType.getElementType().isF32() ||
+        op.getBlockSize() != kBlock || resultType.getShape().back() != kBlock)
+      return rewriter.notifyMatchFailure(op, "not an f32 reorder of block 16");
+    std::optional<RuntimeHelper> helper = runtimeHelperFor(op);
+    func::FuncOp callee =
+        helper ? SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(
+                     op, rewriter.getStringAttr(helper->name))
+               : func::FuncOp();
+    if (!callee)
+      return rewriter.notifyMatchFailure(op, "runtime kernel not declared");
+    // The result's dynamic sizes: N and the spatial dims are X's, the
+    // blocks ceil(C / 16).
+    Location loc = op.getLoc();
+    IndexMath m(rewriter, loc);
+    SmallVector<OpFoldResult> xDims = mixedDims(rewriter, loc, x);
+    SmallVector<Value> dynamicSizes;
+    for (int64_t i = 0; i + 1 < resultType.getRank(); ++i) {
+      if (!resultType.isDynamicDim(i))
+        continue;
+      dynamicSizes.push_back(
+          m.value(i == 1 ? m.ceilDiv(xDims[1], kBlock) : xDims[i]));
+    }
+    Type f32 = rewriter.getF32Type();
+    Value buffer = rewriter.create<memref::AllocOp>(
+        loc, MemRefType::get(resultType.getShape(), f32), dynamicSizes,
+        rewriter.getI64IntegerAttr(64));
+    ArrayRef<Type> inputs = callee.getFunctionType().getInputs();
+    Value xRef = rewriter.create<bufferization::ToMemrefOp>(
+        loc, MemRefType::get(xType.getShape(), f32), x, rewriter.getUnitAttr());
+    rewriter.create<func::CallOp>(
+        loc, callee,
+        ValueRange{rewriter.create<memref::CastOp>(loc, inputs[0], xRef),
+                   rewriter.create<memref::CastOp>(loc, inputs[1], buffer)});
+    rewriter.replaceOp(op, rewriter.create<bufferization::ToTensorOp>(
+                               loc, resultType, buffer,
+                               /*restrict=*/rewriter.getUnitAttr(),
+                               /*writable=*/rewriter.getUnitAttr()));
+    return success();
+  }
+};
+
+/// f32 onnx.MaxPool on a blocked tensor ([N, Cb, H, W, 16], the window
+/// [kh, kw, 1] as NchwcLayout makes it) with an unused Indices: one call of
+/// the runtime's blocked max pool, which reads only in-bounds taps (the
+/// linalg form pads the input in a copy first).
+struct MaxPoolNchwcCall : OpConversionPattern<onnx::MaxPoolOp> {
+  MaxPoolNchwcCall(const TypeConverter &converter, MLIRContext *ctx)
+      : OpConversionPattern(converter, ctx, /*benefit=*/2) {}
+
+  LogicalResult
+  matchAndRewrite(onnx::MaxPoolOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Value x = adaptor.getX();
+    auto xType = llvm::dyn_cast<RankedTensorType>(x.getType());
+    auto resultType = llvm::dyn_cast<RankedTensorType>(op.getY().getType());
+    Value indices = op.getIndices();
+    if (!xType || !resultType || !xType.getElementType().isF32() ||
+        xType.getRank() != 5 || xType.getShape().back() != kBlock ||
+        resultType.getRank() != 5 ||
+        (!llvm::isa<NoneType>(indices.getType()) && !indices.use_empty()))
+      return rewriter.notifyMatchFailure(op, "not a blocked f32 max pool");
+    std::optional<RuntimeHelper> helper = runtimeHelperFor(op);
+    func::FuncOp callee =
+        helper ? SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(
+                     op, rewriter.getStringAttr(helper->name))
+               : func::FuncOp();
+    if (!callee)
+      return rewriter.notifyMatchFailure(op, "runtime kernel not declared");
+    // The window over (H, W, lane): the lane dim must be left alone, and
+    // the begin pads constants. Bad attributes are left to the linalg
+    // pattern, which reports them.
+    SmallVector<int64_t> kernel = getI64Array(op.getKernelShape(), 0, 0);
+    if (kernel.size() != 3 || kernel[2] != 1)
+      return rewriter.notifyMatchFailure(op, "not a [kh, kw, 1] window");
+    auto window = [&]() -> FailureOr<SmallVector<WindowDim>> {
+      // resolveWindow reports bad attributes; let the linalg pattern do it.
+      if (op.getAutoPad() != "NOTSET" && op.getAutoPad() != "VALID")
+        return failure();
+      return resolveWindow(rewriter, op, x, kernel, op.getStrides(),
+                           op.getDilations(), op.getPads(), op.getAutoPad(),
+                           op.getCeilMode() != 0, /*clampAutoPad=*/false,
+                           resultType);
+    }();
+    if (failed(window))
+      return rewriter.notifyMatchFailure(op, "window not resolved");
+    const WindowDim &lane = (*window)[2];
+    std::optional<int64_t> padTop = getConstantIntValue((*window)[0].padBegin);
+    std::optional<int64_t> padLeft = getConstantIntValue((*window)[1].padBegin);
+    if (lane.stride != 1 || lane.dilation != 1 ||
+        !isConstantIntValue(lane.padBegin, 0) ||
+        !isConstantIntValue(lane.padEnd, 0) || !padTop || !padLeft ||
+        *padTop < 0 || *padLeft < 0)
+      return rewriter.notifyMatchFailure(op, "the lanes are pooled");
+
+    Location loc = op.getLoc();
+    IndexMath m(rewriter, loc);
+    SmallVector<OpFoldResult> xDims = mixedDims(rewriter, loc, x);
+    SmallVector<Value> dynamicSizes;
+    for (int64_t i = 0; i < 4; ++i)
+      if (resultType.isDynamicDim(i))
+        dynamicSizes.push_back(
+            m.value(i < 2 ? xDims[i] : (*window)[i - 2].output));
+    Type f32 = rewriter.getF32Type();
+    Value buffer = rewriter.create<memref::AllocOp>(
+        loc, MemRefType::get(resultType.getShape(), f32), dynamicSizes,
+        rewriter.getI64IntegerAttr(64));
+    ArrayRef<Type> inputs = callee.getFunctionType().getInputs();
+    Value xRef = rewriter.create<bufferization::ToMemrefOp>(
+        loc, MemRefType::get(xType.getShape(), f32), x, rewriter.getUnitAttr());
+    auto i64 = [&](int64_t v) -> Value {
+      return rewriter.create<arith::ConstantIntOp>(loc, v, 64);
+    };
+    const WindowDim &h = (*window)[0], &w = (*window)[1];
+    rewriter.create<func::CallOp>(
+        loc, callee,
+        ValueRange{rewriter.create<memref::CastOp>(loc, inputs[0], xRef),
+                   rewriter.create<memref::CastOp>(loc, inputs[1], buffer),
+                   i64(h.kernel), i64(w.kernel), i64(h.stride), i64(w.stride),
+                   i64(h.dilation), i64(w.dilation), i64(*padTop),
+                   i64(*padLeft)});
+    Value result = rewriter.create<bufferization::ToTensorOp>(
+        loc, resultType, buffer,
+        /*restrict=*/rewriter.getUnitAttr(),
+        /*writable=*/rewriter.getUnitAttr());
+    rewriter.replaceOp(op, {result, Value()});
+    return success();
+  }
+};
+
 } // namespace
 
 void populateBlockedConvCallPatterns(const TypeConverter &typeConverter,
                                      RewritePatternSet &patterns) {
-  patterns.add<BlockedConvCall>(typeConverter, patterns.getContext());
+  patterns.add<BlockedConvCall, ReorderToBlockedCall, MaxPoolNchwcCall>(
+      typeConverter, patterns.getContext());
 }
 
 } // namespace onnxc::cpu

@@ -41,7 +41,8 @@ LogicalResult verifyActivation(Operation *op, StringRef name,
                                std::optional<ArrayAttr> params) {
   size_t expected;
   if (name.empty() || name == "Relu" || name == "Sigmoid" || name == "Tanh" ||
-      name == "Gelu" || name == "FastGelu")
+      name == "Gelu" || name == "FastGelu" || name == "Silu" ||
+      name == "HardSwish")
     expected = 0;
   else if (name == "LeakyRelu")
     expected = 1;
@@ -79,19 +80,24 @@ Value applyActivation(OpBuilder &b, Location loc, Value x, StringRef name,
     Value low = b.create<arith::MaximumFOp>(loc, x, cst(param(0, -INFINITY)));
     return b.create<arith::MinimumFOp>(loc, low, cst(param(1, INFINITY)));
   }
-  if (name == "Sigmoid") {
+  if (name == "Sigmoid" || name == "Silu") {
     Value e = b.create<math::ExpOp>(loc, b.create<arith::NegFOp>(loc, x));
-    return b.create<arith::DivFOp>(loc, cst(1.0),
-                                   b.create<arith::AddFOp>(loc, cst(1.0), e));
+    Value sigmoid = b.create<arith::DivFOp>(
+        loc, cst(1.0), b.create<arith::AddFOp>(loc, cst(1.0), e));
+    return name == "Silu" ? b.create<arith::MulFOp>(loc, x, sigmoid) : sigmoid;
   }
   if (name == "Tanh")
     return b.create<math::TanhOp>(loc, x);
-  if (name == "HardSigmoid") {
+  if (name == "HardSigmoid" || name == "HardSwish") {
+    // HardSwish is x * HardSigmoid(x) with alpha 1/6, beta 0.5 (fixed).
+    bool swish = name == "HardSwish";
+    double alpha = swish ? 1.0 / 6.0 : param(0, 0.2);
+    double beta = swish ? 0.5 : param(1, 0.5);
     Value linear = b.create<arith::AddFOp>(
-        loc, b.create<arith::MulFOp>(loc, x, cst(param(0, 0.2))),
-        cst(param(1, 0.5)));
+        loc, b.create<arith::MulFOp>(loc, x, cst(alpha)), cst(beta));
     Value upper = b.create<arith::MinimumFOp>(loc, linear, cst(1.0));
-    return b.create<arith::MaximumFOp>(loc, upper, cst(0.0));
+    Value hard = b.create<arith::MaximumFOp>(loc, upper, cst(0.0));
+    return swish ? b.create<arith::MulFOp>(loc, x, hard) : hard;
   }
   if (name == "Gelu" || name == "FastGelu") {
     Value inner;

@@ -96,3 +96,70 @@ func.func @block8(%x: tensor<1x1x4x4x8xf32>) -> tensor<1x1x4x4x8xf32> {
   %y = "onnxc.BlockedConv"(%x, %w, %none, %none) <{in_channels = 8 : i64, out_channels = 8 : i64}> : (tensor<1x1x4x4x8xf32>, tensor<1x1x1x1x8x8xf32>, none, none) -> tensor<1x1x4x4x8xf32>
   return %y : tensor<1x1x4x4x8xf32>
 }
+
+// -----
+
+// f32 ReorderToBlocked of block 16 is one call of the runtime's reorder
+// through a wrapper per rank (r4: 2-D NCHW); the result is a fresh buffer
+// of ceil(C / 16) blocks (dynamic batch: X's). --emit static keeps the
+// linalg form.
+// CHECK: func.func private @onnxc_rt_reorder_to_nchwc_f32(memref<*xf32>, memref<*xf32>) attributes {llvm.emit_c_interface}
+// CHECK: func.func private @onnxc_rt_reorder_to_nchwc_f32_r4(%[[RX:.*]]: memref<?x?x?x?xf32>, %[[RY:.*]]: memref<?x?x?x?x?xf32>)
+// CHECK: call @onnxc_rt_reorder_to_nchwc_f32(
+// CHECK-LABEL: func.func @reorder
+// CHECK-DAG: %[[N:.*]] = tensor.dim %arg0, %{{.*}} : tensor<?x3x7x9xf32>
+// CHECK-DAG: %[[Y:.*]] = memref.alloc(%[[N]]) {alignment = 64 : i64} : memref<?x1x7x9x16xf32>
+// CHECK-DAG: bufferization.to_memref %arg0 read_only : memref<?x3x7x9xf32>
+// CHECK: call @onnxc_rt_reorder_to_nchwc_f32_r4(
+// CHECK: %[[R:.*]] = bufferization.to_tensor %[[Y]] restrict writable : memref<?x1x7x9x16xf32>
+// CHECK: return %[[R]]
+// STATIC-NOT: onnxc_rt_reorder
+// STATIC-LABEL: func.func @reorder
+// STATIC: tensor.pad
+// STATIC: linalg.generic
+// LLVM-LABEL: llvm.func @reorder
+// LLVM: llvm.call @onnxc_rt_reorder_to_nchwc_f32_r4(
+func.func @reorder(%x: tensor<?x3x7x9xf32>) -> tensor<?x1x7x9x16xf32> {
+  %y = "onnxc.ReorderToBlocked"(%x) <{block_size = 16 : i64}> : (tensor<?x3x7x9xf32>) -> tensor<?x1x7x9x16xf32>
+  return %y : tensor<?x1x7x9x16xf32>
+}
+
+// -----
+
+// Other element types keep the linalg form.
+// CHECK-LABEL: func.func @reorder_f16
+// CHECK-NOT: call
+// CHECK: linalg.generic
+func.func @reorder_f16(%x: tensor<1x20x5xf16>) -> tensor<1x2x5x16xf16> {
+  %y = "onnxc.ReorderToBlocked"(%x) <{block_size = 16 : i64}> : (tensor<1x20x5xf16>) -> tensor<1x2x5x16xf16>
+  return %y : tensor<1x2x5x16xf16>
+}
+
+// -----
+
+// MaxPool on a blocked f32 tensor (window [3, 3, 1], NchwcLayout's form) is
+// one call of the runtime's blocked max pool: kernel, strides, dilations
+// and the begin pads as scalars, Y a fresh buffer.
+// CHECK: func.func private @onnxc_rt_maxpool_nchwc_f32(memref<*xf32>, memref<*xf32>, i64, i64, i64, i64, i64, i64, i64, i64) attributes {llvm.emit_c_interface}
+// CHECK-LABEL: func.func @maxpool
+// CHECK: %[[Y:.*]] = memref.alloc() {alignment = 64 : i64} : memref<1x4x56x56x16xf32>
+// CHECK: call @onnxc_rt_maxpool_nchwc_f32_r5(%{{.*}}, %{{.*}}, %c3_i64{{[_0-9]*}}, %c3_i64{{[_0-9]*}}, %c2_i64{{[_0-9]*}}, %c2_i64{{[_0-9]*}}, %c1_i64{{[_0-9]*}}, %c1_i64{{[_0-9]*}}, %c1_i64{{[_0-9]*}}, %c1_i64{{[_0-9]*}})
+// CHECK: bufferization.to_tensor %[[Y]] restrict writable
+// STATIC-LABEL: func.func @maxpool
+// STATIC-NOT: call
+// STATIC: linalg.generic
+func.func @maxpool(%x: tensor<1x4x112x112x16xf32>) -> tensor<1x4x56x56x16xf32> {
+  %y, %i = "onnx.MaxPool"(%x) <{auto_pad = "NOTSET", ceil_mode = 0 : i64, dilations = [1, 1, 1], kernel_shape = [3, 3, 1], pads = [1, 1, 0, 1, 1, 0], storage_order = 0 : i64, strides = [2, 2, 1]}> : (tensor<1x4x112x112x16xf32>) -> (tensor<1x4x56x56x16xf32>, none)
+  return %y : tensor<1x4x56x56x16xf32>
+}
+
+// -----
+
+// A window over the lanes is not the blocked form: linalg.
+// CHECK-LABEL: func.func @maxpool_lanes
+// CHECK-NOT: call
+// CHECK: linalg.generic
+func.func @maxpool_lanes(%x: tensor<1x1x4x4x16xf32>) -> tensor<1x1x4x4x8xf32> {
+  %y, %i = "onnx.MaxPool"(%x) <{kernel_shape = [1, 1, 2], strides = [1, 1, 2]}> : (tensor<1x1x4x4x16xf32>) -> (tensor<1x1x4x4x8xf32>, none)
+  return %y : tensor<1x1x4x4x8xf32>
+}

@@ -27,10 +27,10 @@ func.func @channel_blocks(%x: tensor<1x1x8x8x16xf32>, %w: tensor<1x2x3x3x16x16xf
 
 // -----
 
-// CHECK: error: 'onnxc.BlockedConv' op unknown activation 'Gelu'
+// CHECK: error: 'onnxc.BlockedConv' op unknown activation 'Swish'
 func.func @activation(%x: tensor<1x1x8x8x16xf32>, %w: tensor<1x1x1x1x16x16xf32>) -> tensor<1x1x8x8x16xf32> {
   %none = "onnx.NoValue"() : () -> none
-  %y = "onnxc.BlockedConv"(%x, %w, %none, %none) <{activation = "Gelu", in_channels = 16 : i64, out_channels = 16 : i64}> : (tensor<1x1x8x8x16xf32>, tensor<1x1x1x1x16x16xf32>, none, none) -> tensor<1x1x8x8x16xf32>
+  %y = "onnxc.BlockedConv"(%x, %w, %none, %none) <{activation = "Swish", in_channels = 16 : i64, out_channels = 16 : i64}> : (tensor<1x1x8x8x16xf32>, tensor<1x1x1x1x16x16xf32>, none, none) -> tensor<1x1x8x8x16xf32>
   return %y : tensor<1x1x8x8x16xf32>
 }
 

@@ -1,0 +1,218 @@
+/*===- ActivationVector.h - The activations on one vector, any width -----===*
+ *
+ * Included with ACT_LANES (floats per vector) set by ActivationImpl.h and by
+ * the per-ISA convolution kernels, which apply act_activation to their
+ * accumulators in registers; each includer is compiled for its ISA, so the
+ * vector type below becomes that ISA's registers.
+ *
+ * exp(x) = 2^n p(r), x = n ln2 + r, |r| <= ln2 / 2, p a degree-6 fit
+ * (relative error 2e-9 before rounding); 2^n is applied with scalef (AVX-512)
+ * or as two normal powers of two, so that overflow gives inf and underflow
+ * is gradual. tanh is x P(x^2) below |x| = 0.625 and 1 - 2 / (exp(2|x|) + 1)
+ * above; erf is x P(x^2) below |x| = 1 and a degree-14 polynomial on
+ * [1, 3.92] above (erf rounds to 1 past 3.92). The coefficients are
+ * least-squares fits (minimax-weighted) to the functions on those intervals.
+ * The clamps keep x when it is NaN (act_min, act_max), so every activation
+ * maps NaN to NaN.
+ *
+ *===----------------------------------------------------------------------===*/
+
+#ifndef ONNXC_RUNTIME_CPU_KERNELS_ACTIVATIONVECTOR_H
+#define ONNXC_RUNTIME_CPU_KERNELS_ACTIVATIONVECTOR_H
+
+#include "Gemm.h"
+
+#include <math.h>
+#include <stdint.h>
+#if defined(__AVX2__) || defined(__AVX512F__)
+#include <immintrin.h>
+#endif
+
+typedef float act_vec __attribute__((vector_size(ACT_LANES * sizeof(float))));
+typedef int32_t act_mask
+    __attribute__((vector_size(ACT_LANES * sizeof(float))));
+typedef uint32_t act_bits
+    __attribute__((vector_size(ACT_LANES * sizeof(float))));
+
+#define ACT_INLINE static inline __attribute__((always_inline))
+
+ACT_INLINE act_vec act_splat(float f) {
+  act_vec v = {0};
+  return v + f;
+}
+
+/* mask ? a : b, lane by lane. */
+ACT_INLINE act_vec act_select(act_mask mask, act_vec a, act_vec b) {
+  return (act_vec)((mask & (act_mask)a) | (~mask & (act_mask)b));
+}
+
+ACT_INLINE act_vec act_abs(act_vec x) {
+  return (act_vec)((act_bits)x & 0x7fffffffu);
+}
+
+/* |magnitude| with the sign of `sign`. */
+ACT_INLINE act_vec act_copysign(act_vec magnitude, act_vec sign) {
+  return (act_vec)(((act_bits)magnitude & 0x7fffffffu) |
+                   ((act_bits)sign & 0x80000000u));
+}
+
+/* min(c, x) and max(c, x) for a constant c; x when x is NaN (the x86
+ * min/max return their second operand when either is NaN). */
+ACT_INLINE act_vec act_min(act_vec c, act_vec x) {
+#if ACT_LANES == 16 && defined(__AVX512F__)
+  return (act_vec)_mm512_min_ps((__m512)c, (__m512)x);
+#elif ACT_LANES == 8 && defined(__AVX2__)
+  return (act_vec)_mm256_min_ps((__m256)c, (__m256)x);
+#else
+  return act_select(x > c, c, x);
+#endif
+}
+
+ACT_INLINE act_vec act_max(act_vec c, act_vec x) {
+#if ACT_LANES == 16 && defined(__AVX512F__)
+  return (act_vec)_mm512_max_ps((__m512)c, (__m512)x);
+#elif ACT_LANES == 8 && defined(__AVX2__)
+  return (act_vec)_mm256_max_ps((__m256)c, (__m256)x);
+#else
+  return act_select(x < c, c, x);
+#endif
+}
+
+/* 1 / d for d >= 1 (inf and NaN too). AVX-512: the 14-bit estimate and one
+ * Newton step (relative error ~2^-28 before rounding), a fraction of a
+ * division's cost; the step is skipped for d = inf, whose estimate is the
+ * exact 0 (the step would make inf * 0 = NaN of it). */
+ACT_INLINE act_vec act_recip(act_vec d) {
+#if ACT_LANES == 16 && defined(__AVX512F__)
+  __m512 r = _mm512_rcp14_ps((__m512)d);
+  __m512 e = _mm512_fnmadd_ps((__m512)d, r, _mm512_set1_ps(1.0f));
+  __mmask16 finite =
+      _mm512_cmp_ps_mask((__m512)d, _mm512_set1_ps(INFINITY), _CMP_LT_OQ);
+  return (act_vec)_mm512_mask_fmadd_ps(r, finite, e, r);
+#else
+  return act_splat(1.0f) / d;
+#endif
+}
+
+ACT_INLINE act_vec act_exp(act_vec x) {
+  x = act_min(act_splat(89.0f), x);
+  x = act_max(act_splat(-104.0f), x);
+#if ACT_LANES == 16 && defined(__AVX512F__)
+  act_vec n = (act_vec)_mm512_roundscale_ps((__m512)(x * 1.44269504088896341f),
+                                            _MM_FROUND_TO_NEAREST_INT |
+                                                _MM_FROUND_NO_EXC);
+#else
+  /* Adding 1.5 * 2^23 rounds x log2(e) to an integer n held in the low
+   * mantissa bits of t. */
+  const float shifter = 12582912.0f;
+  act_vec t = x * 1.44269504088896341f + shifter;
+  act_vec n = t - shifter;
+  act_bits k = (act_bits)t - (act_bits)act_splat(shifter);
+#endif
+  act_vec r = x - n * 0.693359375f;
+  r = r - n * -2.12194440054690583e-4f;
+  act_vec p = act_splat(1.383683528e-03f);
+  p = p * r + 8.374817669e-03f;
+  p = p * r + 4.166822508e-02f;
+  p = p * r + 1.666641980e-01f;
+  p = p * r + 4.999999106e-01f;
+  p = p * r + 1.0f;
+  p = p * r + 1.0f;
+#if ACT_LANES == 16 && defined(__AVX512F__)
+  /* scalef: overflow gives inf, underflow is gradual. */
+  return (act_vec)_mm512_scalef_ps((__m512)p, (__m512)n);
+#else
+  act_bits k1 = (act_bits)((act_mask)k >> 1), k2 = k - k1;
+  act_vec s1 = (act_vec)((k1 + 127u) << 23), s2 = (act_vec)((k2 + 127u) << 23);
+  return p * s1 * s2;
+#endif
+}
+
+ACT_INLINE act_vec act_sigmoid(act_vec x) {
+  return act_recip(act_exp(-x) + 1.0f);
+}
+
+ACT_INLINE act_vec act_tanh(act_vec x) {
+  act_vec a = act_abs(x);
+  act_vec s = x * x;
+  act_vec p = act_splat(-5.659979768e-03f);
+  p = p * s + 2.059097961e-02f;
+  p = p * s + -5.372106656e-02f;
+  p = p * s + 1.333112717e-01f;
+  p = p * s + -3.333325982e-01f;
+  p = p * s + 1.0f;
+  act_vec small = x * p;
+  /* tanh rounds to 1 past |x| = 9.01; the clamp keeps exp finite. */
+  act_vec ac = act_min(act_splat(9.5f), a);
+  act_vec big = act_splat(1.0f) - act_recip(act_exp(ac + ac) + 1.0f) * 2.0f;
+  return act_select(a < act_splat(0.625f), small, act_copysign(big, x));
+}
+
+ACT_INLINE act_vec act_erf(act_vec x) {
+  act_vec a = act_abs(x);
+  act_vec s = x * x;
+  act_vec p = act_splat(7.853853458e-05f);
+  p = p * s + -8.010191377e-04f;
+  p = p * s + 5.188327283e-03f;
+  p = p * s + -2.685381100e-02f;
+  p = p * s + 1.128358543e-01f;
+  p = p * s + -3.761262596e-01f;
+  p = p * s + 1.128379107e+00f;
+  act_vec small = x * p;
+  /* [1, 3.92] mapped onto u in [-1, 1]. */
+  act_vec clamped = act_min(act_splat(3.92f), a);
+  act_vec u = clamped * 0.684931507f + -1.684931507f;
+  act_vec q = act_splat(2.181183518e-04f);
+  q = q * u + 1.457092549e-05f;
+  q = q * u + -1.623504562e-03f;
+  q = q * u + 1.582277124e-03f;
+  q = q * u + 3.334045643e-03f;
+  q = q * u + -9.024739265e-03f;
+  q = q * u + 7.349438500e-03f;
+  q = q * u + 6.491441745e-03f;
+  q = q * u + -2.844818495e-02f;
+  q = q * u + 4.510812834e-02f;
+  q = q * u + -4.504719004e-02f;
+  q = q * u + 3.059980646e-02f;
+  q = q * u + -1.392898709e-02f;
+  q = q * u + 3.878111020e-03f;
+  q = q * u + 9.994966388e-01f;
+  q = act_min(act_splat(1.0f), q);
+  return act_select(a < act_splat(1.0f), small, act_copysign(q, x));
+}
+
+/* Activation `kind` on one vector; `kind` is a constant where this is
+ * inlined, so the switch folds away. */
+ACT_INLINE act_vec act_activation(int32_t kind, act_vec x, float alpha,
+                                  float beta) {
+  switch (kind) {
+  case ONNXC_ACTIVATION_RELU:
+    return act_max(act_splat(0.0f), x);
+  case ONNXC_ACTIVATION_LEAKY_RELU:
+    return act_select(x < act_splat(0.0f), x * alpha, x);
+  case ONNXC_ACTIVATION_CLIP:
+    return act_min(act_splat(beta), act_max(act_splat(alpha), x));
+  case ONNXC_ACTIVATION_SIGMOID:
+    return act_sigmoid(x);
+  case ONNXC_ACTIVATION_TANH:
+    return act_tanh(x);
+  case ONNXC_ACTIVATION_HARD_SIGMOID:
+  case ONNXC_ACTIVATION_HARD_SWISH: {
+    act_vec v = x * alpha + beta;
+    v = act_max(act_splat(0.0f), act_min(act_splat(1.0f), v));
+    return kind == ONNXC_ACTIVATION_HARD_SWISH ? x * v : v;
+  }
+  case ONNXC_ACTIVATION_GELU:
+    return x * 0.5f * (act_erf(x * 0.70710678118654752f) + 1.0f);
+  case ONNXC_ACTIVATION_FAST_GELU: {
+    act_vec inner = (x + x * x * x * 0.044715f) * 0.79788456080286536f;
+    return x * 0.5f * (act_tanh(inner) + 1.0f);
+  }
+  case ONNXC_ACTIVATION_SILU:
+    return x * act_sigmoid(x);
+  default:
+    return x;
+  }
+}
+
+#endif /* ONNXC_RUNTIME_CPU_KERNELS_ACTIVATIONVECTOR_H */
