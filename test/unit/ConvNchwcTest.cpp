@@ -234,8 +234,17 @@ TEST_P(ConvNchwcIsaTest, EveryTileShape) {
 }
 
 // Weights over the cache budget walk the output blocks outermost; small
-// maps with several threads cut rows into chunks.
+// maps with several threads cut rows into chunks; weights that outweigh X
+// give each thread whole groups of output blocks.
 TEST_P(ConvNchwcIsaTest, LargeWeightsAndSmallMaps) {
+  for (int threads : {1, 2, 3}) {
+    checkCase({1, 1024, 512, 3, 3, 1, 1}, GetParam(), threads); // 2 MB
+    checkCase({2, 1024, 520, 3, 3, 1, 1}, GetParam(), threads); // partial
+    ConvCase wide{1, 256, 512, 4, 4, 3, 3};                     // 4.7 MB
+    wide.pt = wide.pl = wide.pb = wide.pr = 1;
+    wide.residual = true;
+    checkCase(wide, GetParam(), threads);
+  }
   ConvCase large{1, 256, 272, 5, 6, 3, 3}; // 2.6 MB of weights
   large.pt = large.pl = large.pb = large.pr = 1;
   checkCase(large, GetParam(), 1);
@@ -284,8 +293,8 @@ TEST_P(ConvNchwcIsaTest, EveryEpilogue) {
         Act{ONNXC_ACTIVATION_CLIP, -0.5f, 0.75f},
         Act{ONNXC_ACTIVATION_SIGMOID, 0, 0}, Act{ONNXC_ACTIVATION_TANH, 0, 0},
         Act{ONNXC_ACTIVATION_HARD_SIGMOID, 0.2f, 0.5f},
-        Act{ONNXC_ACTIVATION_GELU, 0, 0},
-        Act{ONNXC_ACTIVATION_FAST_GELU, 0, 0}, Act{ONNXC_ACTIVATION_SILU, 0, 0},
+        Act{ONNXC_ACTIVATION_GELU, 0, 0}, Act{ONNXC_ACTIVATION_FAST_GELU, 0, 0},
+        Act{ONNXC_ACTIVATION_SILU, 0, 0},
         Act{ONNXC_ACTIVATION_HARD_SWISH, 1.0f / 6.0f, 0.5f}})
     for (bool bias : {false, true})
       for (bool residual : {false, true}) {

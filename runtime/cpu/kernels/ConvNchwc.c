@@ -48,6 +48,7 @@ typedef struct conv_work {
   int64_t tile_nb; /* output blocks of a task */
   int64_t groups, chunk, chunks;
   int group_inner; /* consecutive tasks: same pixels, next output blocks */
+  int group_whole; /* a task is all rows of one (image, group) */
 } conv_work;
 
 static void conv_task(void *context, size_t task, int worker) {
@@ -55,6 +56,16 @@ static void conv_task(void *context, size_t task, int worker) {
   const conv_work *work = context;
   const onnxc_conv_nchwc_shape *s = &work->job.s;
   int64_t t = (int64_t)task, group;
+  if (work->group_whole) {
+    group = t % work->groups;
+    int64_t n = t / work->groups, mb = group * work->tile_nb;
+    int64_t nb = work->job.out_blocks - mb;
+    if (nb > work->tile_nb)
+      nb = work->tile_nb;
+    for (int64_t oh = 0; oh < s->out_h; ++oh)
+      work->variant->rows(&work->job, n, mb, nb, oh, 0, s->out_w);
+    return;
+  }
   if (work->group_inner) {
     group = t % work->groups;
     t /= work->groups;
@@ -281,7 +292,20 @@ void onnxc_conv_nchwc(const onnxc_conv_nchwc_shape *shape, const float *x,
   double weight_bytes = (double)(job->out_blocks * job->in_blocks) *
                         (double)(s->kernel_h * s->kernel_w * B * B) * 4.0;
   work.group_inner = weight_bytes <= 1024.0 * 1024.0;
+  /* Weights that do not fit and outweigh X (small maps, many channels):
+   * threads that share a group each stream its weights from L3. Give each
+   * task whole groups instead, when they balance: many of them, or as
+   * many full ones on every thread (tasks are taken in order). */
+  double x_bytes = (double)(job->in_blocks * s->in_h * s->in_w * B) * 4.0;
+  int64_t group_tasks = s->batch * work.groups;
+  work.group_whole = threads > 1 && !work.group_inner &&
+                     weight_bytes > 2.0 * x_bytes &&
+                     (group_tasks >= 4 * threads ||
+                      (group_tasks >= threads && group_tasks % threads == 0 &&
+                       job->out_blocks % work.tile_nb == 0));
   size_t tasks = (size_t)(s->batch * work.groups * s->out_h * work.chunks);
+  if (work.group_whole)
+    tasks = (size_t)group_tasks;
   onnxc_parallel_for(tasks, max_threads, conv_task, &work);
   onnxc_rt_scratch_give(padded);
 }
