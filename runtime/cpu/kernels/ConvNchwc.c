@@ -309,3 +309,32 @@ void onnxc_conv_nchwc(const onnxc_conv_nchwc_shape *shape, const float *x,
   onnxc_parallel_for(tasks, max_threads, conv_task, &work);
   onnxc_rt_scratch_give(padded);
 }
+
+typedef struct maxpool_work {
+  const onnxc_conv_nchwc_variant *variant;
+  const onnxc_maxpool_nchwc_shape *s;
+  const float *x;
+  float *y;
+} maxpool_work;
+
+static void maxpool_task(void *context, size_t task, int worker) {
+  (void)worker;
+  const maxpool_work *p = context;
+  int64_t oh = (int64_t)task % p->s->out_h;
+  p->variant->maxpool_row(p->s, p->x, p->y, (int64_t)task / p->s->out_h, oh);
+}
+
+/* Tasks of (plane, output row). */
+void onnxc_maxpool_nchwc(const onnxc_maxpool_nchwc_shape *shape, const float *x,
+                         float *y, int max_threads) {
+  int64_t total =
+      shape->planes * shape->out_h * shape->out_w * (int64_t)ONNXC_NCHWC_BLOCK;
+  if (total <= 0)
+    return;
+  maxpool_work p = {active_variant(), shape, x, y};
+  /* A few hundred kilobytes are not worth waking the workers for. */
+  if (total < (1 << 16))
+    max_threads = 1;
+  onnxc_parallel_for((size_t)(shape->planes * shape->out_h), max_threads,
+                     maxpool_task, &p);
+}
