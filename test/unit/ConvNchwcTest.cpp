@@ -244,6 +244,9 @@ TEST_P(ConvNchwcIsaTest, LargeWeightsAndSmallMaps) {
     wide.pt = wide.pl = wide.pb = wide.pr = 1;
     wide.residual = true;
     checkCase(wide, GetParam(), threads);
+    ConvCase odd{1, 256, 192, 4, 4, 3, 3}; // groups re-cut for the threads
+    odd.pt = odd.pl = odd.pb = odd.pr = 1;
+    checkCase(odd, GetParam(), threads);
   }
   ConvCase large{1, 256, 272, 5, 6, 3, 3}; // 2.6 MB of weights
   large.pt = large.pl = large.pb = large.pr = 1;

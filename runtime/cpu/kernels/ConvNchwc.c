@@ -116,23 +116,32 @@ static int64_t row_cost(int64_t blocks, int64_t width, int64_t nb,
 
 /* The register tile for rows of `width` pixels: the output blocks per tile
  * and the widest tile, from the variant's budget, the cheapest by
- * row_cost (ties: more blocks, which reads X fewer times). */
-static void choose_tile(const onnxc_conv_nchwc_variant *v, int64_t blocks,
-                        int64_t width, int64_t *tile_nb, int64_t *tile_w) {
-  int64_t best = -1;
-  *tile_nb = 1;
-  *tile_w = v->tile_w;
+ * row_cost (ties: more blocks, which reads X fewer times). With `even` > 0,
+ * only tiles that cut the blocks into full groups, a multiple of `even` of
+ * them in `images` images; returns whether there was one. */
+static int choose_tile(const onnxc_conv_nchwc_variant *v, int64_t blocks,
+                       int64_t width, int64_t images, int64_t even,
+                       int64_t *tile_nb, int64_t *tile_w) {
+  int64_t best = -1, best_nb = 1, best_w = v->tile_w;
   for (int64_t nb = 1; nb <= v->max_nb && nb <= blocks; ++nb) {
     int64_t cap = v->max_acc / nb < v->tile_w ? v->max_acc / nb : v->tile_w;
     if (cap < 1)
       break;
+    if (even > 0 && (blocks % nb != 0 || images * (blocks / nb) % even != 0))
+      continue;
     int64_t cost = row_cost(blocks, width, nb, cap);
     if (best < 0 || cost <= best) {
       best = cost;
-      *tile_nb = nb;
-      *tile_w = cap;
+      best_nb = nb;
+      best_w = cap;
     }
   }
+  /* Without `even`, nb = 1 always qualifies. */
+  if (even > 0 && best < 0)
+    return 0;
+  *tile_nb = best_nb;
+  *tile_w = best_w;
+  return 1;
 }
 
 static void dw_task(void *context, size_t task, int worker) {
@@ -266,8 +275,8 @@ void onnxc_conv_nchwc(const onnxc_conv_nchwc_shape *shape, const float *x,
     s->in_w = s->out_w = s->in_h * s->in_w;
     s->in_h = s->out_h = 1;
   }
-  choose_tile(work.variant, job->out_blocks, s->out_w, &work.tile_nb,
-              &job->tile_w);
+  choose_tile(work.variant, job->out_blocks, s->out_w, s->batch, 0,
+              &work.tile_nb, &job->tile_w);
   work.groups = (job->out_blocks + work.tile_nb - 1) / work.tile_nb;
   /* Whole rows, except long (flattened) ones: chunks of a few tiles. Rows
    * are cut further while there are few tasks for the threads (small maps
@@ -303,6 +312,15 @@ void onnxc_conv_nchwc(const onnxc_conv_nchwc_shape *shape, const float *x,
                      (group_tasks >= 4 * threads ||
                       (group_tasks >= threads && group_tasks % threads == 0 &&
                        job->out_blocks % work.tile_nb == 0));
+  /* Else a tile of fewer blocks may give every thread as many groups. */
+  if (threads > 1 && !work.group_inner && weight_bytes > 2.0 * x_bytes &&
+      !work.group_whole &&
+      choose_tile(work.variant, job->out_blocks, s->out_w, s->batch, threads,
+                  &work.tile_nb, &job->tile_w)) {
+    work.groups = job->out_blocks / work.tile_nb;
+    group_tasks = s->batch * work.groups;
+    work.group_whole = 1;
+  }
   size_t tasks = (size_t)(s->batch * work.groups * s->out_h * work.chunks);
   if (work.group_whole)
     tasks = (size_t)group_tasks;
