@@ -190,6 +190,13 @@ TEST_P(ConvNchwcIsaTest, KernelSizesStridesPadsDilations) {
   ConvCase bigPad{1, 12, 9, 3, 4, 3, 3}; // windows wider than the input
   bigPad.pt = bigPad.pl = bigPad.pb = bigPad.pr = 3;
   cases.push_back(bigPad);
+  for (int64_t c : {3, 35}) { // an RGB stem; 3 lanes in a last block
+    ConvCase stem{1, c, 64, 30, 34, 7, 7};
+    stem.sh = stem.sw = 2;
+    stem.pt = stem.pl = stem.pb = stem.pr = 3;
+    stem.activation = ONNXC_ACTIVATION_RELU;
+    cases.push_back(stem);
+  }
   ConvCase oneD{2, 33, 50, 1, 37, 1, 5}; // 1-D: H = KH = 1
   oneD.sw = 2, oneD.pl = 2, oneD.pr = 2;
   cases.push_back(oneD);
