@@ -81,6 +81,10 @@ static pthread_cond_t work_ready = PTHREAD_COND_INITIALIZER;
 static pthread_cond_t work_done = PTHREAD_COND_INITIALIZER;
 /* Guarded by state_lock. */
 static pthread_t workers[MAX_THREADS];
+/* The generation when worker i was created: the first one it has seen. A
+ * worker that read `generation` itself when it first got the lock would
+ * take a region published before that as seen, and sleep through it. */
+static uint64_t start_generation[MAX_THREADS];
 static int num_workers;   /* started, not counting callers */
 static atomic_int active; /* workers inside the current region */
 static int sleeping;      /* workers waiting on work_ready */
@@ -204,7 +208,7 @@ static void spin_while_active(void) {
 static void *worker_main(void *arg) {
   int index = (int)(intptr_t)arg;
   pthread_mutex_lock(&state_lock);
-  uint64_t seen = generation;
+  uint64_t seen = start_generation[index - 1];
   for (;;) {
     if (generation == seen && !shutting_down) {
       /* The poll only shortens the wait: the region is still read under
@@ -283,6 +287,7 @@ static void start_workers(int wanted) {
   while (num_workers < wanted && num_workers < MAX_THREADS - 1 &&
          !shutting_down) {
     /* Worker i has index i + 1: the caller is worker 0. */
+    start_generation[num_workers] = generation;
     if (pthread_create(&workers[num_workers], NULL, worker_main,
                        (void *)(intptr_t)(num_workers + 1)) != 0)
       break;
