@@ -104,12 +104,10 @@ struct DeclareRuntimeHelpersPass
       if (!gemmKernel && !helper->target.empty())
         return;
       if (helper->target.empty()) {
-        declare(builder, symbols, module.getLoc(), helper->name,
-                helper->type);
+        declare(builder, symbols, module.getLoc(), helper->name, helper->type);
         return;
       }
-      func::FuncOp target =
-          symbols.lookup<func::FuncOp>(helper->target);
+      func::FuncOp target = symbols.lookup<func::FuncOp>(helper->target);
       if (!target)
         target = declare(builder, symbols, module.getLoc(), helper->target,
                          helper->targetType);
@@ -120,8 +118,7 @@ struct DeclareRuntimeHelpersPass
   /// A private declaration called through `_mlir_ciface_<name>(descriptor
   /// pointers...)`.
   static func::FuncOp declare(OpBuilder &builder, SymbolTable &symbols,
-                              Location loc, StringRef name,
-                              FunctionType type) {
+                              Location loc, StringRef name, FunctionType type) {
     auto decl = builder.create<func::FuncOp>(loc, name, type);
     decl.setPrivate();
     decl->setAttr("llvm.emit_c_interface", builder.getUnitAttr());
@@ -191,16 +188,25 @@ std::optional<RuntimeHelper> transformerKernelHelper(Operation *op) {
   };
   if (op->getNumResults() == 0 || !f32Ranked(op->getResult(0)))
     return std::nullopt;
+  // The attention kernel reads every stride of its inputs, so they cross
+  // with their own layout (a Split output needs no copy); the others, and
+  // every result, have the identity layout.
+  bool stridedInputs = name == "onnx.Attention";
   Builder b(op->getContext());
   SmallVector<Type> ranked, unranked;
   std::string wrapper = (base + "_r").str();
-  auto add = [&](RankedTensorType type) {
+  auto add = [&](RankedTensorType type, bool strided) {
     if (!ranked.empty())
       wrapper += "_";
     wrapper += std::to_string(type.getRank());
+    int64_t dynamic = ShapedType::kDynamic;
+    MemRefLayoutAttrInterface layout;
+    if (strided)
+      layout =
+          StridedLayoutAttr::get(b.getContext(), dynamic,
+                                 SmallVector<int64_t>(type.getRank(), dynamic));
     ranked.push_back(MemRefType::get(
-        SmallVector<int64_t>(type.getRank(), ShapedType::kDynamic),
-        b.getF32Type()));
+        SmallVector<int64_t>(type.getRank(), dynamic), b.getF32Type(), layout));
     unranked.push_back(UnrankedMemRefType::get(b.getF32Type(), 0));
   };
   for (int number : operands) {
@@ -211,9 +217,9 @@ std::optional<RuntimeHelper> transformerKernelHelper(Operation *op) {
     RankedTensorType type = f32Ranked(op->getOperand(index));
     if (!type)
       return std::nullopt;
-    add(type);
+    add(type, stridedInputs);
   }
-  add(f32Ranked(op->getResult(0)));
+  add(f32Ranked(op->getResult(0)), /*strided=*/false);
   for (SmallVector<Type> *types : {&ranked, &unranked}) {
     types->push_back(b.getI32Type());
     if (hasEpsilonOrScale)
@@ -287,9 +293,9 @@ std::optional<RuntimeHelper> runtimeHelperFor(Operation *op) {
           SmallVector<int64_t>(t.getRank(), ShapedType::kDynamic), f32);
     };
     auto any = UnrankedMemRefType::get(f32, 0);
-    std::string wrapper = llvm::formatv("onnxc_rt_matmul_f32_r{0}_{1}_{2}_{3}",
-                                        a.getRank(), bm.getRank(),
-                                        bias.getRank(), resultType.getRank());
+    std::string wrapper =
+        llvm::formatv("onnxc_rt_matmul_f32_r{0}_{1}_{2}_{3}", a.getRank(),
+                      bm.getRank(), bias.getRank(), resultType.getRank());
     return RuntimeHelper{
         wrapper,
         b.getFunctionType({dynamic(a), dynamic(bm), dynamic(bias),
@@ -320,10 +326,9 @@ std::optional<RuntimeHelper> runtimeHelperFor(Operation *op) {
     MemRefType x = dynamic(4), bias = dynamic(hasBias ? 1 : 4);
     return RuntimeHelper{
         hasBias ? "onnxc_rt_conv2d_f32_b1" : "onnxc_rt_conv2d_f32_b4",
-        b.getFunctionType(
-            {x, x, bias, x, x, i32, i64, i64, i64, i64, i64, i64, i64, i32, f32,
-             f32},
-            {}),
+        b.getFunctionType({x, x, bias, x, x, i32, i64, i64, i64, i64, i64, i64,
+                           i64, i32, f32, f32},
+                          {}),
         "onnxc_rt_conv2d_f32",
         b.getFunctionType({any, any, any, any, any, i32, i64, i64, i64, i64,
                            i64, i64, i64, i32, f32, f32},
