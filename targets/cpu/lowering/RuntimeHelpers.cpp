@@ -104,10 +104,12 @@ struct DeclareRuntimeHelpersPass
       if (!gemmKernel && !helper->target.empty())
         return;
       if (helper->target.empty()) {
-        declare(builder, symbols, module.getLoc(), helper->name, helper->type);
+        declare(builder, symbols, module.getLoc(), helper->name,
+                helper->type);
         return;
       }
-      func::FuncOp target = symbols.lookup<func::FuncOp>(helper->target);
+      func::FuncOp target =
+          symbols.lookup<func::FuncOp>(helper->target);
       if (!target)
         target = declare(builder, symbols, module.getLoc(), helper->target,
                          helper->targetType);
@@ -118,7 +120,8 @@ struct DeclareRuntimeHelpersPass
   /// A private declaration called through `_mlir_ciface_<name>(descriptor
   /// pointers...)`.
   static func::FuncOp declare(OpBuilder &builder, SymbolTable &symbols,
-                              Location loc, StringRef name, FunctionType type) {
+                              Location loc, StringRef name,
+                              FunctionType type) {
     auto decl = builder.create<func::FuncOp>(loc, name, type);
     decl.setPrivate();
     decl->setAttr("llvm.emit_c_interface", builder.getUnitAttr());
@@ -293,9 +296,9 @@ std::optional<RuntimeHelper> runtimeHelperFor(Operation *op) {
           SmallVector<int64_t>(t.getRank(), ShapedType::kDynamic), f32);
     };
     auto any = UnrankedMemRefType::get(f32, 0);
-    std::string wrapper =
-        llvm::formatv("onnxc_rt_matmul_f32_r{0}_{1}_{2}_{3}", a.getRank(),
-                      bm.getRank(), bias.getRank(), resultType.getRank());
+    std::string wrapper = llvm::formatv("onnxc_rt_matmul_f32_r{0}_{1}_{2}_{3}",
+                                        a.getRank(), bm.getRank(),
+                                        bias.getRank(), resultType.getRank());
     return RuntimeHelper{
         wrapper,
         b.getFunctionType({dynamic(a), dynamic(bm), dynamic(bias),
@@ -326,9 +329,10 @@ std::optional<RuntimeHelper> runtimeHelperFor(Operation *op) {
     MemRefType x = dynamic(4), bias = dynamic(hasBias ? 1 : 4);
     return RuntimeHelper{
         hasBias ? "onnxc_rt_conv2d_f32_b1" : "onnxc_rt_conv2d_f32_b4",
-        b.getFunctionType({x, x, bias, x, x, i32, i64, i64, i64, i64, i64, i64,
-                           i64, i32, f32, f32},
-                          {}),
+        b.getFunctionType(
+            {x, x, bias, x, x, i32, i64, i64, i64, i64, i64, i64, i64, i32, f32,
+             f32},
+            {}),
         "onnxc_rt_conv2d_f32",
         b.getFunctionType({any, any, any, any, any, i32, i64, i64, i64, i64,
                            i64, i64, i64, i32, f32, f32},
