@@ -96,6 +96,16 @@ void _mlir_ciface_onnxc_rt_matmul_f32(onnxc_unranked_memref *a,
                                       float activation_alpha,
                                       float activation_beta);
 
+/* The same for a constant B (a weight): `slot` is a zero-initialized
+ * memref<1xi64> global of the artifact, one per call site, where the GEMM
+ * keeps B packed after the first call (kernels/Gemm.h,
+ * onnxc_sgemm_strided_cached). */
+void _mlir_ciface_onnxc_rt_matmul_packed_f32(
+    onnxc_unranked_memref *a, onnxc_unranked_memref *b,
+    onnxc_unranked_memref *bias, onnxc_unranked_memref *y,
+    onnxc_memref1 *slot, int32_t flags, float alpha, float bias_scale,
+    int32_t activation, float activation_alpha, float activation_beta);
+
 /* Conv.c: Y = activation(Conv2D(X, W) + bias + residual), NCHW, dense,
  * the window given by its begin pads, strides and dilations (the end pads
  * follow from Y's size). Bias ([M]) and residual (Y's shape) are read when

@@ -72,6 +72,7 @@ typedef struct batch_job {
   int64_t batch_size[MAX_DIMS];
   int64_t a_bstride[MAX_DIMS], b_bstride[MAX_DIMS], y_bstride[MAX_DIMS],
       bias_bstride[MAX_DIMS];
+  onnxc_sgemm_packed_b **packed_b; /* B's cache slot, or NULL */
 } batch_job;
 
 static void run_batch(const batch_job *job, size_t index, int max_threads) {
@@ -87,10 +88,10 @@ static void run_batch(const batch_job *job, size_t index, int max_threads) {
   onnxc_sgemm_epilogue e = job->epilogue;
   if (e.bias)
     e.bias += bias_off;
-  onnxc_sgemm_strided(job->m, job->n, job->k, job->alpha, job->a + a_off,
-                      job->a_rs, job->a_cs, job->b + b_off, job->b_rs,
-                      job->b_cs, 0.0f, job->y + y_off, job->ldc, &e,
-                      max_threads);
+  onnxc_sgemm_strided_cached(job->m, job->n, job->k, job->alpha, job->a + a_off,
+                             job->a_rs, job->a_cs, job->b + b_off, job->b_rs,
+                             job->b_cs, 0.0f, job->y + y_off, job->ldc, &e,
+                             max_threads, job->packed_b);
 }
 
 static void batch_task(void *context, size_t task, int worker) {
@@ -123,11 +124,12 @@ static void fill_nan(const view *y) {
     data[i] = NAN;
 }
 
-void _mlir_ciface_onnxc_rt_matmul_f32(
-    onnxc_unranked_memref *a_ref, onnxc_unranked_memref *b_ref,
-    onnxc_unranked_memref *bias_ref, onnxc_unranked_memref *y_ref,
-    int32_t flags, float alpha, float bias_scale, int32_t activation,
-    float activation_alpha, float activation_beta) {
+static void matmul(onnxc_unranked_memref *a_ref, onnxc_unranked_memref *b_ref,
+                   onnxc_unranked_memref *bias_ref,
+                   onnxc_unranked_memref *y_ref, onnxc_sgemm_packed_b **slot,
+                   int32_t flags, float alpha, float bias_scale,
+                   int32_t activation, float activation_alpha,
+                   float activation_beta) {
   view a, b, y, bias = {0};
   if (!read_view(a_ref, &a) || !read_view(b_ref, &b) || !read_view(y_ref, &y))
     return;
@@ -242,11 +244,14 @@ void _mlir_ciface_onnxc_rt_matmul_f32(
     job.epilogue.bias_scale = bias_scale;
   }
 
-  /* B shared by every batch and A, Y (and the bias) laid out so that the
-   * batch dims continue the rows: one GEMM with batches * M rows. */
+  /* One packed copy of B serves every batch when they share B. */
   int b_shared = 1;
   for (int d = 0; d < batch_rank; ++d)
     b_shared &= job.b_bstride[d] == 0;
+  job.packed_b = b_shared ? slot : NULL;
+
+  /* B shared by every batch and A, Y (and the bias) laid out so that the
+   * batch dims continue the rows: one GEMM with batches * M rows. */
   if (batches > 1 && b_shared && !a_vector &&
       folds(job.batch_size, job.a_bstride, batch_rank, m, a_rs) &&
       folds(job.batch_size, job.y_bstride, batch_rank, m, ldc) &&
@@ -269,4 +274,26 @@ void _mlir_ciface_onnxc_rt_matmul_f32(
   }
   for (size_t i = 0; i < batches; ++i)
     run_batch(&job, i, 0);
+}
+
+void _mlir_ciface_onnxc_rt_matmul_f32(
+    onnxc_unranked_memref *a, onnxc_unranked_memref *b,
+    onnxc_unranked_memref *bias, onnxc_unranked_memref *y, int32_t flags,
+    float alpha, float bias_scale, int32_t activation, float activation_alpha,
+    float activation_beta) {
+  matmul(a, b, bias, y, NULL, flags, alpha, bias_scale, activation,
+         activation_alpha, activation_beta);
+}
+
+void _mlir_ciface_onnxc_rt_matmul_packed_f32(
+    onnxc_unranked_memref *a, onnxc_unranked_memref *b,
+    onnxc_unranked_memref *bias, onnxc_unranked_memref *y, onnxc_memref1 *slot,
+    int32_t flags, float alpha, float bias_scale, int32_t activation,
+    float activation_alpha, float activation_beta) {
+  onnxc_sgemm_packed_b **cache =
+      slot && slot->size >= 1
+          ? (onnxc_sgemm_packed_b **)((int64_t *)slot->aligned + slot->offset)
+          : NULL;
+  matmul(a, b, bias, y, cache, flags, alpha, bias_scale, activation,
+         activation_alpha, activation_beta);
 }

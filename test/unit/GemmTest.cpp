@@ -74,13 +74,20 @@ std::string describe(const Case &c, int isa, int threads) {
 
 /// Runs `c` through onnxc_sgemm and the reference; returns the largest error
 /// over the tolerance (0 when all match) and checks the padding is intact.
-void checkCase(Case c, int isa, int threads) {
+/// With `slot`, through onnxc_sgemm_strided_cached with that cache slot and
+/// B from `constantB` (so that the same B keeps its address across calls).
+void checkCase(Case c, int isa, int threads,
+               onnxc_sgemm_packed_b **slot = nullptr,
+               const std::vector<float> *constantB = nullptr) {
   SCOPED_TRACE(describe(c, isa, threads));
   size_t aRows = c.transA ? c.k : c.m, aCols = c.transA ? c.m : c.k;
   size_t bRows = c.transB ? c.n : c.k, bCols = c.transB ? c.k : c.n;
   size_t lda = aCols + c.pad, ldb = bCols + c.pad, ldc = c.n + c.pad;
   std::vector<float> a = randomVector(aRows * lda, 1);
-  std::vector<float> b = randomVector(bRows * ldb, 2);
+  std::vector<float> b = constantB ? *constantB : randomVector(bRows * ldb, 2);
+  const float *bData = constantB ? constantB->data() : b.data();
+  if (constantB)
+    ASSERT_GE(constantB->size(), bRows * ldb);
   std::vector<float> c0 = randomVector(c.m * ldc, 3);
   std::vector<float> bias = randomVector(c.m * ldc, 4);
   std::vector<float> residual = randomVector(c.m * ldc, 5);
@@ -117,8 +124,15 @@ void checkCase(Case c, int isa, int threads) {
     GemmSettings settings(isa, threads);
     ASSERT_TRUE(settings.ok);
     ASSERT_EQ(onnxc_sgemm_current_isa(), isa);
-    onnxc_sgemm(c.transA, c.transB, c.m, c.n, c.k, c.alpha, a.data(), lda,
-                b.data(), ldb, c.beta, got.data(), ldc, &e);
+    if (slot)
+      onnxc_sgemm_strided_cached(
+          c.m, c.n, c.k, c.alpha, a.data(), c.transA ? 1 : (ptrdiff_t)lda,
+          c.transA ? (ptrdiff_t)lda : 1, bData, c.transB ? 1 : (ptrdiff_t)ldb,
+          c.transB ? (ptrdiff_t)ldb : 1, c.beta, got.data(), (ptrdiff_t)ldc, &e,
+          0, slot);
+    else
+      onnxc_sgemm(c.transA, c.transB, c.m, c.n, c.k, c.alpha, a.data(), lda,
+                  b.data(), ldb, c.beta, got.data(), ldc, &e);
   }
   float tolerance = 2e-6f * (float)c.k + 1e-5f;
   size_t bad = 0;
@@ -397,6 +411,113 @@ INSTANTIATE_TEST_SUITE_P(SupportedIsas, GemmIsaTest,
                            return std::string(onnxc_sgemm_isa_name(info.param));
                          });
 
+/// Shapes for the packed-once B: edge tiles, transB, K over KC and N over NC
+/// (several blocks in the packed copy), a leading dimension wider than B.
+std::vector<Case> packedBCases() {
+  std::vector<Case> cases;
+  auto add = [&](size_t m, size_t n, size_t k, int transB, size_t pad) {
+    Case c{};
+    c.m = m;
+    c.n = n;
+    c.k = k;
+    c.transB = transB;
+    c.pad = pad;
+    c.alpha = 1.0f;
+    c.biasKind = 1;
+    c.epilogue.activation = ONNXC_ACTIVATION_RELU;
+    cases.push_back(c);
+  };
+  add(64, 100, 37, 0, 0);
+  add(33, 257, 300, 1, 3);
+  add(100, 17, 31, 1, 0);
+  add(40, 2100, 1000, 0, 5);
+  add(130, 45, 700, 1, 0);
+  // Many row blocks: tasks per (row block, column chunk) of each B block,
+  // not per column share.
+  add(300, 70, 50, 1, 0);
+  add(600, 90, 400, 0, 2);
+  add(3, 50, 20, 0, 0); // small M: unpacked, the slot stays unused
+  return cases;
+}
+
+TEST_P(GemmIsaTest, ConstantBPackedOnce) {
+  int isa = GetParam();
+  for (const Case &c : packedBCases())
+    for (int threads : {1, 3}) {
+      size_t bRows = c.transB ? c.n : c.k, bCols = c.transB ? c.k : c.n;
+      std::vector<float> b = randomVector(bRows * (bCols + c.pad), 2);
+      onnxc_sgemm_packed_b *slot = nullptr;
+      // The first call packs B into the slot, the later ones read it.
+      for (int call = 0; call < 3; ++call)
+        checkCase(c, isa, threads, &slot, &b);
+      EXPECT_EQ(slot != nullptr, c.m > 16) << describe(c, isa, threads);
+    }
+}
+
+TEST(Gemm, ConstantBPackedForAnotherIsa) {
+  // A copy packed for one variant is not used by another (other tiles and
+  // blocks): forcing an ISA after the first run falls back to packing per
+  // call, with the right result.
+  std::vector<int> isas = supportedIsas();
+  for (const Case &c : packedBCases()) {
+    size_t bRows = c.transB ? c.n : c.k, bCols = c.transB ? c.k : c.n;
+    std::vector<float> b = randomVector(bRows * (bCols + c.pad), 2);
+    for (size_t first = 0; first < isas.size(); ++first) {
+      onnxc_sgemm_packed_b *slot = nullptr;
+      checkCase(c, isas[first], 1, &slot, &b);
+      for (int isa : isas)
+        checkCase(c, isa, 2, &slot, &b);
+      checkCase(c, isas[first], 1, &slot, &b);
+    }
+  }
+}
+
+TEST(Gemm, ConstantBConcurrentFirstCalls) {
+  // Several threads race on the first call of one call site: each may pack,
+  // one copy is published, every result is right (TSan checks the rest).
+  Case c{};
+  c.m = 70;
+  c.n = 300;
+  c.k = 200;
+  c.transB = 1;
+  c.alpha = 1.0f;
+  size_t lda = c.k, ldb = c.k, ldc = c.n;
+  std::vector<float> a = randomVector(c.m * lda, 1);
+  std::vector<float> b = randomVector(c.n * ldb, 2);
+  std::vector<float> expected(c.m * ldc, 0.0f);
+  onnxc_sgemm_reference(0, 1, c.m, c.n, c.k, 1.0f, a.data(), lda, b.data(), ldb,
+                        0.0f, expected.data(), ldc, nullptr);
+  onnxc_set_num_threads(2);
+  for (int round = 0; round < 5; ++round) {
+    onnxc_sgemm_packed_b *slot = nullptr;
+    constexpr int kCallers = 6;
+    std::vector<std::vector<float>> results(kCallers,
+                                            std::vector<float>(c.m * ldc, NAN));
+    std::atomic<int> ready{0};
+    std::vector<std::thread> callers;
+    for (int t = 0; t < kCallers; ++t)
+      callers.emplace_back([&, t] {
+        ready.fetch_add(1);
+        while (ready.load() < kCallers)
+          std::this_thread::yield();
+        for (int call = 0; call < 3; ++call)
+          onnxc_sgemm_strided_cached(c.m, c.n, c.k, 1.0f, a.data(),
+                                     (ptrdiff_t)lda, 1, b.data(), 1,
+                                     (ptrdiff_t)ldb, 0.0f, results[t].data(),
+                                     (ptrdiff_t)ldc, nullptr, 0, &slot);
+      });
+    for (std::thread &t : callers)
+      t.join();
+    EXPECT_NE(slot, nullptr);
+    for (int t = 0; t < kCallers; ++t)
+      for (size_t i = 0; i < expected.size(); ++i)
+        ASSERT_NEAR(results[t][i], expected[i],
+                    1e-4f * (1.0f + std::fabs(expected[i])))
+            << "caller " << t << " element " << i;
+  }
+  onnxc_set_num_threads(0);
+}
+
 TEST(Gemm, DegenerateSizes) {
   std::vector<float> c = {1, 2, 3, 4};
   onnxc_sgemm_epilogue e{};
@@ -527,6 +648,37 @@ TEST(MatMulEntry, NumpyShapes) {
     checkMatMul({3, 5, 7}, {7}, {5}, {3, 5}, threads); // batch @ vector
     checkMatMul({7}, {7}, {}, {}, threads);            // dot product
     checkMatMul({2, 3, 40, 33}, {2, 3, 33, 20}, {1}, {2, 3, 40, 20}, threads);
+  }
+}
+
+TEST(MatMulEntry, PackedConstantB) {
+  // The entry point with a cache slot (a memref<1xi64> descriptor): right
+  // results on first and later calls; a B shared by every batch is packed
+  // into the slot, a batched B is not (one slot cannot hold several).
+  for (bool sharedB : {true, false}) {
+    Tensor a({3, 40, 33}, 1), y({3, 40, 20}, 0);
+    Tensor b(sharedB ? std::vector<int64_t>{33, 20}
+                     : std::vector<int64_t>{3, 33, 20},
+             2);
+    int64_t slotValue = 0;
+    onnxc_memref1 slot = {&slotValue, &slotValue, 0, 1, 1};
+    for (int call = 0; call < 2; ++call) {
+      std::fill(y.data.begin(), y.data.end(), NAN);
+      _mlir_ciface_onnxc_rt_matmul_packed_f32(&a.ref, &b.ref, &a.ref, &y.ref,
+                                              &slot, 0, 1.0f, 1.0f,
+                                              ONNXC_ACTIVATION_NONE, 0, 0);
+      for (int64_t i = 0; i < 3; ++i)
+        for (int64_t r = 0; r < 40; ++r)
+          for (int64_t j = 0; j < 20; ++j) {
+            double sum = 0;
+            for (int64_t p = 0; p < 33; ++p)
+              sum += (double)a.at({i, r, p}) *
+                     b.at(sharedB ? std::vector<int64_t>{p, j}
+                                  : std::vector<int64_t>{i, p, j});
+            ASSERT_NEAR(y.data[(i * 40 + r) * 20 + j], sum, 1e-4);
+          }
+    }
+    EXPECT_EQ(slotValue != 0, sharedB);
   }
 }
 

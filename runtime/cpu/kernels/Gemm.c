@@ -20,6 +20,10 @@
  *
  *===----------------------------------------------------------------------===*/
 
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* dladdr */
+#endif
+
 #include "Gemm.h"
 #include "../CpuRuntime.h"
 #include "../ThreadPool.h"
@@ -33,7 +37,15 @@
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* dladdr */
+#endif
 #include <string.h>
+#if defined(__linux__)
+#include <dlfcn.h>
+#include <sys/mman.h>
+#include <unistd.h>
+#endif
 
 /* ---- Dispatch ----------------------------------------------------------- */
 
@@ -323,7 +335,7 @@ static int epilogue_is_trivial(const onnxc_sgemm_epilogue *e) {
 
 typedef struct gemm_job {
   const onnxc_sgemm_variant *v;
-  size_t m, n;
+  size_t m, n, k;
   float alpha, beta;
   const float *a;
   ptrdiff_t a_rs, a_cs;
@@ -440,6 +452,203 @@ static void compute_task(void *context, size_t task, int worker) {
   }
 }
 
+static size_t round_up(size_t x, size_t to) { return (x + to - 1) / to * to; }
+static size_t div_up(size_t x, size_t by) { return (x + by - 1) / by; }
+
+/* ---- Constant B, packed once --------------------------------------------- */
+
+/* A constant B (a weight) packed for every (jc, pc) block in the layout the
+ * compute tasks read: block (jc, pc) starts at jc * k + panels(jc) * NR * pc
+ * (the blocks before jc are full NC blocks of K rows), its panels as
+ * pack_b_task writes them. `key` says what it was packed for. */
+struct onnxc_sgemm_packed_b {
+  const onnxc_sgemm_variant *v;
+  const float *b;
+  size_t n, k;
+  ptrdiff_t b_rs, b_cs;
+  float *data;
+  struct onnxc_sgemm_packed_b *next; /* the registry, for the unload */
+};
+
+/* Every published copy, freed when the artifact (or program) unloads. Only
+ * pushed to while running; read only by the destructor. */
+static _Atomic(onnxc_sgemm_packed_b *) packed_b_registry;
+
+__attribute__((destructor)) static void free_packed_b(void) {
+  onnxc_sgemm_packed_b *e = atomic_exchange(&packed_b_registry, NULL);
+  while (e) {
+    onnxc_sgemm_packed_b *next = e->next;
+    free(e->data);
+    free(e);
+    e = next;
+  }
+}
+
+static int packed_b_matches(const onnxc_sgemm_packed_b *e,
+                            const onnxc_sgemm_variant *v, const float *b,
+                            size_t n, size_t k, ptrdiff_t b_rs,
+                            ptrdiff_t b_cs) {
+  return e->v == v && e->b == b && e->n == n && e->k == k && e->b_rs == b_rs &&
+         e->b_cs == b_cs;
+}
+
+/* Packs all of B for `v` into a fresh copy (NULL when out of memory). */
+enum { HUGE_PAGE = 2 << 20 };
+
+static onnxc_sgemm_packed_b *pack_whole_b(const onnxc_sgemm_variant *v,
+                                          const float *b, size_t n, size_t k,
+                                          ptrdiff_t b_rs, ptrdiff_t b_cs,
+                                          int threads) {
+  size_t nr = v->nr;
+  size_t floats = div_up(n, nr) * nr * k;
+  onnxc_sgemm_packed_b *e = malloc(sizeof *e);
+  void *data = NULL;
+  size_t bytes = floats * sizeof(float);
+  if (!e || posix_memalign(&data, HUGE_PAGE, bytes) != 0) {
+    free(e);
+    return NULL;
+  }
+#if defined(MADV_HUGEPAGE)
+  /* The compute tasks stream the copy from memory once per run: 2 MiB
+   * pages spare a TLB miss every 4 KiB of it (advice only). */
+  if (bytes >= HUGE_PAGE)
+    madvise(data, bytes, MADV_HUGEPAGE);
+#endif
+  *e = (onnxc_sgemm_packed_b){v, b, n, k, b_rs, b_cs, data, NULL};
+  gemm_job job = {0};
+  job.v = v;
+  job.b = b;
+  job.b_rs = b_rs;
+  job.b_cs = b_cs;
+  for (size_t jc = 0; jc < n; jc += v->nc) {
+    job.jc = jc;
+    job.nc = n - jc < v->nc ? n - jc : v->nc;
+    job.panels = div_up(job.nc, nr);
+    for (size_t pc = 0; pc < k; pc += v->kc) {
+      job.pc = pc;
+      job.kc = k - pc < v->kc ? k - pc : v->kc;
+      job.packed_b = e->data + jc * k + job.panels * nr * pc;
+      onnxc_parallel_for(div_up(job.panels, PACK_B_PANELS), threads,
+                         pack_b_task, &job);
+    }
+  }
+  return e;
+}
+
+/* Once B is packed, the GEMMs no longer read the original (a weight in the
+ * artifact's read-only data): drop this process's mapping of its pages, so
+ * that the packed copy does not double the weights' resident memory.
+ * MADV_DONTNEED on a clean page of a file mapping keeps the data: a later
+ * read (a small-M call) faults the same bytes back in from the page cache,
+ * which keeps them for the next process that loads the artifact (where
+ * MADV_PAGEOUT would evict them and make that load read the disk). On
+ * anonymous memory the same advice would zero the data, so it is given
+ * only when dladdr places B inside a loaded object's file. Only whole pages
+ * inside B, so that neighbours keep their pages. */
+static void release_source(const float *b, size_t n, size_t k, ptrdiff_t b_rs,
+                           ptrdiff_t b_cs) {
+#if defined(__linux__) && defined(MADV_DONTNEED)
+  Dl_info where;
+  if (b_rs <= 0 || b_cs <= 0 || !dladdr(b, &where) || !where.dli_fname ||
+      !where.dli_fname[0])
+    return;
+  long page_size = sysconf(_SC_PAGESIZE);
+  uintptr_t page = page_size > 0 ? (uintptr_t)page_size : 4096;
+  uintptr_t begin = (uintptr_t)b;
+  uintptr_t end = (uintptr_t)(b + (ptrdiff_t)(k - 1) * b_rs +
+                              (ptrdiff_t)(n - 1) * b_cs + 1);
+  begin = (begin + page - 1) / page * page;
+  end = end / page * page;
+  if (end > begin)
+    madvise((void *)begin, end - begin, MADV_DONTNEED);
+#else
+  (void)b, (void)n, (void)k, (void)b_rs, (void)b_cs;
+#endif
+}
+
+/* The copy of B in `*slot` when it was packed for these operands; on first
+ * use packs one and publishes it. Never blocks: threads that race on the
+ * first use each pack, one copy wins the compare-exchange, the others are
+ * freed. NULL (pack per run) when the slot holds another key (a forced
+ * ISA, another B) or memory runs out. */
+static const onnxc_sgemm_packed_b *packed_b_for(onnxc_sgemm_packed_b **slot,
+                                                const onnxc_sgemm_variant *v,
+                                                const float *b, size_t n,
+                                                size_t k, ptrdiff_t b_rs,
+                                                ptrdiff_t b_cs, int threads) {
+  onnxc_sgemm_packed_b *e = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
+  if (!e) {
+    onnxc_sgemm_packed_b *mine = pack_whole_b(v, b, n, k, b_rs, b_cs, threads);
+    if (!mine)
+      return NULL;
+    if (__atomic_compare_exchange_n(slot, &e, mine, 0, __ATOMIC_ACQ_REL,
+                                    __ATOMIC_ACQUIRE)) {
+      e = mine;
+      mine->next = atomic_load(&packed_b_registry);
+      while (
+          !atomic_compare_exchange_weak(&packed_b_registry, &mine->next, mine))
+        ;
+      release_source(b, n, k, b_rs, b_cs);
+    } else {
+      free(mine->data);
+      free(mine);
+    }
+  }
+  return packed_b_matches(e, v, b, n, k, b_rs, b_cs) ? e : NULL;
+}
+
+/* With B packed once (job->packed_b: the whole copy, see
+ * onnxc_sgemm_packed_b) a task owns an equal share of B's panels, the
+ * columns of C under them, through every row and all of K: one parallel
+ * region per call, no barrier per (jc, pc) block, and equal work per
+ * thread (row blocks of MR-tall tiles do not split M = 128 evenly in two).
+ * The KC rows of the task's panels stay in L2 across the row blocks. */
+static void cached_task(void *context, size_t task, int worker) {
+  const gemm_job *job = context;
+  const onnxc_sgemm_variant *v = job->v;
+  size_t mr = v->mr, nr = v->nr, k = job->k;
+  size_t all_panels = div_up(job->n, nr);
+  size_t per_task = div_up(all_panels, job->n_chunks);
+  size_t first = task * per_task;
+  size_t last = first + per_task < all_panels ? first + per_task : all_panels;
+  float *packed_a = job->packed_a + (size_t)worker * job->packed_a_stride;
+  while (first < last) {
+    /* The NC block holding panel `first`, and this task's panels in it. */
+    size_t jc = first * nr / v->nc * v->nc;
+    size_t nc = job->n - jc < v->nc ? job->n - jc : v->nc;
+    size_t panels = div_up(nc, nr);
+    size_t q0 = first - jc / nr;
+    size_t q1 = last - jc / nr < panels ? last - jc / nr : panels;
+    for (size_t pc = 0; pc < k; pc += v->kc) {
+      size_t kc = k - pc < v->kc ? k - pc : v->kc;
+      const float *packed_b = job->packed_b + jc * k + panels * nr * pc;
+      float beta = pc == 0 ? job->beta : 1.0f;
+      for (size_t i0 = 0; i0 < job->m; i0 += job->mc) {
+        size_t mc = job->m - i0 < job->mc ? job->m - i0 : job->mc;
+        pack_a(mc, kc, mr,
+               job->a + (ptrdiff_t)i0 * job->a_rs + (ptrdiff_t)pc * job->a_cs,
+               job->a_rs, job->a_cs, packed_a);
+        for (size_t i = 0; i < mc; i += mr) {
+          size_t rows = mc - i < mr ? mc - i : mr;
+          float *crow = job->c + (ptrdiff_t)(i0 + i) * job->ldc + jc;
+          for (size_t q = q0; q < q1; ++q) {
+            size_t j = q * nr;
+            size_t cols = nc - j < nr ? nc - j : nr;
+            v->kernel(kc, packed_a + i * kc, packed_b + q * nr * kc, crow + j,
+                      job->ldc, rows, cols, job->alpha, beta);
+          }
+        }
+      }
+    }
+    if (!epilogue_is_trivial(job->epilogue)) {
+      size_t j0 = q0 * nr, j1 = q1 * nr < nc ? q1 * nr : nc;
+      apply_epilogue(job->epilogue, job->c + jc + j0, job->ldc, 0, jc + j0,
+                     job->m, j1 - j0);
+    }
+    first = jc / nr + q1;
+  }
+}
+
 /* Packing buffers come from the runtime's scratch pool (Run.c), which keeps
  * them between calls: fresh memory would cost a page fault per 4 KiB on
  * every first use. Free with onnxc_rt_scratch_give(*base). */
@@ -458,9 +667,6 @@ static void scale_only(size_t m, size_t n, float beta, float *c, ptrdiff_t ldc,
   if (!epilogue_is_trivial(e))
     apply_epilogue(e, c, ldc, 0, 0, m, n);
 }
-
-static size_t round_up(size_t x, size_t to) { return (x + to - 1) / to * to; }
-static size_t div_up(size_t x, size_t by) { return (x + by - 1) / by; }
 
 /* A few rows (a token, a small batch through a layer; see GemmKernels.h): bound
  * by reading B, so B is read once, without packing, by the variant's small-M
@@ -541,12 +747,12 @@ static int small_m(const onnxc_sgemm_variant *v, size_t m, size_t n, size_t k,
   return 1;
 }
 
-void onnxc_sgemm_strided(size_t m, size_t n, size_t k, float alpha,
-                         const float *a, ptrdiff_t a_rs, ptrdiff_t a_cs,
-                         const float *b, ptrdiff_t b_rs, ptrdiff_t b_cs,
-                         float beta, float *c, ptrdiff_t ldc,
-                         const onnxc_sgemm_epilogue *epilogue,
-                         int max_threads) {
+void onnxc_sgemm_strided_cached(size_t m, size_t n, size_t k, float alpha,
+                                const float *a, ptrdiff_t a_rs, ptrdiff_t a_cs,
+                                const float *b, ptrdiff_t b_rs, ptrdiff_t b_cs,
+                                float beta, float *c, ptrdiff_t ldc,
+                                const onnxc_sgemm_epilogue *epilogue,
+                                int max_threads, onnxc_sgemm_packed_b **slot) {
   if (m == 0 || n == 0)
     return;
   if (k == 0 || alpha == 0.0f) {
@@ -571,9 +777,18 @@ void onnxc_sgemm_strided(size_t m, size_t n, size_t k, float alpha,
   else if (threads > 1 && flops / threads < 2.0e5)
     threads = (int)(flops / 2.0e5) > 1 ? (int)(flops / 2.0e5) : 1;
 
-  /* Row blocks: a multiple of the thread count, each a multiple of MR. */
+  /* A constant B is packed once (packed_b_for); then only A is. */
+  const onnxc_sgemm_packed_b *cached =
+      slot ? packed_b_for(slot, v, b, n, k, b_rs, b_cs, threads) : NULL;
+
+  /* Row blocks: a multiple of the thread count, each a multiple of MR.
+   * With B packed once and few row blocks (a sequence or two through a
+   * transformer layer), the threads split the columns instead
+   * (cached_task); many row blocks keep the split below, whose tasks the
+   * threads balance block by block. */
   size_t m_blocks = div_up(m, v->mc);
-  if (threads > 1)
+  int by_columns = cached && m_blocks < 4 * (size_t)threads;
+  if (threads > 1 && !by_columns)
     m_blocks = round_up(m_blocks, (size_t)threads);
   size_t mc = round_up(div_up(m, m_blocks), mr);
   m_blocks = div_up(m, mc);
@@ -582,6 +797,7 @@ void onnxc_sgemm_strided(size_t m, size_t n, size_t k, float alpha,
   job.v = v;
   job.m = m;
   job.n = n;
+  job.k = k;
   job.alpha = alpha;
   job.beta = beta;
   job.a = a;
@@ -597,8 +813,10 @@ void onnxc_sgemm_strided(size_t m, size_t n, size_t k, float alpha,
   job.m_blocks = m_blocks;
   job.packed_a_stride = round_up(mc * kc_max, 16);
 
-  void *b_base, *a_base;
-  job.packed_b = aligned_buffer(round_up(nc_max, nr) * kc_max, &b_base);
+  void *b_base = NULL, *a_base;
+  job.packed_b = cached
+                     ? cached->data
+                     : aligned_buffer(round_up(nc_max, nr) * kc_max, &b_base);
   job.packed_a = aligned_buffer(job.packed_a_stride * (size_t)threads, &a_base);
   if (!job.packed_b || !job.packed_a) {
     /* No memory for the packed blocks: the slow loop still gets it right. */
@@ -620,6 +838,22 @@ void onnxc_sgemm_strided(size_t m, size_t n, size_t k, float alpha,
     return;
   }
 
+  if (by_columns) {
+    size_t panels = div_up(n, nr);
+    job.n_chunks = (size_t)threads < panels ? (size_t)threads : panels;
+    onnxc_parallel_for(job.n_chunks, threads, cached_task, &job);
+    onnxc_rt_scratch_give(a_base);
+    return;
+  }
+
+  if (by_columns) {
+    size_t panels = div_up(n, nr);
+    job.n_chunks = (size_t)threads < panels ? (size_t)threads : panels;
+    onnxc_parallel_for(job.n_chunks, threads, cached_task, &job);
+    onnxc_rt_scratch_give(a_base);
+    return;
+  }
+
   for (size_t jc = 0; jc < n; jc += v->nc) {
     job.jc = jc;
     job.nc = n - jc < v->nc ? n - jc : v->nc;
@@ -635,13 +869,26 @@ void onnxc_sgemm_strided(size_t m, size_t n, size_t k, float alpha,
       job.kc = k - pc < v->kc ? k - pc : v->kc;
       job.first_k = pc == 0;
       job.last_k = pc + job.kc == k;
-      onnxc_parallel_for(div_up(job.panels, PACK_B_PANELS), threads,
-                         pack_b_task, &job);
+      if (cached)
+        job.packed_b = cached->data + jc * k + job.panels * nr * pc;
+      else
+        onnxc_parallel_for(div_up(job.panels, PACK_B_PANELS), threads,
+                           pack_b_task, &job);
       onnxc_parallel_for(m_blocks * job.n_chunks, threads, compute_task, &job);
     }
   }
   onnxc_rt_scratch_give(b_base);
   onnxc_rt_scratch_give(a_base);
+}
+
+void onnxc_sgemm_strided(size_t m, size_t n, size_t k, float alpha,
+                         const float *a, ptrdiff_t a_rs, ptrdiff_t a_cs,
+                         const float *b, ptrdiff_t b_rs, ptrdiff_t b_cs,
+                         float beta, float *c, ptrdiff_t ldc,
+                         const onnxc_sgemm_epilogue *epilogue,
+                         int max_threads) {
+  onnxc_sgemm_strided_cached(m, n, k, alpha, a, a_rs, a_cs, b, b_rs, b_cs, beta,
+                             c, ldc, epilogue, max_threads, NULL);
 }
 
 void onnxc_sgemm(int trans_a, int trans_b, size_t m, size_t n, size_t k,

@@ -78,6 +78,23 @@ void onnxc_sgemm_strided(size_t m, size_t n, size_t k, float alpha,
                          float beta, float *c, ptrdiff_t ldc,
                          const onnxc_sgemm_epilogue *epilogue, int max_threads);
 
+/* A copy of a constant B packed for the micro-kernels (opaque). */
+typedef struct onnxc_sgemm_packed_b onnxc_sgemm_packed_b;
+
+/* onnxc_sgemm_strided for a B that never changes (a weight): `slot` (NULL:
+ * none) is a zero-initialized pointer kept by the caller for this B, one per
+ * call site; it is only accessed atomically. The first call packs all of B
+ * once into the slot (the runtime frees it at unload); later calls skip
+ * B's packing. Calls with other operands than the packed ones (another
+ * ISA forced, another B) pack per call as usual. Safe from many threads. */
+void onnxc_sgemm_strided_cached(size_t m, size_t n, size_t k, float alpha,
+                                const float *a, ptrdiff_t a_row_stride,
+                                ptrdiff_t a_col_stride, const float *b,
+                                ptrdiff_t b_row_stride, ptrdiff_t b_col_stride,
+                                float beta, float *c, ptrdiff_t ldc,
+                                const onnxc_sgemm_epilogue *epilogue,
+                                int max_threads, onnxc_sgemm_packed_b **slot);
+
 /* The plain triple loop (double accumulation) everything is tested against. */
 void onnxc_sgemm_reference(int trans_a, int trans_b, size_t m, size_t n,
                            size_t k, float alpha, const float *a, ptrdiff_t lda,

@@ -164,7 +164,8 @@ void reportMismatch(OpBuilder &b, Location loc, Value x, int64_t xd, Value y,
     ok = b.create<arith::OrIOp>(
         loc, ok,
         b.create<arith::OrIOp>(
-            loc, b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq, xv, one),
+            loc,
+            b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq, xv, one),
             b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq, yv, one)));
   }
   Value failed = b.create<arith::XOrIOp>(
@@ -172,11 +173,12 @@ void reportMismatch(OpBuilder &b, Location loc, Value x, int64_t xd, Value y,
   emitShapeErrorIf(b, loc, failed, kind, xv, yv);
 }
 
-/// The call: y = activation(alpha * op(a) @ op(b) + biasScale * bias) into a
-/// new buffer of `resultType` whose dynamic dims are `sizes`. `thirdOperand`
-/// is the op's bias/C operand (null when absent), passed even when unused.
-Value buildCall(ConversionPatternRewriter &rewriter, Location loc,
-                func::FuncOp callee, Value a, Value b, Value bias,
+/// The call replacing `op`: y = activation(alpha * op(a) @ op(b) + biasScale *
+/// bias) into a new buffer of `resultType` whose dynamic dims are `sizes`.
+/// `thirdOperand` is the op's bias/C operand (null when absent), passed even
+/// when unused.
+Value buildCall(ConversionPatternRewriter &rewriter, Operation *op,
+                Location loc, func::FuncOp callee, Value a, Value b, Value bias,
                 Value thirdOperand, RankedTensorType resultType,
                 ArrayRef<OpFoldResult> sizes, int32_t flags, float alpha,
                 float biasScale, const Activation &act) {
@@ -208,6 +210,12 @@ Value buildCall(ConversionPatternRewriter &rewriter, Location loc,
   Value buffer = rewriter.create<memref::AllocOp>(
       loc, resultMemref, dynamicSizes, rewriter.getI64IntegerAttr(64));
   Value aRef = asArgument(a), bRef = asArgument(b);
+  // A constant B's cache slot (RuntimeHelpers.h, kPackedBSlotAttr) goes
+  // right after the result, as the packed callee expects.
+  SmallVector<Value> slot;
+  if (auto symbol = op->getAttrOfType<FlatSymbolRefAttr>(kPackedBSlotAttr))
+    slot.push_back(rewriter.create<memref::GetGlobalOp>(
+        loc, packedBSlotType(rewriter.getContext()), symbol.getValue()));
   // The third memref is the bias/C operand whenever the op has one (see
   // runtimeHelperFor), used or not.
   Value biasRef = thirdOperand ? asArgument(thirdOperand) : aRef;
@@ -219,11 +227,11 @@ Value buildCall(ConversionPatternRewriter &rewriter, Location loc,
   auto f32c = [&](float v) -> Value {
     return rewriter.create<arith::ConstantOp>(loc, rewriter.getF32FloatAttr(v));
   };
-  rewriter.create<func::CallOp>(
-      loc, callee,
-      ValueRange{aRef, bRef, biasRef, castToCallee(buffer), i32(flags),
-                 f32c(alpha), f32c(biasScale), i32(act.kind), f32c(act.alpha),
-                 f32c(act.beta)});
+  SmallVector<Value> args{aRef, bRef, biasRef, castToCallee(buffer)};
+  args.append(slot);
+  args.append({i32(flags), f32c(alpha), f32c(biasScale), i32(act.kind),
+               f32c(act.alpha), f32c(act.beta)});
+  rewriter.create<func::CallOp>(loc, callee, args);
   return rewriter.create<bufferization::ToTensorOp>(
       loc, resultType, buffer, /*restrict=*/rewriter.getUnitAttr(),
       /*writable=*/rewriter.getUnitAttr());
@@ -292,8 +300,8 @@ LogicalResult lowerMatMul(ConversionPatternRewriter &rewriter, Operation *op,
   }
   reportMismatch(rewriter, loc, a, ra - 1, b, rb >= 2 ? rb - 2 : 0,
                  /*broadcasts=*/false, ShapeErrorKind::InnerDims);
-  Value result = buildCall(rewriter, loc, callee, a, b, bias, bias, resultType,
-                           sizes, 0, alpha, 1.0f, act);
+  Value result = buildCall(rewriter, op, loc, callee, a, b, bias, bias,
+                           resultType, sizes, 0, alpha, 1.0f, act);
   rewriter.replaceOp(op, result);
   return success();
 }
@@ -334,7 +342,7 @@ LogicalResult lowerGemm(ConversionPatternRewriter &rewriter, Operation *op,
                  /*broadcasts=*/false, ShapeErrorKind::InnerDims);
   int32_t flags = (transA ? kTransA : 0) | (transB ? kTransB : 0);
   Value result =
-      buildCall(rewriter, loc, callee, a, b, bias, present(c) ? c : Value(),
+      buildCall(rewriter, op, loc, callee, a, b, bias, present(c) ? c : Value(),
                 resultType, sizes, flags, alpha, beta, act);
   rewriter.replaceOp(op, result);
   return success();

@@ -93,6 +93,8 @@ struct DeclareRuntimeHelpersPass
       decl.setPrivate();
       symbols.insert(decl);
     }
+    if (gemmKernel)
+      addPackedBSlots(builder, symbols, module);
     module.walk([&](Operation *op) {
       std::optional<RuntimeHelper> helper = runtimeHelperFor(op);
       if (!helper || symbols.lookup(helper->name))
@@ -104,12 +106,10 @@ struct DeclareRuntimeHelpersPass
       if (!gemmKernel && !helper->target.empty())
         return;
       if (helper->target.empty()) {
-        declare(builder, symbols, module.getLoc(), helper->name,
-                helper->type);
+        declare(builder, symbols, module.getLoc(), helper->name, helper->type);
         return;
       }
-      func::FuncOp target =
-          symbols.lookup<func::FuncOp>(helper->target);
+      func::FuncOp target = symbols.lookup<func::FuncOp>(helper->target);
       if (!target)
         target = declare(builder, symbols, module.getLoc(), helper->target,
                          helper->targetType);
@@ -117,11 +117,42 @@ struct DeclareRuntimeHelpersPass
     });
   }
 
+  /// Gives every f32 MatMul/Gemm whose B is a constant its own cache slot
+  /// (kPackedBSlotAttr): the GEMM then packs that weight once, not per run.
+  /// Only with the GEMM kernel, whose packed copy is allocated on first use.
+  static void addPackedBSlots(OpBuilder &builder, SymbolTable &symbols,
+                              ModuleOp module) {
+    MemRefType slotType = packedBSlotType(module.getContext());
+    auto zero = DenseElementsAttr::get(
+        RankedTensorType::get(slotType.getShape(), slotType.getElementType()),
+        builder.getI64IntegerAttr(0).getValue());
+    module.walk([&](Operation *op) {
+      StringRef name = op->getName().getStringRef();
+      if ((name != "onnx.MatMul" && name != "onnx.Gemm" &&
+           name != "onnxc.FusedMatMul" && name != "onnxc.FusedGemm") ||
+          op->getNumOperands() < 2 || op->getNumResults() != 1)
+        return;
+      auto result =
+          llvm::dyn_cast<RankedTensorType>(op->getResult(0).getType());
+      Operation *def = op->getOperand(1).getDefiningOp();
+      if (!result || !result.getElementType().isF32() || !def ||
+          !(def->hasTrait<OpTrait::ConstantLike>() ||
+            def->getName().getStringRef() == "onnx.Constant"))
+        return;
+      auto global = builder.create<memref::GlobalOp>(
+          op->getLoc(), "onnxc_packed_b_slot", builder.getStringAttr("private"),
+          slotType, zero, /*constant=*/false,
+          /*alignment=*/builder.getI64IntegerAttr(8));
+      symbols.insert(global); // renames it to a unique name
+      op->setAttr(kPackedBSlotAttr,
+                  FlatSymbolRefAttr::get(global.getSymNameAttr()));
+    });
+  }
+
   /// A private declaration called through `_mlir_ciface_<name>(descriptor
   /// pointers...)`.
   static func::FuncOp declare(OpBuilder &builder, SymbolTable &symbols,
-                              Location loc, StringRef name,
-                              FunctionType type) {
+                              Location loc, StringRef name, FunctionType type) {
     auto decl = builder.create<func::FuncOp>(loc, name, type);
     decl.setPrivate();
     decl->setAttr("llvm.emit_c_interface", builder.getUnitAttr());
@@ -296,17 +327,23 @@ std::optional<RuntimeHelper> runtimeHelperFor(Operation *op) {
           SmallVector<int64_t>(t.getRank(), ShapedType::kDynamic), f32);
     };
     auto any = UnrankedMemRefType::get(f32, 0);
-    std::string wrapper = llvm::formatv("onnxc_rt_matmul_f32_r{0}_{1}_{2}_{3}",
-                                        a.getRank(), bm.getRank(),
-                                        bias.getRank(), resultType.getRank());
-    return RuntimeHelper{
-        wrapper,
-        b.getFunctionType({dynamic(a), dynamic(bm), dynamic(bias),
-                           dynamic(resultType), i32, f32, f32, i32, f32, f32},
-                          {}),
-        "onnxc_rt_matmul_f32",
-        b.getFunctionType({any, any, any, any, i32, f32, f32, i32, f32, f32},
-                          {})};
+    // A constant B (kPackedBSlotAttr) also passes its cache slot.
+    bool packed = op->hasAttr(kPackedBSlotAttr);
+    StringRef base =
+        packed ? "onnxc_rt_matmul_packed_f32" : "onnxc_rt_matmul_f32";
+    std::string wrapper =
+        llvm::formatv("{0}_r{1}_{2}_{3}_{4}", base, a.getRank(), bm.getRank(),
+                      bias.getRank(), resultType.getRank());
+    SmallVector<Type> wrapperInputs{dynamic(a), dynamic(bm), dynamic(bias),
+                                    dynamic(resultType)};
+    SmallVector<Type> targetInputs(4, any);
+    for (SmallVector<Type> *types : {&wrapperInputs, &targetInputs}) {
+      if (packed)
+        types->push_back(packedBSlotType(ctx));
+      types->append({i32, f32, f32, i32, f32, f32});
+    }
+    return RuntimeHelper{wrapper, b.getFunctionType(wrapperInputs, {}),
+                         base.str(), b.getFunctionType(targetInputs, {})};
   }
   if (name == "onnx.Conv" || name == "onnxc.FusedConv") {
     // f32 2-D NCHW convolutions go through the runtime's conv kernels
@@ -329,10 +366,9 @@ std::optional<RuntimeHelper> runtimeHelperFor(Operation *op) {
     MemRefType x = dynamic(4), bias = dynamic(hasBias ? 1 : 4);
     return RuntimeHelper{
         hasBias ? "onnxc_rt_conv2d_f32_b1" : "onnxc_rt_conv2d_f32_b4",
-        b.getFunctionType(
-            {x, x, bias, x, x, i32, i64, i64, i64, i64, i64, i64, i64, i32, f32,
-             f32},
-            {}),
+        b.getFunctionType({x, x, bias, x, x, i32, i64, i64, i64, i64, i64, i64,
+                           i64, i32, f32, f32},
+                          {}),
         "onnxc_rt_conv2d_f32",
         b.getFunctionType({any, any, any, any, any, i32, i64, i64, i64, i64,
                            i64, i64, i64, i32, f32, f32},
@@ -419,6 +455,10 @@ std::optional<RuntimeHelper> runtimeHelperFor(Operation *op) {
                          b.getFunctionType(targetInputs, {})};
   }
   return std::nullopt;
+}
+
+MemRefType packedBSlotType(MLIRContext *ctx) {
+  return MemRefType::get({1}, IntegerType::get(ctx, 64));
 }
 
 void emitShapeErrorIf(OpBuilder &b, Location loc, Value failed,

@@ -38,6 +38,16 @@ struct RuntimeHelper {
 /// op's types are ones it handles.
 std::optional<RuntimeHelper> runtimeHelperFor(mlir::Operation *op);
 
+/// The attribute onnxc-declare-runtime-helpers puts on a MatMul/Gemm whose B
+/// is a constant (a weight): a FlatSymbolRefAttr naming a zero-initialized
+/// mutable `memref<1xi64>` global of the module, the call site's cache slot.
+/// Such an op calls `onnxc_rt_matmul_packed_f32`, which packs B into the
+/// slot once instead of on every run (runtime/cpu/MatMul.c).
+inline constexpr llvm::StringLiteral kPackedBSlotAttr = "onnxc.packed_b_slot";
+
+/// The type of a packed-B cache slot global.
+mlir::MemRefType packedBSlotType(mlir::MLIRContext *ctx);
+
 /// Why a run-time shape check failed; selects the message of
 /// onnxc_rt_shape_error (runtime/cpu/ShapeError.c, same numbering).
 enum class ShapeErrorKind : int32_t {
