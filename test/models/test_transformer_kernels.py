@@ -235,6 +235,44 @@ def test_attention_heads_transposed_dynamic():
     check(m, {"q": f(b, s, h, d), "k": f(b, s, h, d), "v": f(b, s, h, d), "mask": mask})
 
 
+@pytest.mark.parametrize("opt", ["-O0", "-O2", "-O3"])
+@pytest.mark.parametrize("seq", [9, "s"])
+def test_attention_on_split_projection(opt, seq):
+    """GPT-2's layout: Q, K and V are column slices of one fused projection
+    (Split), split into heads by Reshape and Transpose, with an additive mask
+    sliced out of a larger buffer: the kernel reads them as strided views."""
+    b, s, h, d = 1, 9, 3, 8
+    width = h * d
+    consts = [
+        helper.make_tensor("sizes", TensorProto.INT64, [3], [width] * 3),
+        helper.make_tensor("heads", TensorProto.INT64, [4], [0, 0, h, d]),
+        helper.make_tensor("starts", TensorProto.INT64, [2], [1, 2]),
+        helper.make_tensor("ends", TensorProto.INT64, [2], [1 + s, 2 + s]),
+        helper.make_tensor("axes", TensorProto.INT64, [2], [2, 3]),
+    ]
+    nodes = [helper.make_node("Split", ["x", "sizes"], ["q", "k", "v"], axis=2),
+             helper.make_node("Slice", ["big_mask", "starts", "ends", "axes"],
+                              ["mask"])]
+    names = []
+    for name in ("q", "k", "v"):
+        nodes.append(helper.make_node("Reshape", [name, "heads"], [name + "4"]))
+        nodes.append(helper.make_node("Transpose", [name + "4"], [name + "_h"],
+                                      perm=[0, 2, 1, 3]))
+        names.append(name + "_h")
+    nodes.append(helper.make_node("Attention", names + ["mask"], ["y_h"],
+                                  scale=0.25))
+    nodes.append(helper.make_node("Transpose", ["y_h"], ["y"], perm=[0, 2, 1, 3]))
+    graph = helper.make_graph(
+        nodes, "g",
+        [value("x", [b, seq, 3 * width]), value("big_mask", [1, 1, s + 3, s + 4])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)], consts)
+    m = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 23)])
+    m.ir_version = 10
+    big_mask = f(1, 1, s + 3, s + 4, scale=2.0)
+    big_mask[0, 0, 1:, 2:][np.triu_indices(s, 1)] = -INF
+    check(m, {"x": f(b, s, 3 * width), "big_mask": big_mask}, args=(opt,))
+
+
 def test_attention_nan_input():
     b, h, q, k, d = 1, 2, 4, 6, 8
     qv = f(b, h, q, d)

@@ -171,10 +171,11 @@ struct AttentionCall : OpConversionPattern<onnx::AttentionOp> {
     int32_t flags =
         (hasMask ? kAttentionMask : 0) | (qo.seqMajor ? kQSeqMajor : 0) |
         (ko.seqMajor ? kKSeqMajor : 0) | (vo.seqMajor ? kVSeqMajor : 0);
-    Value qRef = runtimeCallArgument(rewriter, loc, qo.tensor);
-    Value kRef = runtimeCallArgument(rewriter, loc, ko.tensor);
-    Value vRef = runtimeCallArgument(rewriter, loc, vo.tensor);
-    Value maskRef = hasMask ? runtimeCallArgument(rewriter, loc, mask) : qRef;
+    Value qRef = runtimeCallStridedArgument(rewriter, loc, qo.tensor);
+    Value kRef = runtimeCallStridedArgument(rewriter, loc, ko.tensor);
+    Value vRef = runtimeCallStridedArgument(rewriter, loc, vo.tensor);
+    Value maskRef =
+        hasMask ? runtimeCallStridedArgument(rewriter, loc, mask) : qRef;
     SmallVector<OpFoldResult> qDims = mixedDims(rewriter, loc, qo.tensor);
     SmallVector<OpFoldResult> sizes = {qDims[qo.dim(0)], qDims[qo.dim(1)],
                                        qDims[qo.dim(2)],

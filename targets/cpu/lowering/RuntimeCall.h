@@ -57,6 +57,30 @@ inline mlir::Value runtimeCallArgument(mlir::OpBuilder &b, mlir::Location loc,
                                  loc, memrefType, tensor, b.getUnitAttr()));
 }
 
+/// A ranked tensor as a read-only call argument of a wrapper that takes its
+/// memrefs with fully dynamic strides and offset (the attention kernel reads
+/// every stride from the descriptor): the buffer keeps its own layout, so a
+/// slice such as one output of a Split crosses without the copy into an
+/// identity-layout buffer that runtimeCallArgument would need.
+inline mlir::Value runtimeCallStridedArgument(mlir::OpBuilder &b,
+                                              mlir::Location loc,
+                                              mlir::Value tensor) {
+  auto type = llvm::cast<mlir::RankedTensorType>(tensor.getType());
+  int64_t dynamic = mlir::ShapedType::kDynamic;
+  auto layout = mlir::StridedLayoutAttr::get(
+      b.getContext(), dynamic,
+      llvm::SmallVector<int64_t>(type.getRank(), dynamic));
+  mlir::Value memref = b.create<mlir::bufferization::ToMemrefOp>(
+      loc,
+      mlir::MemRefType::get(type.getShape(), type.getElementType(), layout),
+      tensor, b.getUnitAttr());
+  return b.create<mlir::memref::CastOp>(
+      loc,
+      mlir::MemRefType::get(llvm::SmallVector<int64_t>(type.getRank(), dynamic),
+                            type.getElementType(), layout),
+      memref);
+}
+
 /// A fresh buffer of `type` whose dynamic dims are `sizes` (one per dim).
 inline mlir::Value
 allocRuntimeResult(mlir::OpBuilder &b, mlir::Location loc,

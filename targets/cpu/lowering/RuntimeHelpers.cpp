@@ -222,16 +222,25 @@ std::optional<RuntimeHelper> transformerKernelHelper(Operation *op) {
   };
   if (op->getNumResults() == 0 || !f32Ranked(op->getResult(0)))
     return std::nullopt;
+  // The attention kernel reads every stride of its inputs, so they cross
+  // with their own layout (a Split output needs no copy); the others, and
+  // every result, have the identity layout.
+  bool stridedInputs = name == "onnx.Attention";
   Builder b(op->getContext());
   SmallVector<Type> ranked, unranked;
   std::string wrapper = (base + "_r").str();
-  auto add = [&](RankedTensorType type) {
+  auto add = [&](RankedTensorType type, bool strided) {
     if (!ranked.empty())
       wrapper += "_";
     wrapper += std::to_string(type.getRank());
+    int64_t dynamic = ShapedType::kDynamic;
+    MemRefLayoutAttrInterface layout;
+    if (strided)
+      layout =
+          StridedLayoutAttr::get(b.getContext(), dynamic,
+                                 SmallVector<int64_t>(type.getRank(), dynamic));
     ranked.push_back(MemRefType::get(
-        SmallVector<int64_t>(type.getRank(), ShapedType::kDynamic),
-        b.getF32Type()));
+        SmallVector<int64_t>(type.getRank(), dynamic), b.getF32Type(), layout));
     unranked.push_back(UnrankedMemRefType::get(b.getF32Type(), 0));
   };
   for (int number : operands) {
@@ -242,9 +251,9 @@ std::optional<RuntimeHelper> transformerKernelHelper(Operation *op) {
     RankedTensorType type = f32Ranked(op->getOperand(index));
     if (!type)
       return std::nullopt;
-    add(type);
+    add(type, stridedInputs);
   }
-  add(f32Ranked(op->getResult(0)));
+  add(f32Ranked(op->getResult(0)), /*strided=*/false);
   for (SmallVector<Type> *types : {&ranked, &unranked}) {
     types->push_back(b.getI32Type());
     if (hasEpsilonOrScale)

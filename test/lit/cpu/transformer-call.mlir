@@ -117,11 +117,12 @@ func.func @layernorm(%x: tensor<4x6xf32>, %s: tensor<6xf32>, %b: tensor<6xf32>, 
 // through their heads transposes: 32 | 64), scale 1/sqrt(8) by default.
 // The transposes' results are not used.
 // CHECK: func.func private @onnxc_rt_attention_f32(memref<*xf32>, memref<*xf32>, memref<*xf32>, memref<*xf32>, memref<*xf32>, i32, f32) attributes {llvm.emit_c_interface}
+// CHECK: func.func private @onnxc_rt_attention_f32_r4_4_4_4_4(%{{.*}}: memref<?x?x?x?xf32, strided<[?, ?, ?, ?], offset: ?>>, %{{.*}}: memref<?x?x?x?xf32, strided<[?, ?, ?, ?], offset: ?>>, %{{.*}}: memref<?x?x?x?xf32, strided<[?, ?, ?, ?], offset: ?>>, %{{.*}}: memref<?x?x?x?xf32, strided<[?, ?, ?, ?], offset: ?>>, %{{.*}}: memref<?x?x?x?xf32>, %{{.*}}: i32, %{{.*}}: f32)
 // CHECK-LABEL: func.func @attention
-// CHECK-DAG: bufferization.to_memref %arg0 read_only : memref<2x4x3x8xf32>
-// CHECK-DAG: bufferization.to_memref %arg1 read_only : memref<2x5x2x8xf32>
-// CHECK-DAG: bufferization.to_memref %arg2 read_only : memref<2x5x2x6xf32>
-// CHECK-DAG: bufferization.to_memref %arg3 read_only : memref<2x1x1x5xf32>
+// CHECK-DAG: bufferization.to_memref %arg0 read_only : memref<2x4x3x8xf32, strided<[?, ?, ?, ?], offset: ?>>
+// CHECK-DAG: bufferization.to_memref %arg1 read_only : memref<2x5x2x8xf32, strided<[?, ?, ?, ?], offset: ?>>
+// CHECK-DAG: bufferization.to_memref %arg2 read_only : memref<2x5x2x6xf32, strided<[?, ?, ?, ?], offset: ?>>
+// CHECK-DAG: bufferization.to_memref %arg3 read_only : memref<2x1x1x5xf32, strided<[?, ?, ?, ?], offset: ?>>
 // CHECK-DAG: memref.alloc() {alignment = 64 : i64} : memref<2x4x3x6xf32>
 // CHECK-DAG: %[[FLAGS:.*]] = arith.constant 104 : i32
 // CHECK-DAG: %[[SCALE:.*]] = arith.constant 0.353553385 : f32
@@ -135,6 +136,43 @@ func.func @attention(%q: tensor<2x4x3x8xf32>, %kt: tensor<2x5x2x8xf32>, %vt: ten
   %v = "onnx.Transpose"(%vt) <{perm = [0, 2, 1, 3]}> : (tensor<2x5x2x6xf32>) -> tensor<2x2x5x6xf32>
   %y, %a, %b, %c = "onnx.Attention"(%q, %k, %v, %m, %none, %none, %none) : (tensor<2x4x3x8xf32>, tensor<2x2x5x8xf32>, tensor<2x2x5x6xf32>, tensor<2x1x1x5xf32>, none, none, none) -> (tensor<2x4x3x6xf32>, none, none, none)
   return %y : tensor<2x4x3x6xf32>
+}
+
+// -----
+
+// The attention kernel reads every stride: Q, K and V sliced out of one
+// fused projection by a Split (GPT-2) and split into heads by a Reshape are
+// passed as strided views of it, with no copy into an identity-layout
+// buffer. A softmax kernel, which wants rows, still gets a copy of its slice.
+// CHECK-LABEL: func.func @attention_on_split
+// CHECK: call @onnxc_rt_attention_f32_r4_4_4_4_4
+// LLVM-LABEL: llvm.func @attention_on_split
+// LLVM-NOT: memrefCopy
+// LLVM: llvm.call @onnxc_rt_attention_f32_r4_4_4_4_4(
+// LLVM-NOT: memrefCopy
+// LLVM: llvm.return
+// LLVM-LABEL: llvm.func @softmax_on_split
+// LLVM: llvm.call @memrefCopy
+// LLVM: llvm.call @onnxc_rt_softmax_f32_r3_3_3(
+func.func @attention_on_split(%x: tensor<1x16x96xf32>) -> tensor<1x2x16x16xf32> {
+  %none = "onnx.NoValue"() : () -> none
+  %sizes = "onnx.Constant"() <{value = dense<32> : tensor<3xi64>}> : () -> tensor<3xi64>
+  %heads = "onnx.Constant"() <{value = dense<[1, 16, 2, 16]> : tensor<4xi64>}> : () -> tensor<4xi64>
+  %q, %k, %v = "onnx.Split"(%x, %sizes) <{axis = 2 : i64}> : (tensor<1x16x96xf32>, tensor<3xi64>) -> (tensor<1x16x32xf32>, tensor<1x16x32xf32>, tensor<1x16x32xf32>)
+  %q4 = "onnx.Reshape"(%q, %heads) : (tensor<1x16x32xf32>, tensor<4xi64>) -> tensor<1x16x2x16xf32>
+  %k4 = "onnx.Reshape"(%k, %heads) : (tensor<1x16x32xf32>, tensor<4xi64>) -> tensor<1x16x2x16xf32>
+  %v4 = "onnx.Reshape"(%v, %heads) : (tensor<1x16x32xf32>, tensor<4xi64>) -> tensor<1x16x2x16xf32>
+  %qt = "onnx.Transpose"(%q4) <{perm = [0, 2, 1, 3]}> : (tensor<1x16x2x16xf32>) -> tensor<1x2x16x16xf32>
+  %kt = "onnx.Transpose"(%k4) <{perm = [0, 2, 1, 3]}> : (tensor<1x16x2x16xf32>) -> tensor<1x2x16x16xf32>
+  %vt = "onnx.Transpose"(%v4) <{perm = [0, 2, 1, 3]}> : (tensor<1x16x2x16xf32>) -> tensor<1x2x16x16xf32>
+  %y, %a, %b, %c = "onnx.Attention"(%qt, %kt, %vt, %none, %none, %none, %none) : (tensor<1x2x16x16xf32>, tensor<1x2x16x16xf32>, tensor<1x2x16x16xf32>, none, none, none, none) -> (tensor<1x2x16x16xf32>, none, none, none)
+  return %y : tensor<1x2x16x16xf32>
+}
+func.func @softmax_on_split(%x: tensor<1x16x96xf32>) -> tensor<1x16x32xf32> {
+  %sizes = "onnx.Constant"() <{value = dense<32> : tensor<3xi64>}> : () -> tensor<3xi64>
+  %q, %k, %v = "onnx.Split"(%x, %sizes) <{axis = 2 : i64}> : (tensor<1x16x96xf32>, tensor<3xi64>) -> (tensor<1x16x32xf32>, tensor<1x16x32xf32>, tensor<1x16x32xf32>)
+  %y = "onnx.Softmax"(%k) <{axis = -1 : i64}> : (tensor<1x16x32xf32>) -> tensor<1x16x32xf32>
+  return %y : tensor<1x16x32xf32>
 }
 
 // -----
