@@ -190,6 +190,13 @@ TEST_P(ConvNchwcIsaTest, KernelSizesStridesPadsDilations) {
   ConvCase bigPad{1, 12, 9, 3, 4, 3, 3}; // windows wider than the input
   bigPad.pt = bigPad.pl = bigPad.pb = bigPad.pr = 3;
   cases.push_back(bigPad);
+  for (int64_t c : {3, 35}) { // an RGB stem; 3 lanes in a last block
+    ConvCase stem{1, c, 64, 30, 34, 7, 7};
+    stem.sh = stem.sw = 2;
+    stem.pt = stem.pl = stem.pb = stem.pr = 3;
+    stem.activation = ONNXC_ACTIVATION_RELU;
+    cases.push_back(stem);
+  }
   ConvCase oneD{2, 33, 50, 1, 37, 1, 5}; // 1-D: H = KH = 1
   oneD.sw = 2, oneD.pl = 2, oneD.pr = 2;
   cases.push_back(oneD);
@@ -234,8 +241,20 @@ TEST_P(ConvNchwcIsaTest, EveryTileShape) {
 }
 
 // Weights over the cache budget walk the output blocks outermost; small
-// maps with several threads cut rows into chunks.
+// maps with several threads cut rows into chunks; weights that outweigh X
+// give each thread whole groups of output blocks.
 TEST_P(ConvNchwcIsaTest, LargeWeightsAndSmallMaps) {
+  for (int threads : {1, 2, 3}) {
+    checkCase({1, 1024, 512, 3, 3, 1, 1}, GetParam(), threads); // 2 MB
+    checkCase({2, 1024, 520, 3, 3, 1, 1}, GetParam(), threads); // partial
+    ConvCase wide{1, 256, 512, 4, 4, 3, 3};                     // 4.7 MB
+    wide.pt = wide.pl = wide.pb = wide.pr = 1;
+    wide.residual = true;
+    checkCase(wide, GetParam(), threads);
+    ConvCase odd{1, 256, 192, 4, 4, 3, 3}; // groups re-cut for the threads
+    odd.pt = odd.pl = odd.pb = odd.pr = 1;
+    checkCase(odd, GetParam(), threads);
+  }
   ConvCase large{1, 256, 272, 5, 6, 3, 3}; // 2.6 MB of weights
   large.pt = large.pl = large.pb = large.pr = 1;
   checkCase(large, GetParam(), 1);
@@ -284,8 +303,8 @@ TEST_P(ConvNchwcIsaTest, EveryEpilogue) {
         Act{ONNXC_ACTIVATION_CLIP, -0.5f, 0.75f},
         Act{ONNXC_ACTIVATION_SIGMOID, 0, 0}, Act{ONNXC_ACTIVATION_TANH, 0, 0},
         Act{ONNXC_ACTIVATION_HARD_SIGMOID, 0.2f, 0.5f},
-        Act{ONNXC_ACTIVATION_GELU, 0, 0},
-        Act{ONNXC_ACTIVATION_FAST_GELU, 0, 0}, Act{ONNXC_ACTIVATION_SILU, 0, 0},
+        Act{ONNXC_ACTIVATION_GELU, 0, 0}, Act{ONNXC_ACTIVATION_FAST_GELU, 0, 0},
+        Act{ONNXC_ACTIVATION_SILU, 0, 0},
         Act{ONNXC_ACTIVATION_HARD_SWISH, 1.0f / 6.0f, 0.5f}})
     for (bool bias : {false, true})
       for (bool residual : {false, true}) {
@@ -446,7 +465,9 @@ namespace {
 
 // The blocked max pool of lowered code against plain loops: strides,
 // dilations, begin pads, windows past the end (ceil_mode), NaN inputs
-// ignored as the linalg form does; Y of the wrong block count gives NaN.
+// ignored as the linalg form does (a window of NaN only gives the lowest
+// finite value), on every ISA and 1-3 threads; Y of the wrong block count
+// gives NaN.
 TEST(ConvNchwcEntry, MaxPoolBlocked) {
   struct Case {
     int64_t n, cb, h, w, kh, kw, sh, sw, dh, dw, pt, pl, oh, ow;
@@ -461,29 +482,44 @@ TEST(ConvNchwcEntry, MaxPoolBlocked) {
     std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
     for (size_t i = 0; i < x.size(); ++i)
       x[i] = i % 37 == 0 ? std::numeric_limits<float>::quiet_NaN() : dist(rng);
-    std::vector<float> y(c.n * c.cb * c.oh * c.ow * B, 0.0f);
+    for (int64_t b = 0; b < B; b += 3) // lanes all NaN in the first window
+      for (int64_t i = 0; i < 2; ++i)
+        for (int64_t j = 0; j < 2; ++j)
+          x[(i * c.w + j) * B + b] = std::numeric_limits<float>::quiet_NaN();
     Memref xRef(x.data(), {c.n, c.cb, c.h, c.w, B});
-    Memref yRef(y.data(), {c.n, c.cb, c.oh, c.ow, B});
-    _mlir_ciface_onnxc_rt_maxpool_nchwc_f32(&xRef.ref, &yRef.ref, c.kh, c.kw,
-                                            c.sh, c.sw, c.dh, c.dw, c.pt, c.pl);
-    for (int64_t plane = 0; plane < c.n * c.cb; ++plane)
-      for (int64_t oh = 0; oh < c.oh; ++oh)
-        for (int64_t ow = 0; ow < c.ow; ++ow)
-          for (int64_t b = 0; b < B; ++b) {
-            float want = -std::numeric_limits<float>::max();
-            for (int64_t kh = 0; kh < c.kh; ++kh)
-              for (int64_t kw = 0; kw < c.kw; ++kw) {
-                int64_t ih = oh * c.sh + kh * c.dh - c.pt;
-                int64_t iw = ow * c.sw + kw * c.dw - c.pl;
-                if (ih < 0 || ih >= c.h || iw < 0 || iw >= c.w)
-                  continue;
-                float v = x[((plane * c.h + ih) * c.w + iw) * B + b];
-                if (v > want)
-                  want = v;
+    for (int isa : supportedIsas())
+      for (int threads : {1, 2, 3}) {
+        SCOPED_TRACE(std::string("isa=") + onnxc_sgemm_isa_name(isa) +
+                     " threads=" + std::to_string(threads));
+        std::vector<float> y(c.n * c.cb * c.oh * c.ow * B, 0.0f);
+        Memref yRef(y.data(), {c.n, c.cb, c.oh, c.ow, B});
+        ASSERT_TRUE(onnxc_sgemm_force_isa(isa));
+        onnxc_set_num_threads(threads);
+        _mlir_ciface_onnxc_rt_maxpool_nchwc_f32(&xRef.ref, &yRef.ref, c.kh,
+                                                c.kw, c.sh, c.sw, c.dh, c.dw,
+                                                c.pt, c.pl);
+        onnxc_set_num_threads(0);
+        onnxc_sgemm_force_isa(ONNXC_SGEMM_ISA_AUTO);
+        for (int64_t plane = 0; plane < c.n * c.cb; ++plane)
+          for (int64_t oh = 0; oh < c.oh; ++oh)
+            for (int64_t ow = 0; ow < c.ow; ++ow)
+              for (int64_t b = 0; b < B; ++b) {
+                float want = -std::numeric_limits<float>::max();
+                for (int64_t kh = 0; kh < c.kh; ++kh)
+                  for (int64_t kw = 0; kw < c.kw; ++kw) {
+                    int64_t ih = oh * c.sh + kh * c.dh - c.pt;
+                    int64_t iw = ow * c.sw + kw * c.dw - c.pl;
+                    if (ih < 0 || ih >= c.h || iw < 0 || iw >= c.w)
+                      continue;
+                    float v = x[((plane * c.h + ih) * c.w + iw) * B + b];
+                    if (v > want)
+                      want = v;
+                  }
+                ASSERT_EQ(y[((plane * c.oh + oh) * c.ow + ow) * B + b], want)
+                    << "plane " << plane << " at " << oh << "," << ow;
               }
-            ASSERT_EQ(y[((plane * c.oh + oh) * c.ow + ow) * B + b], want)
-                << "plane " << plane << " at " << oh << "," << ow;
-          }
+      }
+    std::vector<float> y(c.n * c.cb * c.oh * c.ow * B, 0.0f);
     Memref badRef(y.data(), {c.n, c.cb + 1, c.oh, c.ow / 2, B});
     _mlir_ciface_onnxc_rt_maxpool_nchwc_f32(&xRef.ref, &badRef.ref, c.kh, c.kw,
                                             c.sh, c.sw, c.dh, c.dw, c.pt, c.pl);

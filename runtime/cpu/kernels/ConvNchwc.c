@@ -48,6 +48,7 @@ typedef struct conv_work {
   int64_t tile_nb; /* output blocks of a task */
   int64_t groups, chunk, chunks;
   int group_inner; /* consecutive tasks: same pixels, next output blocks */
+  int group_whole; /* a task is all rows of one (image, group) */
 } conv_work;
 
 static void conv_task(void *context, size_t task, int worker) {
@@ -55,6 +56,16 @@ static void conv_task(void *context, size_t task, int worker) {
   const conv_work *work = context;
   const onnxc_conv_nchwc_shape *s = &work->job.s;
   int64_t t = (int64_t)task, group;
+  if (work->group_whole) {
+    group = t % work->groups;
+    int64_t n = t / work->groups, mb = group * work->tile_nb;
+    int64_t nb = work->job.out_blocks - mb;
+    if (nb > work->tile_nb)
+      nb = work->tile_nb;
+    for (int64_t oh = 0; oh < s->out_h; ++oh)
+      work->variant->rows(&work->job, n, mb, nb, oh, 0, s->out_w);
+    return;
+  }
   if (work->group_inner) {
     group = t % work->groups;
     t /= work->groups;
@@ -105,23 +116,32 @@ static int64_t row_cost(int64_t blocks, int64_t width, int64_t nb,
 
 /* The register tile for rows of `width` pixels: the output blocks per tile
  * and the widest tile, from the variant's budget, the cheapest by
- * row_cost (ties: more blocks, which reads X fewer times). */
-static void choose_tile(const onnxc_conv_nchwc_variant *v, int64_t blocks,
-                        int64_t width, int64_t *tile_nb, int64_t *tile_w) {
-  int64_t best = -1;
-  *tile_nb = 1;
-  *tile_w = v->tile_w;
+ * row_cost (ties: more blocks, which reads X fewer times). With `even` > 0,
+ * only tiles that cut the blocks into full groups, a multiple of `even` of
+ * them in `images` images; returns whether there was one. */
+static int choose_tile(const onnxc_conv_nchwc_variant *v, int64_t blocks,
+                       int64_t width, int64_t images, int64_t even,
+                       int64_t *tile_nb, int64_t *tile_w) {
+  int64_t best = -1, best_nb = 1, best_w = v->tile_w;
   for (int64_t nb = 1; nb <= v->max_nb && nb <= blocks; ++nb) {
     int64_t cap = v->max_acc / nb < v->tile_w ? v->max_acc / nb : v->tile_w;
     if (cap < 1)
       break;
+    if (even > 0 && (blocks % nb != 0 || images * (blocks / nb) % even != 0))
+      continue;
     int64_t cost = row_cost(blocks, width, nb, cap);
     if (best < 0 || cost <= best) {
       best = cost;
-      *tile_nb = nb;
-      *tile_w = cap;
+      best_nb = nb;
+      best_w = cap;
     }
   }
+  /* Without `even`, nb = 1 always qualifies. */
+  if (even > 0 && best < 0)
+    return 0;
+  *tile_nb = best_nb;
+  *tile_w = best_w;
+  return 1;
 }
 
 static void dw_task(void *context, size_t task, int worker) {
@@ -255,8 +275,8 @@ void onnxc_conv_nchwc(const onnxc_conv_nchwc_shape *shape, const float *x,
     s->in_w = s->out_w = s->in_h * s->in_w;
     s->in_h = s->out_h = 1;
   }
-  choose_tile(work.variant, job->out_blocks, s->out_w, &work.tile_nb,
-              &job->tile_w);
+  choose_tile(work.variant, job->out_blocks, s->out_w, s->batch, 0,
+              &work.tile_nb, &job->tile_w);
   work.groups = (job->out_blocks + work.tile_nb - 1) / work.tile_nb;
   /* Whole rows, except long (flattened) ones: chunks of a few tiles. Rows
    * are cut further while there are few tasks for the threads (small maps
@@ -281,7 +301,58 @@ void onnxc_conv_nchwc(const onnxc_conv_nchwc_shape *shape, const float *x,
   double weight_bytes = (double)(job->out_blocks * job->in_blocks) *
                         (double)(s->kernel_h * s->kernel_w * B * B) * 4.0;
   work.group_inner = weight_bytes <= 1024.0 * 1024.0;
+  /* Weights that do not fit and outweigh X (small maps, many channels):
+   * threads that share a group each stream its weights from L3. Give each
+   * task whole groups instead, when they balance: many of them, or as
+   * many full ones on every thread (tasks are taken in order). */
+  double x_bytes = (double)(job->in_blocks * s->in_h * s->in_w * B) * 4.0;
+  int64_t group_tasks = s->batch * work.groups;
+  work.group_whole = threads > 1 && !work.group_inner &&
+                     weight_bytes > 2.0 * x_bytes &&
+                     (group_tasks >= 4 * threads ||
+                      (group_tasks >= threads && group_tasks % threads == 0 &&
+                       job->out_blocks % work.tile_nb == 0));
+  /* Else a tile of fewer blocks may give every thread as many groups. */
+  if (threads > 1 && !work.group_inner && weight_bytes > 2.0 * x_bytes &&
+      !work.group_whole &&
+      choose_tile(work.variant, job->out_blocks, s->out_w, s->batch, threads,
+                  &work.tile_nb, &job->tile_w)) {
+    work.groups = job->out_blocks / work.tile_nb;
+    group_tasks = s->batch * work.groups;
+    work.group_whole = 1;
+  }
   size_t tasks = (size_t)(s->batch * work.groups * s->out_h * work.chunks);
+  if (work.group_whole)
+    tasks = (size_t)group_tasks;
   onnxc_parallel_for(tasks, max_threads, conv_task, &work);
   onnxc_rt_scratch_give(padded);
+}
+
+typedef struct maxpool_work {
+  const onnxc_conv_nchwc_variant *variant;
+  const onnxc_maxpool_nchwc_shape *s;
+  const float *x;
+  float *y;
+} maxpool_work;
+
+static void maxpool_task(void *context, size_t task, int worker) {
+  (void)worker;
+  const maxpool_work *p = context;
+  int64_t oh = (int64_t)task % p->s->out_h;
+  p->variant->maxpool_row(p->s, p->x, p->y, (int64_t)task / p->s->out_h, oh);
+}
+
+/* Tasks of (plane, output row). */
+void onnxc_maxpool_nchwc(const onnxc_maxpool_nchwc_shape *shape, const float *x,
+                         float *y, int max_threads) {
+  int64_t total =
+      shape->planes * shape->out_h * shape->out_w * (int64_t)ONNXC_NCHWC_BLOCK;
+  if (total <= 0)
+    return;
+  maxpool_work p = {active_variant(), shape, x, y};
+  /* A few hundred kilobytes are not worth waking the workers for. */
+  if (total < (1 << 16))
+    max_threads = 1;
+  onnxc_parallel_for((size_t)(shape->planes * shape->out_h), max_threads,
+                     maxpool_task, &p);
 }

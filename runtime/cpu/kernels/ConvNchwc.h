@@ -57,6 +57,20 @@ void onnxc_conv_nchwc(const onnxc_conv_nchwc_shape *shape, const float *x,
                       float *y, const onnxc_sgemm_epilogue *epilogue,
                       int max_threads);
 
+/* MaxPool on blocked tensors (2-D, block 16): X [planes][in_h][in_w][16],
+ * Y [planes][out_h][out_w][16], planes = images x channel blocks. Each
+ * output vector is the lane by lane maximum of its window's in-bounds taps,
+ * NaN ignored, starting from the lowest finite value (as the linalg form:
+ * padding never wins). */
+typedef struct onnxc_maxpool_nchwc_shape {
+  int64_t planes, in_h, in_w, out_h, out_w;
+  int64_t kernel_h, kernel_w, stride_h, stride_w, dilation_h, dilation_w;
+  int64_t pad_top, pad_left;
+} onnxc_maxpool_nchwc_shape;
+
+void onnxc_maxpool_nchwc(const onnxc_maxpool_nchwc_shape *shape, const float *x,
+                         float *y, int max_threads);
+
 /* Plain loops (double accumulation), what the kernels are tested against.
  * Writes only Y's true channels. */
 void onnxc_conv_nchwc_reference(const onnxc_conv_nchwc_shape *shape,

@@ -40,6 +40,15 @@ static inline vec16 v_add(vec16 a, vec16 b) {
   vec16 r = {_mm256_add_ps(a.lo, b.lo), _mm256_add_ps(a.hi, b.hi)};
   return r;
 }
+static inline vec16 v_set1(float a) {
+  vec16 r = {_mm256_set1_ps(a), _mm256_set1_ps(a)};
+  return r;
+}
+/* a > b ? a : b, lane by lane (b where either is NaN). */
+static inline vec16 v_max(vec16 a, vec16 b) {
+  vec16 r = {_mm256_max_ps(a.lo, b.lo), _mm256_max_ps(a.hi, b.hi)};
+  return r;
+}
 /* max/min return their second operand when either is NaN: x goes second so
  * that NaN propagates, as in onnxc_apply_activation. */
 static inline vec16 v_relu(vec16 v) {
@@ -72,8 +81,7 @@ static inline vec16 v_leaky(vec16 v, float alpha) {
 #define ACT_LANES 8
 #include "ActivationVector.h"
 static inline __attribute__((always_inline)) vec16
-v_activation(vec16 v, int32_t kind, float alpha,
-                                 float beta) {
+v_activation(vec16 v, int32_t kind, float alpha, float beta) {
   vec16 r = {(__m256)act_activation(kind, (act_vec)v.lo, alpha, beta),
              (__m256)act_activation(kind, (act_vec)v.hi, alpha, beta)};
   return r;
@@ -82,4 +90,5 @@ v_activation(vec16 v, int32_t kind, float alpha,
 #include "ConvNchwcTile.inc"
 
 const onnxc_conv_nchwc_variant onnxc_conv_nchwc_avx2_variant = {
-    ONNXC_SGEMM_ISA_AVX2, TILE_NB, TILE_W, TILE_ACC, conv_rows, dw_row};
+    ONNXC_SGEMM_ISA_AVX2, TILE_NB, TILE_W, TILE_ACC, conv_rows, dw_row,
+    maxpool_row};

@@ -32,6 +32,11 @@ typedef void (*onnxc_conv_nchwc_rows_fn)(const onnxc_conv_nchwc_job *job,
 typedef void (*onnxc_conv_nchwc_dw_row_fn)(const onnxc_conv_nchwc_job *job,
                                            int64_t n, int64_t cb, int64_t oh);
 
+/* MaxPool: row `oh` of plane `plane`. */
+typedef void (*onnxc_maxpool_nchwc_row_fn)(const onnxc_maxpool_nchwc_shape *s,
+                                           const float *x, float *y,
+                                           int64_t plane, int64_t oh);
+
 typedef struct onnxc_conv_nchwc_variant {
   int isa; /* onnxc_sgemm_isa */
   /* A register tile: at most max_nb output blocks, tile_w pixels, and
@@ -39,6 +44,7 @@ typedef struct onnxc_conv_nchwc_variant {
   int64_t max_nb, tile_w, max_acc;
   onnxc_conv_nchwc_rows_fn rows;
   onnxc_conv_nchwc_dw_row_fn dw_row;
+  onnxc_maxpool_nchwc_row_fn maxpool_row;
 } onnxc_conv_nchwc_variant;
 
 extern const onnxc_conv_nchwc_variant onnxc_conv_nchwc_portable_variant;

@@ -41,6 +41,18 @@ static inline vec16 v_add(vec16 a, vec16 b) {
     a.v[i] += b.v[i];
   return a;
 }
+static inline vec16 v_set1(float a) {
+  vec16 r;
+  for (int i = 0; i < ONNXC_NCHWC_BLOCK; ++i)
+    r.v[i] = a;
+  return r;
+}
+/* a > b ? a : b, lane by lane (b where either is NaN). */
+static inline vec16 v_max(vec16 a, vec16 b) {
+  for (int i = 0; i < ONNXC_NCHWC_BLOCK; ++i)
+    b.v[i] = a.v[i] > b.v[i] ? a.v[i] : b.v[i];
+  return b;
+}
 /* As onnxc_apply_activation: NaN stays NaN. */
 static inline vec16 v_relu(vec16 v) {
   for (int i = 0; i < ONNXC_NCHWC_BLOCK; ++i)
@@ -74,4 +86,10 @@ static inline vec16 v_activation(vec16 v, int32_t kind, float alpha,
 #include "ConvNchwcTile.inc"
 
 const onnxc_conv_nchwc_variant onnxc_conv_nchwc_portable_variant = {
-    ONNXC_SGEMM_ISA_PORTABLE, TILE_NB, TILE_W, TILE_ACC, conv_rows, dw_row};
+    ONNXC_SGEMM_ISA_PORTABLE,
+    TILE_NB,
+    TILE_W,
+    TILE_ACC,
+    conv_rows,
+    dw_row,
+    maxpool_row};
