@@ -432,6 +432,9 @@ std::vector<Case> packedBCases() {
   add(100, 17, 31, 1, 0);
   add(40, 2100, 1000, 0, 5);
   add(130, 45, 700, 1, 0);
+  // Split by columns with more rows than one packed group of A (AVX-512,
+  // 3 threads: 11 row blocks; groups of 336 rows at KC = 384).
+  add(500, 70, 400, 0, 1);
   // Many row blocks: tasks per (row block, column chunk) of each B block,
   // not per column share.
   add(300, 70, 50, 1, 0);
