@@ -149,9 +149,13 @@ class Worker:
                "--model", model, "--feeds", feeds, "--threads", str(threads)]
         if save_outputs:
             cmd += ["--save-outputs", save_outputs]
+        # numpy's OpenBLAS would start a spinning thread per core in each
+        # worker (both engines' outputs pass through numpy); its spin took
+        # CPU from whichever engine ran next.
+        env = dict(os.environ, OPENBLAS_NUM_THREADS="1")
         self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE,
                                      stdout=subprocess.PIPE, stderr=self.stderr,
-                                     text=True, bufsize=1)
+                                     text=True, bufsize=1, env=env)
         self.first = self._read()
 
     def _read(self):
