@@ -11,6 +11,7 @@
  *===----------------------------------------------------------------------===*/
 
 #include "CpuRuntime.h"
+#include "MemrefView.h"
 #include "ThreadPool.h"
 #include "kernels/Gemm.h"
 
@@ -19,34 +20,7 @@
 
 enum { MAX_DIMS = ONNXC_MAX_RANK + 2 };
 
-/* A ranked memref descriptor: {allocated, aligned, offset, sizes[r],
- * strides[r]}. */
-typedef struct ranked_descriptor {
-  float *allocated, *aligned;
-  int64_t offset;
-  int64_t dims[];
-} ranked_descriptor;
-
-/* A tensor seen as `rank` (size, stride) pairs, in elements. */
-typedef struct view {
-  const float *data;
-  int rank;
-  int64_t size[MAX_DIMS];
-  int64_t stride[MAX_DIMS];
-} view;
-
-static int read_view(const onnxc_unranked_memref *m, view *v) {
-  if (!m || m->rank < 0 || m->rank > ONNXC_MAX_RANK || !m->descriptor)
-    return 0;
-  const ranked_descriptor *d = m->descriptor;
-  v->data = d->aligned + d->offset;
-  v->rank = (int)m->rank;
-  for (int i = 0; i < v->rank; ++i) {
-    v->size[i] = d->dims[i];
-    v->stride[i] = d->dims[v->rank + i];
-  }
-  return 1;
-}
+typedef onnxc_f32_view view;
 
 /* The stride of `v`'s dim aligned to dim `d` of a rank-`rank` shape, or 0
  * where v lacks it or broadcasts it (size 1). Sets *size to v's size (1 when
@@ -131,9 +105,9 @@ static void matmul(onnxc_unranked_memref *a_ref, onnxc_unranked_memref *b_ref,
                    int32_t activation, float activation_alpha,
                    float activation_beta) {
   view a, b, y, bias = {0};
-  if (!read_view(a_ref, &a) || !read_view(b_ref, &b) || !read_view(y_ref, &y))
+  if (!onnxc_read_f32_view(a_ref, &a) || !onnxc_read_f32_view(b_ref, &b) || !onnxc_read_f32_view(y_ref, &y))
     return;
-  int has_bias = (flags & ONNXC_MATMUL_BIAS) && read_view(bias_ref, &bias);
+  int has_bias = (flags & ONNXC_MATMUL_BIAS) && onnxc_read_f32_view(bias_ref, &bias);
   int trans_a = (flags & ONNXC_MATMUL_TRANS_A) != 0;
   int trans_b = (flags & ONNXC_MATMUL_TRANS_B) != 0;
   if (a.rank < 1 || b.rank < 1)

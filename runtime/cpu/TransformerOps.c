@@ -9,37 +9,14 @@
  *===----------------------------------------------------------------------===*/
 
 #include "CpuRuntime.h"
+#include "MemrefView.h"
 #include "ThreadPool.h"
 #include "kernels/Transformer.h"
 
 #include <math.h>
 #include <string.h>
 
-typedef struct ranked_descriptor {
-  float *allocated, *aligned;
-  int64_t offset;
-  int64_t dims[];
-} ranked_descriptor;
-
-typedef struct view {
-  float *data;
-  int rank;
-  int64_t size[ONNXC_MAX_RANK];
-  int64_t stride[ONNXC_MAX_RANK];
-} view;
-
-static int read_view(const onnxc_unranked_memref *m, view *v) {
-  if (!m || m->rank < 0 || m->rank > ONNXC_MAX_RANK || !m->descriptor)
-    return 0;
-  const ranked_descriptor *d = m->descriptor;
-  v->data = d->aligned + d->offset;
-  v->rank = (int)m->rank;
-  for (int i = 0; i < v->rank; ++i) {
-    v->size[i] = d->dims[i];
-    v->stride[i] = d->dims[v->rank + i];
-  }
-  return 1;
-}
+typedef onnxc_f32_view view;
 
 static int64_t elements(const view *v) {
   int64_t total = 1;
@@ -132,13 +109,13 @@ void _mlir_ciface_onnxc_rt_softmax_f32(onnxc_unranked_memref *x_ref,
                                        int32_t flags) {
   softmax_job job;
   memset(&job, 0, sizeof job);
-  if (!read_view(x_ref, &job.x) || !read_view(y_ref, &job.y) ||
+  if (!onnxc_read_f32_view(x_ref, &job.x) || !onnxc_read_f32_view(y_ref, &job.y) ||
       job.x.rank < 1 || job.y.rank != job.x.rank)
     return;
   job.has_bias = (flags & ONNXC_ROWS_BIAS) != 0;
   int last = job.x.rank - 1;
   if ((job.has_bias &&
-       (!read_view(bias_ref, &job.bias) ||
+       (!onnxc_read_f32_view(bias_ref, &job.bias) ||
         !broadcast_strides(&job.bias, &job.x, job.bias_stride))) ||
       (job.x.size[last] > 1 && job.x.stride[last] != 1) ||
       (job.has_bias && job.bias_stride[last] != 0 &&
@@ -208,8 +185,8 @@ void _mlir_ciface_onnxc_rt_layer_norm_f32(onnxc_unranked_memref *x_ref,
   layer_norm_job job;
   memset(&job, 0, sizeof job);
   view gamma, beta, bias;
-  if (!read_view(x_ref, &job.x) || !read_view(y_ref, &job.y) ||
-      !read_view(gamma_ref, &gamma) || job.x.rank < 1 ||
+  if (!onnxc_read_f32_view(x_ref, &job.x) || !onnxc_read_f32_view(y_ref, &job.y) ||
+      !onnxc_read_f32_view(gamma_ref, &gamma) || job.x.rank < 1 ||
       job.y.rank != job.x.rank)
     return;
   int last = job.x.rank - 1;
@@ -217,17 +194,17 @@ void _mlir_ciface_onnxc_rt_layer_norm_f32(onnxc_unranked_memref *x_ref,
   int ok = (job.n <= 1 || job.x.stride[last] == 1) && is_vector(&gamma, job.n);
   job.gamma = gamma.data;
   if (ok && (flags & ONNXC_ROWS_SKIP)) {
-    ok = read_view(skip_ref, &job.skip) && job.skip.rank == job.x.rank &&
+    ok = onnxc_read_f32_view(skip_ref, &job.skip) && job.skip.rank == job.x.rank &&
          (job.n <= 1 || job.skip.stride[last] == 1);
     for (int d = 0; ok && d < job.x.rank; ++d)
       ok = job.skip.size[d] == job.x.size[d];
   }
   if (ok && (flags & ONNXC_ROWS_BIAS)) {
-    ok = read_view(bias_ref, &bias) && is_vector(&bias, job.n);
+    ok = onnxc_read_f32_view(bias_ref, &bias) && is_vector(&bias, job.n);
     job.bias = bias.data;
   }
   if (ok && (flags & ONNXC_ROWS_BETA)) {
-    ok = read_view(beta_ref, &beta) && is_vector(&beta, job.n);
+    ok = onnxc_read_f32_view(beta_ref, &beta) && is_vector(&beta, job.n);
     job.beta = beta.data;
   }
   if (!ok) {
@@ -264,8 +241,8 @@ void _mlir_ciface_onnxc_rt_attention_f32(onnxc_unranked_memref *q_ref,
                                          onnxc_unranked_memref *y_ref,
                                          int32_t flags, float scale) {
   view q, k, v, y, mask;
-  if (!read_view(q_ref, &q) || !read_view(k_ref, &k) || !read_view(v_ref, &v) ||
-      !read_view(y_ref, &y) || y.rank != 4)
+  if (!onnxc_read_f32_view(q_ref, &q) || !onnxc_read_f32_view(k_ref, &k) || !onnxc_read_f32_view(v_ref, &v) ||
+      !onnxc_read_f32_view(y_ref, &y) || y.rank != 4)
     return;
   if (flags & ONNXC_ATTENTION_Q_SEQ_MAJOR)
     swap_heads_and_seq(&q);
@@ -290,7 +267,7 @@ void _mlir_ciface_onnxc_rt_attention_f32(onnxc_unranked_memref *q_ref,
     scores.size[0] = q.size[0];
     scores.size[1] = q.size[1];
     scores.size[2] = q.size[2];
-    ok = read_view(mask_ref, &mask) && mask.rank >= 1 && mask.rank <= 4;
+    ok = onnxc_read_f32_view(mask_ref, &mask) && mask.rank >= 1 && mask.rank <= 4;
     if (ok) {
       int64_t len = mask.size[mask.rank - 1];
       scores.size[3] = len;
