@@ -26,6 +26,7 @@
 #include "targets/cpu/lowering/IndexingUtils.h"
 #include "targets/cpu/lowering/KernelActivation.h"
 #include "targets/cpu/lowering/Patterns.h"
+#include "targets/cpu/lowering/RuntimeCall.h"
 #include "targets/cpu/lowering/RuntimeHelpers.h"
 #include "targets/cpu/lowering/WindowUtils.h"
 
@@ -73,11 +74,7 @@ struct BlockedConvCall : OpConversionPattern<fused::BlockedConvOp> {
         kernelActivationFor(op.getActivation(), op.getActivationParams());
     if (!act)
       return rewriter.notifyMatchFailure(op, "unknown activation");
-    std::optional<RuntimeHelper> helper = runtimeHelperFor(op);
-    func::FuncOp callee =
-        helper ? SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(
-                     op, rewriter.getStringAttr(helper->name))
-               : func::FuncOp();
+    func::FuncOp callee = lookupRuntimeCallee(op);
     if (!callee)
       return rewriter.notifyMatchFailure(op, "runtime kernel not declared");
     Value bias = isNoneValue(adaptor.getB()) ? Value() : adaptor.getB();
@@ -150,10 +147,8 @@ struct BlockedConvCall : OpConversionPattern<fused::BlockedConvOp> {
                    i64(strides[wd]), i64(h < 0 ? 1 : dilations[h]),
                    i64(dilations[wd]), i64(h < 0 ? 0 : pads[h]), i64(pads[wd]),
                    i32(act->kind), f32c(act->alpha), f32c(act->beta)});
-    rewriter.replaceOp(op, rewriter.create<bufferization::ToTensorOp>(
-                               loc, resultType, buffer,
-                               /*restrict=*/rewriter.getUnitAttr(),
-                               /*writable=*/rewriter.getUnitAttr()));
+    rewriter.replaceOp(op,
+                       runtimeResultTensor(rewriter, loc, resultType, buffer));
     return success();
   }
 };
@@ -175,11 +170,7 @@ struct ReorderToBlockedCall : OpConversionPattern<fused::ReorderToBlockedOp> {
     if (!xType || !resultType || !xType.getElementType().isF32() ||
         op.getBlockSize() != kBlock || resultType.getShape().back() != kBlock)
       return rewriter.notifyMatchFailure(op, "not an f32 reorder of block 16");
-    std::optional<RuntimeHelper> helper = runtimeHelperFor(op);
-    func::FuncOp callee =
-        helper ? SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(
-                     op, rewriter.getStringAttr(helper->name))
-               : func::FuncOp();
+    func::FuncOp callee = lookupRuntimeCallee(op);
     if (!callee)
       return rewriter.notifyMatchFailure(op, "runtime kernel not declared");
     // The result's dynamic sizes: N and the spatial dims are X's, the
@@ -205,10 +196,8 @@ struct ReorderToBlockedCall : OpConversionPattern<fused::ReorderToBlockedOp> {
         loc, callee,
         ValueRange{rewriter.create<memref::CastOp>(loc, inputs[0], xRef),
                    rewriter.create<memref::CastOp>(loc, inputs[1], buffer)});
-    rewriter.replaceOp(op, rewriter.create<bufferization::ToTensorOp>(
-                               loc, resultType, buffer,
-                               /*restrict=*/rewriter.getUnitAttr(),
-                               /*writable=*/rewriter.getUnitAttr()));
+    rewriter.replaceOp(op,
+                       runtimeResultTensor(rewriter, loc, resultType, buffer));
     return success();
   }
 };
@@ -233,11 +222,7 @@ struct MaxPoolNchwcCall : OpConversionPattern<onnx::MaxPoolOp> {
         resultType.getRank() != 5 ||
         (!llvm::isa<NoneType>(indices.getType()) && !indices.use_empty()))
       return rewriter.notifyMatchFailure(op, "not a blocked f32 max pool");
-    std::optional<RuntimeHelper> helper = runtimeHelperFor(op);
-    func::FuncOp callee =
-        helper ? SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(
-                     op, rewriter.getStringAttr(helper->name))
-               : func::FuncOp();
+    func::FuncOp callee = lookupRuntimeCallee(op);
     if (!callee)
       return rewriter.notifyMatchFailure(op, "runtime kernel not declared");
     // The window over (H, W, lane): the lane dim must be left alone, and
@@ -292,10 +277,7 @@ struct MaxPoolNchwcCall : OpConversionPattern<onnx::MaxPoolOp> {
                    i64(h.kernel), i64(w.kernel), i64(h.stride), i64(w.stride),
                    i64(h.dilation), i64(w.dilation), i64(*padTop),
                    i64(*padLeft)});
-    Value result = rewriter.create<bufferization::ToTensorOp>(
-        loc, resultType, buffer,
-        /*restrict=*/rewriter.getUnitAttr(),
-        /*writable=*/rewriter.getUnitAttr());
+    Value result = runtimeResultTensor(rewriter, loc, resultType, buffer);
     rewriter.replaceOp(op, {result, Value()});
     return success();
   }
