@@ -15,32 +15,49 @@
 
 #include "kernels/ConvNchwc.h"
 #include "CpuRuntime.h"
+#include "MemrefView.h"
 #include "ThreadPool.h"
 
 #include <math.h>
 #include <string.h>
 
-typedef struct conv_descriptor {
-  float *allocated, *aligned;
-  int64_t offset;
-  int64_t dims[];
-} conv_descriptor;
-
-/* A dense tensor of rank `rank` (4 to 6): its data and sizes; NULL when the
- * descriptor is not one. */
+/* A dense tensor of rank `rank` (2 to 6): its data and sizes; NULL when the
+ * descriptor is not one. Unit dims may carry any stride. */
 static const float *dense(const onnxc_unranked_memref *m, int64_t rank,
                           int64_t *sizes) {
-  if (!m || m->rank != rank || !m->descriptor)
+  onnxc_f32_view v;
+  if (!onnxc_read_f32_view(m, &v) || v.rank != rank)
     return NULL;
-  const conv_descriptor *d = m->descriptor;
   int64_t expected = 1;
   for (int64_t i = rank - 1; i >= 0; --i) {
-    sizes[i] = d->dims[i];
-    if (sizes[i] != 1 && d->dims[rank + i] != expected)
+    sizes[i] = v.size[i];
+    if (sizes[i] != 1 && v.stride[i] != expected)
       return NULL;
     expected *= sizes[i];
   }
-  return d->aligned + d->offset;
+  return v.data;
+}
+
+/* Y, the dense output of every entry point here, when its rank is in
+ * [min_rank, max_rank]: its data, sizes (y_ref->rank of them) and element
+ * count. NULL when it is not one: there is then nowhere to report a bad
+ * geometry, and the call does nothing. */
+static float *dense_output(const onnxc_unranked_memref *y_ref, int64_t min_rank,
+                           int64_t max_rank, int64_t *sizes, int64_t *total) {
+  if (!y_ref || y_ref->rank < min_rank || y_ref->rank > max_rank)
+    return NULL;
+  float *y = (float *)dense(y_ref, y_ref->rank, sizes);
+  *total = 1;
+  for (int64_t i = 0; y && i < y_ref->rank; ++i)
+    *total *= sizes[i];
+  return y;
+}
+
+/* A geometry that disagrees at run time: Y all NaN, so that the mismatch
+ * shows in the result. */
+static void fill_nan(float *y, int64_t total) {
+  for (int64_t i = 0; i < total; ++i)
+    y[i] = NAN;
 }
 
 void _mlir_ciface_onnxc_rt_conv_nchwc_f32(
@@ -51,16 +68,11 @@ void _mlir_ciface_onnxc_rt_conv_nchwc_f32(
     int64_t dilation_h, int64_t dilation_w, int64_t pad_top, int64_t pad_left,
     int32_t activation, float activation_alpha, float activation_beta) {
   const int64_t B = ONNXC_NCHWC_BLOCK;
-  if (!y_ref || (y_ref->rank != 4 && y_ref->rank != 5))
-    return;
-  int64_t rank = y_ref->rank, spatial = rank - 3;
-  int64_t ys[6], xs[6], ws[6], zs[6], bs[2];
-  float *y = (float *)dense(y_ref, rank, ys);
+  int64_t ys[6], xs[6], ws[6], zs[6], bs[2], total;
+  float *y = dense_output(y_ref, 4, 5, ys, &total);
   if (!y)
     return;
-  int64_t total = 1;
-  for (int64_t i = 0; i < rank; ++i)
-    total *= ys[i];
+  int64_t rank = y_ref->rank, spatial = rank - 3;
 
   int depthwise = (flags & ONNXC_CONV_NCHWC_DEPTHWISE) != 0;
   int64_t w_rank = depthwise ? 2 + spatial : 4 + spatial;
@@ -113,8 +125,7 @@ void _mlir_ciface_onnxc_rt_conv_nchwc_f32(
         ok && pad_top >= 0 && pad_left >= 0 && s.kernel_h > 0 && s.kernel_w > 0;
   }
   if (!ok) {
-    for (int64_t i = 0; i < total; ++i)
-      y[i] = NAN;
+    fill_nan(y, total);
     return;
   }
   onnxc_sgemm_epilogue epilogue = {0};
@@ -165,15 +176,11 @@ static void reorder_task(void *context, size_t task, int worker) {
 void _mlir_ciface_onnxc_rt_reorder_to_nchwc_f32(onnxc_unranked_memref *x_ref,
                                                 onnxc_unranked_memref *y_ref) {
   const int64_t B = ONNXC_NCHWC_BLOCK;
-  if (!y_ref || y_ref->rank < 4 || y_ref->rank > 6)
-    return;
-  int64_t rank = y_ref->rank, xs[6], ys[6];
-  float *y = (float *)dense(y_ref, rank, ys);
+  int64_t xs[6], ys[6], total;
+  float *y = dense_output(y_ref, 4, 6, ys, &total);
   if (!y)
     return;
-  int64_t total = 1;
-  for (int64_t i = 0; i < rank; ++i)
-    total *= ys[i];
+  int64_t rank = y_ref->rank;
   const float *x = dense(x_ref, rank - 1, xs);
   int ok =
       x && ys[0] == xs[0] && ys[1] == (xs[1] + B - 1) / B && ys[rank - 1] == B;
@@ -183,8 +190,7 @@ void _mlir_ciface_onnxc_rt_reorder_to_nchwc_f32(onnxc_unranked_memref *x_ref,
     pixels *= xs[i];
   }
   if (!ok) {
-    for (int64_t i = 0; i < total; ++i)
-      y[i] = NAN;
+    fill_nan(y, total);
     return;
   }
   if (total == 0)
@@ -203,18 +209,16 @@ void _mlir_ciface_onnxc_rt_maxpool_nchwc_f32(
     int64_t kernel_h, int64_t kernel_w, int64_t stride_h, int64_t stride_w,
     int64_t dilation_h, int64_t dilation_w, int64_t pad_top, int64_t pad_left) {
   const int64_t B = ONNXC_NCHWC_BLOCK;
-  int64_t xs[5], ys[5];
-  float *y = y_ref ? (float *)dense(y_ref, 5, ys) : NULL;
+  int64_t xs[5], ys[5], total;
+  float *y = dense_output(y_ref, 5, 5, ys, &total);
   if (!y)
     return;
   const float *x = dense(x_ref, 5, xs);
   int ok = x && xs[0] == ys[0] && xs[1] == ys[1] && xs[4] == B && ys[4] == B &&
            kernel_h > 0 && kernel_w > 0 && stride_h > 0 && stride_w > 0 &&
            dilation_h > 0 && dilation_w > 0;
-  int64_t total = ys[0] * ys[1] * ys[2] * ys[3] * ys[4];
   if (!ok) {
-    for (int64_t i = 0; i < total; ++i)
-      y[i] = NAN;
+    fill_nan(y, total);
     return;
   }
   if (total == 0)
