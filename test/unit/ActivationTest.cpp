@@ -16,6 +16,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "runtime/cpu/kernels/Activation.h"
+#include "KernelTestUtils.h"
 #include "runtime/cpu/kernels/Gemm.h"
 
 #include <gtest/gtest.h>
@@ -26,6 +27,8 @@
 #include <vector>
 
 namespace {
+
+using onnxc::test::supportedIsas;
 
 constexpr float kInf = std::numeric_limits<float>::infinity();
 constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
@@ -49,15 +52,6 @@ const ActivationCase kCases[] = {
     {ONNXC_ACTIVATION_SILU, 0, 0, true, "Silu"},
     {ONNXC_ACTIVATION_HARD_SWISH, 1.0f / 6.0f, 0.5f, true, "HardSwish"},
 };
-
-std::vector<int> supportedIsas() {
-  std::vector<int> isas;
-  for (int isa :
-       {ONNXC_SGEMM_ISA_PORTABLE, ONNXC_SGEMM_ISA_AVX2, ONNXC_SGEMM_ISA_AVX512})
-    if (onnxc_sgemm_isa_supported(isa))
-      isas.push_back(isa);
-  return isas;
-}
 
 /// [-12, 12] densely (both sides of every branch point: 0.625, 1, 3.92 /
 /// sqrt(1/2), ...), then special magnitudes of both signs.

@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "runtime/cpu/kernels/ConvNchwc.h"
+#include "KernelTestUtils.h"
 #include "runtime/cpu/CpuRuntime.h"
 #include "runtime/cpu/ThreadPool.h"
 
@@ -23,6 +24,8 @@
 #include <vector>
 
 namespace {
+
+using onnxc::test::supportedIsas;
 
 constexpr int64_t B = ONNXC_NCHWC_BLOCK;
 
@@ -113,15 +116,6 @@ struct Operands {
       v = dist(rng);
   }
 };
-
-std::vector<int> supportedIsas() {
-  std::vector<int> isas;
-  for (int isa :
-       {ONNXC_SGEMM_ISA_PORTABLE, ONNXC_SGEMM_ISA_AVX2, ONNXC_SGEMM_ISA_AVX512})
-    if (onnxc_sgemm_isa_supported(isa))
-      isas.push_back(isa);
-  return isas;
-}
 
 /// Runs `c` on `isa` with `threads` threads and compares the real output
 /// channels with the reference.

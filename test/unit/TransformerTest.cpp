@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "runtime/cpu/kernels/Transformer.h"
+#include "KernelTestUtils.h"
 #include "runtime/cpu/CpuRuntime.h"
 #include "runtime/cpu/ThreadPool.h"
 #include "runtime/cpu/kernels/Gemm.h"
@@ -24,6 +25,8 @@
 #include <vector>
 
 namespace {
+
+using onnxc::test::supportedIsas;
 
 constexpr float kInf = std::numeric_limits<float>::infinity();
 constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
@@ -67,15 +70,6 @@ void expectClose(const std::vector<float> &got, const std::vector<float> &want,
     ASSERT_NEAR(got[i], want[i], tolerance * (1.0f + std::fabs(want[i])))
         << what << " [" << i << "]";
   }
-}
-
-std::vector<int> supportedIsas() {
-  std::vector<int> isas;
-  for (int isa :
-       {ONNXC_SGEMM_ISA_PORTABLE, ONNXC_SGEMM_ISA_AVX2, ONNXC_SGEMM_ISA_AVX512})
-    if (onnxc_sgemm_isa_supported(isa))
-      isas.push_back(isa);
-  return isas;
 }
 
 const size_t kLengths[] = {1, 2, 3, 7, 8, 9, 15, 16, 17, 31, 33, 100, 128, 769};
