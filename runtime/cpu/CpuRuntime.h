@@ -106,6 +106,18 @@ void _mlir_ciface_onnxc_rt_matmul_packed_f32(
     onnxc_memref1 *slot, int32_t flags, float alpha, float bias_scale,
     int32_t activation, float activation_alpha, float activation_beta);
 
+/* The same for a constant B that the compiler packed (targets/cpu/
+ * transforms/PrepackGemmWeights.cpp): `packed_b` is 1-D, the K x N op(B)
+ * in the layout of ISA `packed_isa` (kernels/GemmPackedLayout.h); flags'
+ * TRANS_B is ignored. `slot` serves a run on a CPU with another layout,
+ * which repacks B once (kernels/Gemm.h, onnxc_sgemm_prepacked). */
+void _mlir_ciface_onnxc_rt_matmul_prepacked_f32(
+    onnxc_unranked_memref *a, onnxc_unranked_memref *packed_b,
+    onnxc_unranked_memref *bias, onnxc_unranked_memref *y, onnxc_memref1 *slot,
+    int32_t packed_isa, int64_t k, int64_t n, int32_t flags, float alpha,
+    float bias_scale, int32_t activation, float activation_alpha,
+    float activation_beta);
+
 /* Conv.c: Y = activation(Conv2D(X, W) + bias + residual), NCHW, dense,
  * the window given by its begin pads, strides and dilations (the end pads
  * follow from Y's size). Bias ([M]) and residual (Y's shape) are read when

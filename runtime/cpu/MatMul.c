@@ -14,6 +14,7 @@
 #include "MemrefView.h"
 #include "ThreadPool.h"
 #include "kernels/Gemm.h"
+#include "kernels/GemmPackedLayout.h"
 
 #include <math.h>
 #include <string.h>
@@ -47,6 +48,7 @@ typedef struct batch_job {
   int64_t a_bstride[MAX_DIMS], b_bstride[MAX_DIMS], y_bstride[MAX_DIMS],
       bias_bstride[MAX_DIMS];
   onnxc_sgemm_packed_b **packed_b; /* B's cache slot, or NULL */
+  int32_t packed_isa; /* b is packed in this ISA's layout; 0: b is plain */
 } batch_job;
 
 static void run_batch(const batch_job *job, size_t index, int max_threads) {
@@ -62,10 +64,16 @@ static void run_batch(const batch_job *job, size_t index, int max_threads) {
   onnxc_sgemm_epilogue e = job->epilogue;
   if (e.bias)
     e.bias += bias_off;
-  onnxc_sgemm_strided_cached(job->m, job->n, job->k, job->alpha, job->a + a_off,
-                             job->a_rs, job->a_cs, job->b + b_off, job->b_rs,
-                             job->b_cs, 0.0f, job->y + y_off, job->ldc, &e,
-                             max_threads, job->packed_b);
+  if (job->packed_isa)
+    onnxc_sgemm_prepacked(job->m, job->n, job->k, job->alpha, job->a + a_off,
+                          job->a_rs, job->a_cs, job->b, job->packed_isa, 0.0f,
+                          job->y + y_off, job->ldc, &e, max_threads,
+                          job->packed_b);
+  else
+    onnxc_sgemm_strided_cached(
+        job->m, job->n, job->k, job->alpha, job->a + a_off, job->a_rs,
+        job->a_cs, job->b + b_off, job->b_rs, job->b_cs, 0.0f, job->y + y_off,
+        job->ldc, &e, max_threads, job->packed_b);
 }
 
 static void batch_task(void *context, size_t task, int worker) {
@@ -98,14 +106,17 @@ static void fill_nan(const view *y) {
     data[i] = NAN;
 }
 
-static void matmul(onnxc_unranked_memref *a_ref, onnxc_unranked_memref *b_ref,
+/* `b` is B's view; with `packed_isa` set it is the logical K x N view of
+ * a B the compiler packed (its data the packed floats, its strides
+ * unused). */
+static void matmul(onnxc_unranked_memref *a_ref, view b,
                    onnxc_unranked_memref *bias_ref,
                    onnxc_unranked_memref *y_ref, onnxc_sgemm_packed_b **slot,
-                   int32_t flags, float alpha, float bias_scale,
-                   int32_t activation, float activation_alpha,
+                   int32_t packed_isa, int32_t flags, float alpha,
+                   float bias_scale, int32_t activation, float activation_alpha,
                    float activation_beta) {
-  view a, b, y, bias = {0};
-  if (!onnxc_read_f32_view(a_ref, &a) || !onnxc_read_f32_view(b_ref, &b) || !onnxc_read_f32_view(y_ref, &y))
+  view a, y, bias = {0};
+  if (!onnxc_read_f32_view(a_ref, &a) || !onnxc_read_f32_view(y_ref, &y))
     return;
   int has_bias = (flags & ONNXC_MATMUL_BIAS) && onnxc_read_f32_view(bias_ref, &bias);
   int trans_a = (flags & ONNXC_MATMUL_TRANS_A) != 0;
@@ -223,6 +234,7 @@ static void matmul(onnxc_unranked_memref *a_ref, onnxc_unranked_memref *b_ref,
   for (int d = 0; d < batch_rank; ++d)
     b_shared &= job.b_bstride[d] == 0;
   job.packed_b = b_shared ? slot : NULL;
+  job.packed_isa = packed_isa;
 
   /* B shared by every batch and A, Y (and the bias) laid out so that the
    * batch dims continue the rows: one GEMM with batches * M rows. */
@@ -255,8 +267,18 @@ void _mlir_ciface_onnxc_rt_matmul_f32(
     onnxc_unranked_memref *bias, onnxc_unranked_memref *y, int32_t flags,
     float alpha, float bias_scale, int32_t activation, float activation_alpha,
     float activation_beta) {
-  matmul(a, b, bias, y, NULL, flags, alpha, bias_scale, activation,
-         activation_alpha, activation_beta);
+  view b_view;
+  if (onnxc_read_f32_view(b, &b_view))
+    matmul(a, b_view, bias, y, NULL, 0, flags, alpha, bias_scale, activation,
+           activation_alpha, activation_beta);
+}
+
+/* The slot argument as the GEMM's cache pointer (NULL when absent). */
+static onnxc_sgemm_packed_b **slot_pointer(onnxc_memref1 *slot) {
+  return slot && slot->size >= 1
+             ? (onnxc_sgemm_packed_b **)((int64_t *)slot->aligned +
+                                         slot->offset)
+             : NULL;
 }
 
 void _mlir_ciface_onnxc_rt_matmul_packed_f32(
@@ -264,10 +286,42 @@ void _mlir_ciface_onnxc_rt_matmul_packed_f32(
     onnxc_unranked_memref *bias, onnxc_unranked_memref *y, onnxc_memref1 *slot,
     int32_t flags, float alpha, float bias_scale, int32_t activation,
     float activation_alpha, float activation_beta) {
-  onnxc_sgemm_packed_b **cache =
-      slot && slot->size >= 1
-          ? (onnxc_sgemm_packed_b **)((int64_t *)slot->aligned + slot->offset)
-          : NULL;
-  matmul(a, b, bias, y, cache, flags, alpha, bias_scale, activation,
+  view b_view;
+  if (onnxc_read_f32_view(b, &b_view))
+    matmul(a, b_view, bias, y, slot_pointer(slot), 0, flags, alpha, bias_scale,
+           activation, activation_alpha, activation_beta);
+}
+
+void _mlir_ciface_onnxc_rt_matmul_prepacked_f32(
+    onnxc_unranked_memref *a, onnxc_unranked_memref *packed_b,
+    onnxc_unranked_memref *bias, onnxc_unranked_memref *y, onnxc_memref1 *slot,
+    int32_t packed_isa, int64_t k, int64_t n, int32_t flags, float alpha,
+    float bias_scale, int32_t activation, float activation_alpha,
+    float activation_beta) {
+  view packed, y_view;
+  onnxc_sgemm_b_layout layout;
+  if (!onnxc_read_f32_view(packed_b, &packed) ||
+      !onnxc_read_f32_view(y, &y_view))
+    return;
+  if (packed.rank != 1 || k < 1 || n < 1 ||
+      !onnxc_sgemm_b_layout_for_isa(packed_isa, &layout) ||
+      (size_t)packed.size[0] <
+          onnxc_sgemm_packed_b_floats(&layout, (size_t)n, (size_t)k)) {
+    /* Not what the compiler emits: NaNs rather than reads out of bounds. */
+    fill_nan(&y_view);
+    return;
+  }
+  /* B as the K x N matrix it stands for; the GEMM reads it through the
+   * layout (kernels/GemmPackedLayout.h). It is never transposed: the
+   * compiler packed op(B). */
+  view b = {0};
+  b.data = packed.data;
+  b.rank = 2;
+  b.size[0] = k;
+  b.size[1] = n;
+  b.stride[0] = n;
+  b.stride[1] = 1;
+  matmul(a, b, bias, y, slot_pointer(slot), packed_isa,
+         flags & ~ONNXC_MATMUL_TRANS_B, alpha, bias_scale, activation,
          activation_alpha, activation_beta);
 }

@@ -29,6 +29,7 @@
 #include "../ThreadPool.h"
 #include "Activation.h"
 #include "GemmKernels.h"
+#include "GemmPackedLayout.h"
 
 #include <math.h>
 #if defined(__SSE2__)
@@ -566,6 +567,28 @@ static void release_source(const float *b, size_t n, size_t k, ptrdiff_t b_rs,
 #endif
 }
 
+/* Publishes `mine` in `*slot` unless another thread was first. Returns the
+ * copy the slot holds; `*won` (when not NULL) says whether it is `mine`
+ * (else `mine` was freed). */
+static onnxc_sgemm_packed_b *publish_packed_b(onnxc_sgemm_packed_b **slot,
+                                              onnxc_sgemm_packed_b *mine,
+                                              int *won) {
+  onnxc_sgemm_packed_b *e = NULL;
+  int published = __atomic_compare_exchange_n(
+      slot, &e, mine, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
+  if (won)
+    *won = published;
+  if (!published) {
+    free(mine->data);
+    free(mine);
+    return e;
+  }
+  mine->next = atomic_load(&packed_b_registry);
+  while (!atomic_compare_exchange_weak(&packed_b_registry, &mine->next, mine))
+    ;
+  return mine;
+}
+
 /* The copy of B in `*slot` when it was packed for these operands; on first
  * use packs one and publishes it. Never blocks: threads that race on the
  * first use each pack, one copy wins the compare-exchange, the others are
@@ -581,20 +604,40 @@ static const onnxc_sgemm_packed_b *packed_b_for(onnxc_sgemm_packed_b **slot,
     onnxc_sgemm_packed_b *mine = pack_whole_b(v, b, n, k, b_rs, b_cs, threads);
     if (!mine)
       return NULL;
-    if (__atomic_compare_exchange_n(slot, &e, mine, 0, __ATOMIC_ACQ_REL,
-                                    __ATOMIC_ACQUIRE)) {
-      e = mine;
-      mine->next = atomic_load(&packed_b_registry);
-      while (
-          !atomic_compare_exchange_weak(&packed_b_registry, &mine->next, mine))
-        ;
+    int won;
+    e = publish_packed_b(slot, mine, &won);
+    if (won)
       release_source(b, n, k, b_rs, b_cs);
-    } else {
-      free(mine->data);
-      free(mine);
-    }
   }
   return packed_b_matches(e, v, b, n, k, b_rs, b_cs) ? e : NULL;
+}
+
+/* A B the compiler packed in another ISA's `layout`, repacked once for `v`
+ * into `*slot` as packed_b_for does (keyed on `prepacked` with strides 0).
+ * The repacking goes through a plain K x N copy, freed after. */
+static const onnxc_sgemm_packed_b *
+repacked_b_for(onnxc_sgemm_packed_b **slot, const onnxc_sgemm_variant *v,
+               const onnxc_sgemm_b_layout *layout, const float *prepacked,
+               size_t n, size_t k, int threads) {
+  onnxc_sgemm_packed_b *e = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
+  if (!e) {
+    float *plain = malloc(n * k * sizeof(float));
+    if (!plain)
+      return NULL;
+    for (size_t p = 0; p < k; ++p)
+      for (size_t j = 0; j < n; ++j)
+        plain[p * n + j] =
+            prepacked[onnxc_sgemm_packed_b_index(layout, n, k, p, j)];
+    onnxc_sgemm_packed_b *mine =
+        pack_whole_b(v, plain, n, k, (ptrdiff_t)n, 1, threads);
+    free(plain);
+    if (!mine)
+      return NULL;
+    mine->b = prepacked;
+    mine->b_rs = mine->b_cs = 0;
+    e = publish_packed_b(slot, mine, NULL);
+  }
+  return packed_b_matches(e, v, prepacked, n, k, 0, 0) ? e : NULL;
 }
 
 /* With B packed once (job->packed_b: the whole copy, see
@@ -764,27 +807,9 @@ static int small_m(const onnxc_sgemm_variant *v, size_t m, size_t n, size_t k,
   return 1;
 }
 
-void onnxc_sgemm_strided_cached(size_t m, size_t n, size_t k, float alpha,
-                                const float *a, ptrdiff_t a_rs, ptrdiff_t a_cs,
-                                const float *b, ptrdiff_t b_rs, ptrdiff_t b_cs,
-                                float beta, float *c, ptrdiff_t ldc,
-                                const onnxc_sgemm_epilogue *epilogue,
-                                int max_threads, onnxc_sgemm_packed_b **slot) {
-  if (m == 0 || n == 0)
-    return;
-  if (k == 0 || alpha == 0.0f) {
-    scale_only(m, n, beta, c, ldc, epilogue);
-    return;
-  }
-  const onnxc_sgemm_variant *v = active_variant();
-  if (small_m(v, m, n, k, alpha, a, a_rs, a_cs, b, b_rs, b_cs, beta, c, ldc,
-              epilogue, max_threads))
-    return;
-  size_t mr = v->mr, nr = v->nr;
-  size_t kc_max = k < v->kc ? k : v->kc;
-  size_t nc_max = n < v->nc ? round_up(n, nr) : v->nc;
-
-  /* Threads: small products are not worth waking anyone. */
+/* The threads a product of this size is worth (at most max_threads when
+ * > 0): small products are not worth waking anyone. */
+static int gemm_threads(size_t m, size_t n, size_t k, int max_threads) {
   int threads = onnxc_num_threads();
   if (max_threads > 0 && max_threads < threads)
     threads = max_threads;
@@ -793,10 +818,55 @@ void onnxc_sgemm_strided_cached(size_t m, size_t n, size_t k, float alpha,
     threads = 1;
   else if (threads > 1 && flops / threads < 2.0e5)
     threads = (int)(flops / 2.0e5) > 1 ? (int)(flops / 2.0e5) : 1;
+  return threads;
+}
 
-  /* A constant B is packed once (packed_b_for); then only A is. */
-  const onnxc_sgemm_packed_b *cached =
-      slot ? packed_b_for(slot, v, b, n, k, b_rs, b_cs, threads) : NULL;
+/* op(B)[p][j] from strided B, or from `whole_b` (all of B packed for `v`)
+ * when b is NULL: for the loop that runs when memory runs out. */
+static float b_element(const onnxc_sgemm_variant *v, const float *b,
+                       ptrdiff_t b_rs, ptrdiff_t b_cs, const float *whole_b,
+                       size_t n, size_t k, size_t p, size_t j) {
+  if (b)
+    return b[(ptrdiff_t)p * b_rs + (ptrdiff_t)j * b_cs];
+  onnxc_sgemm_b_layout layout = {v->nr, v->kc, v->nc};
+  return whole_b[onnxc_sgemm_packed_b_index(&layout, n, k, p, j)];
+}
+
+/* The product one element at a time, for when there is no memory for the
+ * packed blocks: slow, but right. B as for b_element. */
+static void slow_product(const onnxc_sgemm_variant *v, size_t m, size_t n,
+                         size_t k, float alpha, const float *a, ptrdiff_t a_rs,
+                         ptrdiff_t a_cs, const float *b, ptrdiff_t b_rs,
+                         ptrdiff_t b_cs, const float *whole_b, float beta,
+                         float *c, ptrdiff_t ldc,
+                         const onnxc_sgemm_epilogue *epilogue) {
+  onnxc_sgemm_epilogue none = {0};
+  const onnxc_sgemm_epilogue *e = epilogue ? epilogue : &none;
+  for (size_t i = 0; i < m; ++i)
+    for (size_t j = 0; j < n; ++j) {
+      float sum = 0.0f;
+      for (size_t p = 0; p < k; ++p)
+        sum += a[(ptrdiff_t)i * a_rs + (ptrdiff_t)p * a_cs] *
+               b_element(v, b, b_rs, b_cs, whole_b, n, k, p, j);
+      float *out = c + (ptrdiff_t)i * ldc + j;
+      *out = alpha * sum + (beta == 0.0f ? 0.0f : beta * *out);
+    }
+  if (!epilogue_is_trivial(e))
+    apply_epilogue(e, c, ldc, 0, 0, m, n);
+}
+
+/* The blocked product with variant `v` on `threads` threads. `whole_b` is
+ * all of B already packed for `v` (then `b` may be NULL), or NULL: B is
+ * packed block by block during the call. */
+static void sgemm_blocked(const onnxc_sgemm_variant *v, size_t m, size_t n,
+                          size_t k, float alpha, const float *a, ptrdiff_t a_rs,
+                          ptrdiff_t a_cs, const float *b, ptrdiff_t b_rs,
+                          ptrdiff_t b_cs, float beta, float *c, ptrdiff_t ldc,
+                          const onnxc_sgemm_epilogue *epilogue, int threads,
+                          const float *whole_b) {
+  size_t mr = v->mr, nr = v->nr;
+  size_t kc_max = k < v->kc ? k : v->kc;
+  size_t nc_max = n < v->nc ? round_up(n, nr) : v->nc;
 
   /* Row blocks: a multiple of the thread count, each a multiple of MR.
    * With B packed once and few row blocks (a sequence or two through a
@@ -804,7 +874,7 @@ void onnxc_sgemm_strided_cached(size_t m, size_t n, size_t k, float alpha,
    * (cached_task); many row blocks keep the split below, whose tasks the
    * threads balance block by block. */
   size_t m_blocks = div_up(m, v->mc);
-  int by_columns = cached && m_blocks < 4 * (size_t)threads;
+  int by_columns = whole_b && m_blocks < 4 * (size_t)threads;
   if (threads > 1 && !by_columns)
     m_blocks = round_up(m_blocks, (size_t)threads);
   size_t mc = round_up(div_up(m, m_blocks), mr);
@@ -834,27 +904,16 @@ void onnxc_sgemm_strided_cached(size_t m, size_t n, size_t k, float alpha,
       16);
 
   void *b_base = NULL, *a_base;
-  job.packed_b = cached
-                     ? cached->data
+  job.packed_b = whole_b
+                     ? (float *)whole_b
                      : aligned_buffer(round_up(nc_max, nr) * kc_max, &b_base);
   job.packed_a = aligned_buffer(job.packed_a_stride * (size_t)threads, &a_base);
   if (!job.packed_b || !job.packed_a) {
     /* No memory for the packed blocks: the slow loop still gets it right. */
     onnxc_rt_scratch_give(b_base);
     onnxc_rt_scratch_give(a_base);
-    onnxc_sgemm_epilogue none = {0};
-    const onnxc_sgemm_epilogue *e = epilogue ? epilogue : &none;
-    for (size_t i = 0; i < m; ++i)
-      for (size_t j = 0; j < n; ++j) {
-        float sum = 0.0f;
-        for (size_t p = 0; p < k; ++p)
-          sum += a[(ptrdiff_t)i * a_rs + (ptrdiff_t)p * a_cs] *
-                 b[(ptrdiff_t)p * b_rs + (ptrdiff_t)j * b_cs];
-        float *out = c + (ptrdiff_t)i * ldc + j;
-        *out = alpha * sum + (beta == 0.0f ? 0.0f : beta * *out);
-      }
-    if (!epilogue_is_trivial(e))
-      apply_epilogue(e, c, ldc, 0, 0, m, n);
+    slow_product(v, m, n, k, alpha, a, a_rs, a_cs, b, b_rs, b_cs, whole_b, beta,
+                 c, ldc, epilogue);
     return;
   }
 
@@ -881,8 +940,8 @@ void onnxc_sgemm_strided_cached(size_t m, size_t n, size_t k, float alpha,
       job.kc = k - pc < v->kc ? k - pc : v->kc;
       job.first_k = pc == 0;
       job.last_k = pc + job.kc == k;
-      if (cached)
-        job.packed_b = cached->data + jc * k + job.panels * nr * pc;
+      if (whole_b)
+        job.packed_b = (float *)whole_b + jc * k + job.panels * nr * pc;
       else
         onnxc_parallel_for(div_up(job.panels, PACK_B_PANELS), threads,
                            pack_b_task, &job);
@@ -891,6 +950,76 @@ void onnxc_sgemm_strided_cached(size_t m, size_t n, size_t k, float alpha,
   }
   onnxc_rt_scratch_give(b_base);
   onnxc_rt_scratch_give(a_base);
+}
+
+void onnxc_sgemm_strided_cached(size_t m, size_t n, size_t k, float alpha,
+                                const float *a, ptrdiff_t a_rs, ptrdiff_t a_cs,
+                                const float *b, ptrdiff_t b_rs, ptrdiff_t b_cs,
+                                float beta, float *c, ptrdiff_t ldc,
+                                const onnxc_sgemm_epilogue *epilogue,
+                                int max_threads, onnxc_sgemm_packed_b **slot) {
+  if (m == 0 || n == 0)
+    return;
+  if (k == 0 || alpha == 0.0f) {
+    scale_only(m, n, beta, c, ldc, epilogue);
+    return;
+  }
+  const onnxc_sgemm_variant *v = active_variant();
+  if (small_m(v, m, n, k, alpha, a, a_rs, a_cs, b, b_rs, b_cs, beta, c, ldc,
+              epilogue, max_threads))
+    return;
+  int threads = gemm_threads(m, n, k, max_threads);
+  /* A constant B is packed once (packed_b_for); then only A is. */
+  const onnxc_sgemm_packed_b *cached =
+      slot ? packed_b_for(slot, v, b, n, k, b_rs, b_cs, threads) : NULL;
+  sgemm_blocked(v, m, n, k, alpha, a, a_rs, a_cs, b, b_rs, b_cs, beta, c, ldc,
+                epilogue, threads, cached ? cached->data : NULL);
+}
+
+void onnxc_sgemm_prepacked(size_t m, size_t n, size_t k, float alpha,
+                           const float *a, ptrdiff_t a_rs, ptrdiff_t a_cs,
+                           const float *packed_b, int32_t packed_isa,
+                           float beta, float *c, ptrdiff_t ldc,
+                           const onnxc_sgemm_epilogue *epilogue,
+                           int max_threads, onnxc_sgemm_packed_b **slot) {
+  if (m == 0 || n == 0)
+    return;
+  if (k == 0 || alpha == 0.0f) {
+    scale_only(m, n, beta, c, ldc, epilogue);
+    return;
+  }
+  const onnxc_sgemm_variant *v = active_variant();
+  int threads = gemm_threads(m, n, k, max_threads);
+  onnxc_sgemm_b_layout layout;
+  if (!onnxc_sgemm_b_layout_for_isa(packed_isa, &layout)) {
+    /* Not a layout this runtime knows: nothing can read B. NaNs rather
+     * than a made-up product (the compiler emits only known ISAs). */
+    for (size_t i = 0; i < m; ++i)
+      for (size_t j = 0; j < n; ++j)
+        c[(ptrdiff_t)i * ldc + j] = NAN;
+    return;
+  }
+  if (layout.nr == v->nr && layout.kc == v->kc && layout.nc == v->nc) {
+    sgemm_blocked(v, m, n, k, alpha, a, a_rs, a_cs, NULL, 0, 0, beta, c, ldc,
+                  epilogue, threads, packed_b);
+    return;
+  }
+  /* Packed for another CPU than this one (or a test forced another ISA):
+   * repacked once for this one into the slot. */
+  const onnxc_sgemm_packed_b *cached =
+      slot ? repacked_b_for(slot, v, &layout, packed_b, n, k, threads) : NULL;
+  if (cached) {
+    sgemm_blocked(v, m, n, k, alpha, a, a_rs, a_cs, NULL, 0, 0, beta, c, ldc,
+                  epilogue, threads, cached->data);
+    return;
+  }
+  /* No slot or no memory for a copy: B read through the layout. */
+  onnxc_sgemm_variant as_packed = *v;
+  as_packed.nr = layout.nr;
+  as_packed.kc = layout.kc;
+  as_packed.nc = layout.nc;
+  slow_product(&as_packed, m, n, k, alpha, a, a_rs, a_cs, NULL, 0, 0, packed_b,
+               beta, c, ldc, epilogue);
 }
 
 void onnxc_sgemm_strided(size_t m, size_t n, size_t k, float alpha,

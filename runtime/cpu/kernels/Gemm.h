@@ -95,6 +95,21 @@ void onnxc_sgemm_strided_cached(size_t m, size_t n, size_t k, float alpha,
                                 const onnxc_sgemm_epilogue *epilogue,
                                 int max_threads, onnxc_sgemm_packed_b **slot);
 
+/* onnxc_sgemm_strided for a B the compiler packed (GemmPackedLayout.h) in
+ * the layout of ISA `packed_isa` (onnxc_sgemm_isa): `packed_b` holds the
+ * packed K x N op(B). When the running variant has that layout the product
+ * reads it as it is: no packing of B at all. Otherwise (an artifact run on
+ * another CPU than it was compiled for, or a forced ISA) B is repacked
+ * once for this variant into `slot` (as onnxc_sgemm_strided_cached does);
+ * with no slot or no memory, B is read through its layout, slowly. Safe
+ * from many threads. */
+void onnxc_sgemm_prepacked(size_t m, size_t n, size_t k, float alpha,
+                           const float *a, ptrdiff_t a_row_stride,
+                           ptrdiff_t a_col_stride, const float *packed_b,
+                           int32_t packed_isa, float beta, float *c,
+                           ptrdiff_t ldc, const onnxc_sgemm_epilogue *epilogue,
+                           int max_threads, onnxc_sgemm_packed_b **slot);
+
 /* The plain triple loop (double accumulation) everything is tested against. */
 void onnxc_sgemm_reference(int trans_a, int trans_b, size_t m, size_t n,
                            size_t k, float alpha, const float *a, ptrdiff_t lda,

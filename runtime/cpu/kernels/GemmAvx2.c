@@ -8,10 +8,11 @@
 
 #include "Gemm.h"
 #include "GemmKernels.h"
+#include "GemmPackedLayout.h"
 
 #include <immintrin.h>
 
-enum { MR = 6, NR = 16 };
+enum { MR = 6, NR = ONNXC_SGEMM_AVX2_NR };
 
 #define FMA_ROW(r)                                                             \
   do {                                                                         \
@@ -233,6 +234,12 @@ static void avx2_small_t(size_t m, size_t n, size_t k, float alpha,
   }
 }
 
-const onnxc_sgemm_variant onnxc_sgemm_avx2_variant = {
-    ONNXC_SGEMM_ISA_AVX2, MR,          NR, 48, 256, 1024, avx2_6x16,
-    avx2_small_n,         avx2_small_t};
+const onnxc_sgemm_variant onnxc_sgemm_avx2_variant = {ONNXC_SGEMM_ISA_AVX2,
+                                                      MR,
+                                                      NR,
+                                                      48,
+                                                      ONNXC_SGEMM_AVX2_KC,
+                                                      ONNXC_SGEMM_AVX2_NC,
+                                                      avx2_6x16,
+                                                      avx2_small_n,
+                                                      avx2_small_t};

@@ -9,10 +9,11 @@
 
 #include "Gemm.h"
 #include "GemmKernels.h"
+#include "GemmPackedLayout.h"
 
 #include <immintrin.h>
 
-enum { MR = 12, NR = 32 };
+enum { MR = 12, NR = ONNXC_SGEMM_AVX512_NR };
 
 #define FMA_ROW(r)                                                             \
   do {                                                                         \
@@ -239,6 +240,12 @@ static void avx512_small_t(size_t m, size_t n, size_t k, float alpha,
   }
 }
 
-const onnxc_sgemm_variant onnxc_sgemm_avx512_variant = {
-    ONNXC_SGEMM_ISA_AVX512, MR, NR, 48, 384, 1024, avx512_12x32, avx512_small_n,
-    avx512_small_t};
+const onnxc_sgemm_variant onnxc_sgemm_avx512_variant = {ONNXC_SGEMM_ISA_AVX512,
+                                                        MR,
+                                                        NR,
+                                                        48,
+                                                        ONNXC_SGEMM_AVX512_KC,
+                                                        ONNXC_SGEMM_AVX512_NC,
+                                                        avx512_12x32,
+                                                        avx512_small_n,
+                                                        avx512_small_t};

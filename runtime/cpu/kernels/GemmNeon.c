@@ -20,10 +20,11 @@
 
 #include "Gemm.h"
 #include "GemmKernels.h"
+#include "GemmPackedLayout.h"
 
 #include <arm_neon.h>
 
-enum { MR = 12, NR = 8 };
+enum { MR = 12, NR = ONNXC_SGEMM_NEON_NR };
 
 /* Row r of the tile += (its A value, lane l of A vector q) * the B row. */
 #define FMA_ROW(r, q, l)                                                       \
@@ -117,4 +118,5 @@ static void neon_12x8(size_t kc, const float *a, const float *b, float *c,
  * Neoverse cores. MC = 48 (four A panels), as on x86. No NEON small-M
  * kernels (NULL): few rows use the portable ones. */
 const onnxc_sgemm_variant onnxc_sgemm_neon_variant = {
-    ONNXC_SGEMM_ISA_NEON, MR, NR, 48, 256, 512, neon_12x8, NULL, NULL};
+    ONNXC_SGEMM_ISA_NEON, MR,        NR,   48,  ONNXC_SGEMM_NEON_KC,
+    ONNXC_SGEMM_NEON_NC,  neon_12x8, NULL, NULL};
