@@ -34,12 +34,12 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
-#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/InitAllDialects.h"
 #include "mlir/InitAllExtensions.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Support/FileUtilities.h"
 #include "mlir/Target/LLVMIR/Dialect/All.h"
@@ -48,6 +48,7 @@
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
+#include "llvm/MC/MCSubtargetInfo.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/ToolOutputFile.h"
@@ -280,6 +281,25 @@ bool optimizeModel(const CompilerOptions &options) {
   return succeeded(exportOnnxModel(*module, options.outputPath));
 }
 
+/// The runtime GEMM variant (onnxc_sgemm_isa) that the target CPU of
+/// `machine` will run, whose layout constant weights are packed in at
+/// compile time; 0 when that is not known (a generic x86-64, other
+/// architectures): the runtime then packs them on the first run. Mirrors
+/// the run-time choice in runtime/cpu/kernels/Gemm.c (best_variant).
+static int32_t gemmPackingIsa(const llvm::TargetMachine &machine) {
+  const llvm::Triple &triple = machine.getTargetTriple();
+  if (triple.isAArch64())
+    return 4; // NEON: in the AArch64 base ISA
+  if (triple.getArch() != llvm::Triple::x86_64)
+    return 0;
+  const llvm::MCSubtargetInfo *cpu = machine.getMCSubtargetInfo();
+  if (cpu->checkFeatures("+avx512f,+avx512vl"))
+    return 3;
+  if (cpu->checkFeatures("+avx2,+fma"))
+    return 2;
+  return 0;
+}
+
 /// Drops the importer's `onnxc.*` argument and result attributes (the model
 /// metadata, already collected) from the lowered functions: `onnxc` is also
 /// the fused-op dialect's namespace, so the LLVM IR translation would take
@@ -422,6 +442,12 @@ bool compileModel(const CompilerOptions &options) {
   PassManager lowerPm(&ctx);
   // A static artifact must not allocate while it runs; the GEMM kernel
   // allocates its packing buffers, so MatMul/Gemm become loops there.
+  // Constant GEMM weights are packed now, for the CPU the artifact targets,
+  // so that its first run does not pack them (not for a static artifact,
+  // which has no GEMM kernel).
+  if (!emitStatic)
+    lowerPm.addPass(
+        cpu::createPrepackGemmWeightsPass(gemmPackingIsa(**machine)));
   lowerPm.addPass(cpu::createDeclareRuntimeHelpersPass(
       /*gemmKernel=*/!emitStatic));
   lowerPm.addNestedPass<func::FuncOp>(cpu::createConvertOnnxToLinalgPass());

@@ -3,6 +3,7 @@
 #ifndef ONNXC_TARGETS_CPU_PASSES_H
 #define ONNXC_TARGETS_CPU_PASSES_H
 
+#include <cstdint>
 #include <memory>
 
 namespace mlir {
@@ -19,6 +20,11 @@ std::unique_ptr<mlir::Pass> createConvertOnnxToLinalgPass();
 /// Declares the runtime functions lowerings call (see Passes.td and
 /// lowering/RuntimeHelpers.h); runs before convert-onnx-to-linalg.
 std::unique_ptr<mlir::Pass> createDeclareRuntimeHelpersPass(bool gemmKernel = true);
+
+/// Constant GEMM weights packed at compile time for the runtime ISA `isa`
+/// (see transforms/PrepackGemmWeights.cpp; 0 packs nothing).
+std::unique_ptr<mlir::Pass> createPrepackGemmWeights();
+std::unique_ptr<mlir::Pass> createPrepackGemmWeightsPass(int32_t isa);
 
 /// tensor.expand_shape with dynamic dims -> tensor.reshape (see
 /// transforms/DynamicExpandShapeToReshape.cpp); defined by the generated

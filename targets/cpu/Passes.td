@@ -46,6 +46,26 @@ def DeclareRuntimeHelpers
   let dependentDialects = ["mlir::func::FuncDialect"];
 }
 
+def PrepackGemmWeights
+    : Pass<"onnxc-prepack-gemm-weights", "mlir::ModuleOp"> {
+  let summary = "Pack constant GEMM weights at compile time for the target ISA";
+  let description = [{
+    Packs the constant 2-D B of f32 MatMul/Gemm (and the fused forms) into
+    the layout the runtime's micro-kernel for `isa` reads
+    (runtime/cpu/kernels/GemmPackedLayout.h), as a new constant global, and
+    marks the op so that the GEMM lowering passes the packed copy instead
+    of B. The artifact's first run then packs nothing. Runs before
+    onnxc-declare-runtime-helpers. See transforms/PrepackGemmWeights.cpp
+    for what is left alone.
+  }];
+  let options = [
+    Option<"isa", "isa", "int32_t", "0",
+           "the runtime ISA whose layout to pack for (onnxc_sgemm_isa: 2 "
+           "AVX2, 3 AVX-512, 4 NEON; 0: none, the runtime packs)">
+  ];
+  let dependentDialects = ["mlir::memref::MemRefDialect"];
+}
+
 def DynamicExpandShapeToReshape
     : Pass<"onnxc-dynamic-expand-shape-to-reshape", "mlir::func::FuncOp"> {
   let summary = "Rewrite tensor.expand_shape with dynamic dims to tensor.reshape";

@@ -4,9 +4,12 @@ or 2 threads, and runs from several threads at once, match ONNX Runtime.
 
 The products have enough rows (M = 40) to take the packed path, widths that
 leave partial NR panels, K over one KC block, transB, and a weight shared by
-two MatMuls (two call sites, two slots, one B).
+two MatMuls (two call sites, two slots, one B). With fixed shapes the
+compiler packs the single-use weights itself, for the target CPU.
 """
 import os
+import platform
+import subprocess
 import sys
 import tempfile
 import threading
@@ -75,6 +78,49 @@ def test_every_run_matches_ort(opt):
                 errors.append(check(artifact.run({"x": x}), {"x": x}, m))
     print(f"packed weights {opt}: max relative error vs ONNX Runtime "
           f"{max(errors):.3g}")
+
+
+def host_has_packed_layout():
+    """Whether the compiler packs weights for this host (Compiler.cpp,
+    gemmPackingIsa): AArch64, or x86-64 with AVX2 and FMA."""
+    if platform.machine() in ("aarch64", "arm64"):
+        return True
+    if platform.machine() not in ("x86_64", "AMD64"):
+        return False
+    with open("/proc/cpuinfo") as f:
+        flags = next((line.split() for line in f if line.startswith("flags")),
+                     [])
+    return "avx2" in flags and "fma" in flags
+
+
+@pytest.mark.parametrize("opt", ["-O0", "-O3"])
+@pytest.mark.parametrize("mcpu", [None, "haswell", "x86-64"])
+def test_weights_packed_at_compile_time(opt, mcpu):
+    """With the rows fixed (--shape), the compiler packs w1 and w2 (one user
+    each) for the target CPU's GEMM (targets/cpu/transforms/
+    PrepackGemmWeights.cpp); w3 (two users) is left to the runtime. The
+    host's own target reads them as they are; --mcpu=haswell packs for
+    AVX2, which an AVX-512 host repacks once on its first run; a generic
+    x86-64 packs nothing. Every run matches ONNX Runtime."""
+    if mcpu and platform.machine() not in ("x86_64", "AMD64"):
+        pytest.skip("x86-64 CPU names")
+    m = model()
+    args = [opt, "--shape", f"x={ROWS}x{IN}"]
+    if mcpu:
+        args += ["--mcpu", mcpu]
+    with tempfile.TemporaryDirectory() as tmp:
+        path = compile_model(m, tmp, args=args)
+        calls = subprocess.run(["nm", path], capture_output=True,
+                               text=True).stdout
+        prepacked = "onnxc_rt_matmul_prepacked_f32_r" in calls
+        assert prepacked == (mcpu is not None and mcpu != "x86-64" or
+                             mcpu is None and host_has_packed_layout()), calls
+        artifact = Artifact(path)
+        for threads in (1, 2, 1):
+            artifact.set_num_threads(threads)
+            for _ in range(2):
+                x = RNG.standard_normal((ROWS, IN)).astype(np.float32)
+                check(artifact.run({"x": x}), {"x": x}, m)
 
 
 def test_concurrent_first_runs():

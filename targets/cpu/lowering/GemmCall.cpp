@@ -209,13 +209,36 @@ Value buildCall(ConversionPatternRewriter &rewriter, Operation *op,
   auto resultMemref = MemRefType::get(resultType.getShape(), f32);
   Value buffer = rewriter.create<memref::AllocOp>(
       loc, resultMemref, dynamicSizes, rewriter.getI64IntegerAttr(64));
-  Value aRef = asArgument(a), bRef = asArgument(b);
   // A constant B's cache slot (RuntimeHelpers.h, kPackedBSlotAttr) goes
-  // right after the result, as the packed callee expects.
+  // right after the result, as the packed callee expects; a B packed at
+  // compile time (kPrepackedBAttr) is its packed global, and the slot is
+  // followed by that layout's ISA and op(B)'s K and N.
   SmallVector<Value> slot;
-  if (auto symbol = op->getAttrOfType<FlatSymbolRefAttr>(kPackedBSlotAttr))
+  auto slotSymbol = op->getAttrOfType<FlatSymbolRefAttr>(kPackedBSlotAttr);
+  if (slotSymbol)
     slot.push_back(rewriter.create<memref::GetGlobalOp>(
-        loc, packedBSlotType(rewriter.getContext()), symbol.getValue()));
+        loc, packedBSlotType(rewriter.getContext()), slotSymbol.getValue()));
+  auto prepacked = op->getAttrOfType<FlatSymbolRefAttr>(kPrepackedBAttr);
+  auto prepackedIsa = op->getAttrOfType<IntegerAttr>(kPrepackedIsaAttr);
+  Value aRef = asArgument(a), bRef;
+  if (slotSymbol && prepacked && prepackedIsa) {
+    auto global = SymbolTable::lookupNearestSymbolFrom<memref::GlobalOp>(
+        op, prepacked.getAttr());
+    bRef = castToCallee(rewriter.create<memref::GetGlobalOp>(
+        loc, global.getType(), prepacked.getValue()));
+    auto bType = llvm::cast<RankedTensorType>(b.getType());
+    bool transB = flags & kTransB;
+    flags &= ~kTransB;
+    auto i64 = [&](int64_t v) -> Value {
+      return rewriter.create<arith::ConstantIntOp>(loc, v, 64);
+    };
+    slot.append(
+        {rewriter.create<arith::ConstantIntOp>(loc, prepackedIsa.getInt(), 32),
+         i64(bType.getDimSize(transB ? 1 : 0)),
+         i64(bType.getDimSize(transB ? 0 : 1))});
+  } else {
+    bRef = asArgument(b);
+  }
   // The third memref is the bias/C operand whenever the op has one (see
   // runtimeHelperFor), used or not.
   Value biasRef = thirdOperand ? asArgument(thirdOperand) : aRef;
@@ -237,11 +260,17 @@ Value buildCall(ConversionPatternRewriter &rewriter, Operation *op,
       /*writable=*/rewriter.getUnitAttr());
 }
 
-/// The declared runtime GEMM for `op`, or null.
+/// The declared runtime GEMM for `op`, or null (also when a packed B the op
+/// names is missing: the linalg lowering then reads the original B).
 func::FuncOp lookupCallee(Operation *op) {
   std::optional<RuntimeHelper> helper = runtimeHelperFor(op);
   if (!helper)
     return {};
+  if (auto prepacked = op->getAttrOfType<FlatSymbolRefAttr>(kPrepackedBAttr))
+    if (!op->getAttrOfType<IntegerAttr>(kPrepackedIsaAttr) ||
+        !SymbolTable::lookupNearestSymbolFrom<memref::GlobalOp>(
+            op, prepacked.getAttr()))
+      return {};
   return SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(
       op, StringAttr::get(op->getContext(), helper->name));
 }

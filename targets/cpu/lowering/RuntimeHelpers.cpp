@@ -127,17 +127,11 @@ struct DeclareRuntimeHelpersPass
         RankedTensorType::get(slotType.getShape(), slotType.getElementType()),
         builder.getI64IntegerAttr(0).getValue());
     module.walk([&](Operation *op) {
-      StringRef name = op->getName().getStringRef();
-      if ((name != "onnx.MatMul" && name != "onnx.Gemm" &&
-           name != "onnxc.FusedMatMul" && name != "onnxc.FusedGemm") ||
-          op->getNumOperands() < 2 || op->getNumResults() != 1)
+      if (!isF32GemmOp(op))
         return;
-      auto result =
-          llvm::dyn_cast<RankedTensorType>(op->getResult(0).getType());
       Operation *def = op->getOperand(1).getDefiningOp();
-      if (!result || !result.getElementType().isF32() || !def ||
-          !(def->hasTrait<OpTrait::ConstantLike>() ||
-            def->getName().getStringRef() == "onnx.Constant"))
+      if (!def || !(def->hasTrait<OpTrait::ConstantLike>() ||
+                    def->getName().getStringRef() == "onnx.Constant"))
         return;
       auto global = builder.create<memref::GlobalOp>(
           op->getLoc(), "onnxc_packed_b_slot", builder.getStringAttr("private"),
@@ -327,19 +321,28 @@ std::optional<RuntimeHelper> runtimeHelperFor(Operation *op) {
           SmallVector<int64_t>(t.getRank(), ShapedType::kDynamic), f32);
     };
     auto any = UnrankedMemRefType::get(f32, 0);
-    // A constant B (kPackedBSlotAttr) also passes its cache slot.
+    // A constant B (kPackedBSlotAttr) also passes its cache slot; one the
+    // compiler packed (kPrepackedBAttr) is passed as that 1-D copy, with
+    // its layout's ISA and op(B)'s K and N.
     bool packed = op->hasAttr(kPackedBSlotAttr);
-    StringRef base =
-        packed ? "onnxc_rt_matmul_packed_f32" : "onnxc_rt_matmul_f32";
+    bool prepacked = packed && op->hasAttr(kPrepackedBAttr);
+    StringRef base = prepacked ? "onnxc_rt_matmul_prepacked_f32"
+                     : packed  ? "onnxc_rt_matmul_packed_f32"
+                               : "onnxc_rt_matmul_f32";
+    int64_t bRank = prepacked ? 1 : bm.getRank();
     std::string wrapper =
-        llvm::formatv("{0}_r{1}_{2}_{3}_{4}", base, a.getRank(), bm.getRank(),
+        llvm::formatv("{0}_r{1}_{2}_{3}_{4}", base, a.getRank(), bRank,
                       bias.getRank(), resultType.getRank());
-    SmallVector<Type> wrapperInputs{dynamic(a), dynamic(bm), dynamic(bias),
-                                    dynamic(resultType)};
+    SmallVector<Type> wrapperInputs{
+        dynamic(a),
+        MemRefType::get(SmallVector<int64_t>(bRank, ShapedType::kDynamic), f32),
+        dynamic(bias), dynamic(resultType)};
     SmallVector<Type> targetInputs(4, any);
     for (SmallVector<Type> *types : {&wrapperInputs, &targetInputs}) {
       if (packed)
         types->push_back(packedBSlotType(ctx));
+      if (prepacked)
+        types->append({i32, i64, i64});
       types->append({i32, f32, f32, i32, f32, f32});
     }
     return RuntimeHelper{wrapper, b.getFunctionType(wrapperInputs, {}),
@@ -481,6 +484,16 @@ void emitShapeErrorIf(OpBuilder &b, Location loc, Value failed,
   };
   b.create<func::CallOp>(loc, callee,
                          ValueRange{kindValue, toI64(a), toI64(bSize)});
+}
+
+bool isF32GemmOp(Operation *op) {
+  StringRef name = op->getName().getStringRef();
+  if ((name != "onnx.MatMul" && name != "onnx.Gemm" &&
+       name != "onnxc.FusedMatMul" && name != "onnxc.FusedGemm") ||
+      op->getNumOperands() < 2 || op->getNumResults() != 1)
+    return false;
+  auto result = llvm::dyn_cast<RankedTensorType>(op->getResult(0).getType());
+  return result && result.getElementType().isF32();
 }
 
 std::unique_ptr<Pass> createDeclareRuntimeHelpersPass(bool gemmKernel) {

@@ -45,6 +45,19 @@ std::optional<RuntimeHelper> runtimeHelperFor(mlir::Operation *op);
 /// slot once instead of on every run (runtime/cpu/MatMul.c).
 inline constexpr llvm::StringLiteral kPackedBSlotAttr = "onnxc.packed_b_slot";
 
+/// The attributes onnxc-prepack-gemm-weights puts on a MatMul/Gemm whose
+/// constant B it packed at compile time: a FlatSymbolRefAttr naming the
+/// constant 1-D f32 global holding op(B) packed, and the i32 runtime ISA
+/// (onnxc_sgemm_isa) whose layout it is in. Such an op calls
+/// `onnxc_rt_matmul_prepacked_f32` with that global in place of B.
+inline constexpr llvm::StringLiteral kPrepackedBAttr = "onnxc.prepacked_b";
+inline constexpr llvm::StringLiteral kPrepackedIsaAttr = "onnxc.prepacked_isa";
+
+/// Whether `op` is an f32 matrix product the runtime GEMM takes:
+/// onnx.MatMul, onnx.Gemm, onnxc.FusedMatMul or onnxc.FusedGemm with a
+/// ranked f32 result (B is operand 1).
+bool isF32GemmOp(mlir::Operation *op);
+
 /// The type of a packed-B cache slot global.
 mlir::MemRefType packedBSlotType(mlir::MLIRContext *ctx);
 
