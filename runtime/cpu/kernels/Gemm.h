@@ -83,9 +83,10 @@ typedef struct onnxc_sgemm_packed_b onnxc_sgemm_packed_b;
 
 /* onnxc_sgemm_strided for a B that never changes (a weight): `slot` (NULL:
  * none) is a zero-initialized pointer kept by the caller for this B, one per
- * call site; it is only accessed atomically. The first call packs all of B
- * once into the slot (the runtime frees it at unload); later calls skip
- * B's packing. Calls with other operands than the packed ones (another
+ * call site; it is only accessed atomically. The first call of more than
+ * 4 rows packs all of B once into the slot (the runtime frees it at
+ * unload); later calls skip B's packing. Calls of up to 4 rows read B as
+ * it is. Calls with other operands than the packed ones (another
  * ISA forced, another B) pack per call as usual. Safe from many threads. */
 void onnxc_sgemm_strided_cached(size_t m, size_t n, size_t k, float alpha,
                                 const float *a, ptrdiff_t a_row_stride,

@@ -17,8 +17,9 @@
 // runtime checks the layout against the CPU it runs on: on another CPU it
 // repacks once from this copy (onnxc_sgemm_prepacked). Left alone: a weight
 // with other users (it would then be emitted twice: GPT-2's tied embedding
-// is also a Gather table), dynamic shapes, and products of at most 16 rows,
-// which the runtime multiplies without packing B at all.
+// is also a Gather table), and products that may have 4 rows or fewer
+// (a dynamic dim of A counts as 1), which the runtime multiplies without
+// packing B at all.
 //
 //===----------------------------------------------------------------------===//
 
@@ -49,8 +50,9 @@ namespace onnxc::cpu {
 namespace {
 
 /// The runtime multiplies products of up to this many rows without packing
-/// B (runtime/cpu/kernels/GemmKernels.h, ONNXC_SGEMM_SMALL_M_T).
-constexpr int64_t kUnpackedRows = 16;
+/// B, reading it as it is (runtime/cpu/kernels/GemmKernels.h,
+/// ONNXC_SGEMM_SMALL_M_N); from 5 rows on, a packed B is faster.
+constexpr int64_t kUnpackedRows = 4;
 
 /// The dense value of a constant (onnx.Constant or a ConstantLike op).
 DenseElementsAttr constantValue(Value value) {
@@ -82,22 +84,26 @@ bool transposesB(Operation *op) {
   return transB && transB.getInt() != 0;
 }
 
-/// The rows of the product `op` computes (the rows of op(A) times its batch
-/// dims), or nullopt when A's shape is not static.
-std::optional<int64_t> productRows(Operation *op) {
+/// The fewest rows the product `op` can compute (the rows of op(A) times
+/// its batch dims, a dynamic dim counted as 1), or nullopt for an A that
+/// is not a ranked tensor of the expected rank.
+std::optional<int64_t> fewestProductRows(Operation *op) {
   auto a = llvm::dyn_cast<RankedTensorType>(op->getOperand(0).getType());
-  if (!a || !a.hasStaticShape() || a.getRank() == 0)
+  if (!a || a.getRank() == 0)
     return std::nullopt;
+  auto atLeastOne = [](int64_t size) {
+    return ShapedType::isDynamic(size) ? 1 : size;
+  };
   StringRef name = op->getName().getStringRef();
   if (name == "onnx.Gemm" || name == "onnxc.FusedGemm") {
+    if (a.getRank() != 2)
+      return std::nullopt;
     auto transA = op->getAttrOfType<IntegerAttr>("transA");
-    return a.getRank() == 2 ? std::optional<int64_t>(a.getDimSize(
-                                  transA && transA.getInt() ? 1 : 0))
-                            : std::nullopt;
+    return atLeastOne(a.getDimSize(transA && transA.getInt() ? 1 : 0));
   }
   int64_t rows = 1;
   for (int64_t d = 0; d + 1 < a.getRank(); ++d)
-    rows *= a.getDimSize(d);
+    rows *= atLeastOne(a.getDimSize(d));
   return rows;
 }
 
@@ -119,7 +125,7 @@ struct PrepackGemmWeights : impl::PrepackGemmWeightsBase<PrepackGemmWeights> {
       if (!bType || !bType.getElementType().isF32() || bType.getRank() != 2 ||
           !bType.hasStaticShape() || !b.hasOneUse())
         return;
-      std::optional<int64_t> rows = productRows(op);
+      std::optional<int64_t> rows = fewestProductRows(op);
       if (!rows || *rows <= kUnpackedRows)
         return;
       DenseElementsAttr value = constantValue(b);

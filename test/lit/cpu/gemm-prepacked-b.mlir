@@ -38,24 +38,28 @@ func.func @gemm_trans_b(%a: tensor<20x3xf32>) -> tensor<20x2xf32> {
 
 // -----
 
-// Left to the runtime: 16 rows (multiplied without packing B), a weight
-// with a second user (packing it would emit it twice), a dynamic row count.
-// A MatMul with batch dims counts them as rows: 2 x 10 = 20, packed.
+// Left to the runtime: 4 rows (multiplied without packing B), a weight
+// with a second user (packing it would emit it twice), a row count that is
+// all dynamic (it may be 1). Packed: a MatMul whose batch dims make 2 x 10
+// rows, and one with a dynamic batch of 8-row matrices (at least 8 rows).
 // CHECK-LABEL: func.func @what_is_packed
 // CHECK: call @onnxc_rt_matmul_packed_f32_r2_2_2_2(
 // CHECK: call @onnxc_rt_matmul_packed_f32_r2_2_2_2(
 // CHECK: call @onnxc_rt_matmul_packed_f32_r2_2_2_2(
 // CHECK: call @onnxc_rt_matmul_packed_f32_r2_2_2_2(
 // CHECK: call @onnxc_rt_matmul_prepacked_f32_r3_1_3_3(
-func.func @what_is_packed(%a16: tensor<16x8xf32>, %a: tensor<20x8xf32>, %d: tensor<?x8xf32>, %batched: tensor<2x10x8xf32>) -> (tensor<16x6xf32>, tensor<20x6xf32>, tensor<20x6xf32>, tensor<?x6xf32>, tensor<2x10x6xf32>) {
+// CHECK: call @onnxc_rt_matmul_prepacked_f32_r3_1_3_3(
+func.func @what_is_packed(%a4: tensor<4x8xf32>, %a: tensor<20x8xf32>, %d: tensor<?x8xf32>, %batched: tensor<2x10x8xf32>, %dynbatch: tensor<?x8x8xf32>) -> (tensor<4x6xf32>, tensor<20x6xf32>, tensor<20x6xf32>, tensor<?x6xf32>, tensor<2x10x6xf32>, tensor<?x8x6xf32>) {
   %w1 = "onnx.Constant"() <{value = dense<0.25> : tensor<8x6xf32>}> : () -> tensor<8x6xf32>
   %w2 = "onnx.Constant"() <{value = dense<0.5> : tensor<8x6xf32>}> : () -> tensor<8x6xf32>
   %w3 = "onnx.Constant"() <{value = dense<0.75> : tensor<8x6xf32>}> : () -> tensor<8x6xf32>
   %w4 = "onnx.Constant"() <{value = dense<1.5> : tensor<8x6xf32>}> : () -> tensor<8x6xf32>
-  %0 = "onnx.MatMul"(%a16, %w1) : (tensor<16x8xf32>, tensor<8x6xf32>) -> tensor<16x6xf32>
+  %w5 = "onnx.Constant"() <{value = dense<2.5> : tensor<8x6xf32>}> : () -> tensor<8x6xf32>
+  %0 = "onnx.MatMul"(%a4, %w1) : (tensor<4x8xf32>, tensor<8x6xf32>) -> tensor<4x6xf32>
   %1 = "onnx.MatMul"(%a, %w2) : (tensor<20x8xf32>, tensor<8x6xf32>) -> tensor<20x6xf32>
   %2 = "onnx.MatMul"(%a, %w2) : (tensor<20x8xf32>, tensor<8x6xf32>) -> tensor<20x6xf32>
   %3 = "onnx.MatMul"(%d, %w3) : (tensor<?x8xf32>, tensor<8x6xf32>) -> tensor<?x6xf32>
   %4 = "onnx.MatMul"(%batched, %w4) : (tensor<2x10x8xf32>, tensor<8x6xf32>) -> tensor<2x10x6xf32>
-  return %0, %1, %2, %3, %4 : tensor<16x6xf32>, tensor<20x6xf32>, tensor<20x6xf32>, tensor<?x6xf32>, tensor<2x10x6xf32>
+  %5 = "onnx.MatMul"(%dynbatch, %w5) : (tensor<?x8x8xf32>, tensor<8x6xf32>) -> tensor<?x8x6xf32>
+  return %0, %1, %2, %3, %4, %5 : tensor<4x6xf32>, tensor<20x6xf32>, tensor<20x6xf32>, tensor<?x6xf32>, tensor<2x10x6xf32>, tensor<?x8x6xf32>
 }
