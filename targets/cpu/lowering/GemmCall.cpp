@@ -23,6 +23,7 @@
 #include "targets/cpu/lowering/KernelActivation.h"
 #include "targets/cpu/lowering/LinalgBuilders.h"
 #include "targets/cpu/lowering/Patterns.h"
+#include "targets/cpu/lowering/RuntimeCall.h"
 #include "targets/cpu/lowering/RuntimeHelpers.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -144,35 +145,6 @@ OpFoldResult broadcastSize(OpBuilder &b, Location loc, Value xTensor, int64_t x,
       .getResult();
 }
 
-/// Reports a run-time shape error (RuntimeHelpers.h) when dim `xd` of `x`
-/// and dim `yd` of `y` disagree: `broadcasts` allows either to be 1. The
-/// runtime GEMM itself stays in bounds (it fills the result with NaN); the
-/// report turns the run into an error naming the node. Nothing is emitted
-/// when both are static (the pattern checks those) or one is a static 1 that
-/// broadcasts.
-void reportMismatch(OpBuilder &b, Location loc, Value x, int64_t xd, Value y,
-                    int64_t yd, bool broadcasts, ShapeErrorKind kind) {
-  int64_t xs = llvm::cast<RankedTensorType>(x.getType()).getDimSize(xd);
-  int64_t ys = llvm::cast<RankedTensorType>(y.getType()).getDimSize(yd);
-  if ((!ShapedType::isDynamic(xs) && !ShapedType::isDynamic(ys)) ||
-      (broadcasts && (xs == 1 || ys == 1)))
-    return;
-  Value xv = dimValue(b, loc, x, xd), yv = dimValue(b, loc, y, yd);
-  Value ok = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq, xv, yv);
-  if (broadcasts) {
-    Value one = b.create<arith::ConstantIndexOp>(loc, 1);
-    ok = b.create<arith::OrIOp>(
-        loc, ok,
-        b.create<arith::OrIOp>(
-            loc,
-            b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq, xv, one),
-            b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq, yv, one)));
-  }
-  Value failed = b.create<arith::XOrIOp>(
-      loc, ok, b.create<arith::ConstantIntOp>(loc, 1, b.getI1Type()));
-  emitShapeErrorIf(b, loc, failed, kind, xv, yv);
-}
-
 /// The call replacing `op`: y = activation(alpha * op(a) @ op(b) + biasScale *
 /// bias) into a new buffer of `resultType` whose dynamic dims are `sizes`.
 /// `thirdOperand` is the op's bias/C operand (null when absent), passed even
@@ -182,33 +154,7 @@ Value buildCall(ConversionPatternRewriter &rewriter, Operation *op,
                 Value thirdOperand, RankedTensorType resultType,
                 ArrayRef<OpFoldResult> sizes, int32_t flags, float alpha,
                 float biasScale, const Activation &act) {
-  Type f32 = rewriter.getF32Type();
-  // The callee takes all-dynamic memrefs of each operand's rank.
-  auto dynamicOf = [&](Value v) {
-    auto type = llvm::cast<ShapedType>(v.getType());
-    return MemRefType::get(
-        SmallVector<int64_t>(type.getRank(), ShapedType::kDynamic), f32);
-  };
-  auto castToCallee = [&](Value memref) -> Value {
-    MemRefType type = dynamicOf(memref);
-    if (memref.getType() == type)
-      return memref;
-    return rewriter.create<memref::CastOp>(loc, type, memref);
-  };
-  auto asArgument = [&](Value tensor) -> Value {
-    auto type = llvm::cast<RankedTensorType>(tensor.getType());
-    auto memrefType = MemRefType::get(type.getShape(), f32);
-    return castToCallee(rewriter.create<bufferization::ToMemrefOp>(
-        loc, memrefType, tensor, rewriter.getUnitAttr()));
-  };
-  SmallVector<Value> dynamicSizes;
-  for (auto [d, size] : llvm::enumerate(sizes))
-    if (resultType.isDynamicDim(d))
-      dynamicSizes.push_back(
-          getValueOrCreateConstantIndexOp(rewriter, loc, size));
-  auto resultMemref = MemRefType::get(resultType.getShape(), f32);
-  Value buffer = rewriter.create<memref::AllocOp>(
-      loc, resultMemref, dynamicSizes, rewriter.getI64IntegerAttr(64));
+  Value buffer = allocRuntimeResult(rewriter, loc, resultType, sizes);
   // A constant B's cache slot (RuntimeHelpers.h, kPackedBSlotAttr) goes
   // right after the result, as the packed callee expects; a B packed at
   // compile time (kPrepackedBAttr) is its packed global, and the slot is
@@ -220,12 +166,14 @@ Value buildCall(ConversionPatternRewriter &rewriter, Operation *op,
         loc, packedBSlotType(rewriter.getContext()), slotSymbol.getValue()));
   auto prepacked = op->getAttrOfType<FlatSymbolRefAttr>(kPrepackedBAttr);
   auto prepackedIsa = op->getAttrOfType<IntegerAttr>(kPrepackedIsaAttr);
-  Value aRef = asArgument(a), bRef;
+  Value aRef = runtimeCallArgument(rewriter, loc, a), bRef;
   if (slotSymbol && prepacked && prepackedIsa) {
     auto global = SymbolTable::lookupNearestSymbolFrom<memref::GlobalOp>(
         op, prepacked.getAttr());
-    bRef = castToCallee(rewriter.create<memref::GetGlobalOp>(
-        loc, global.getType(), prepacked.getValue()));
+    bRef =
+        castToDynamicMemref(rewriter, loc,
+                            rewriter.create<memref::GetGlobalOp>(
+                                loc, global.getType(), prepacked.getValue()));
     auto bType = llvm::cast<RankedTensorType>(b.getType());
     bool transB = flags & kTransB;
     flags &= ~kTransB;
@@ -237,11 +185,12 @@ Value buildCall(ConversionPatternRewriter &rewriter, Operation *op,
          i64(bType.getDimSize(transB ? 1 : 0)),
          i64(bType.getDimSize(transB ? 0 : 1))});
   } else {
-    bRef = asArgument(b);
+    bRef = runtimeCallArgument(rewriter, loc, b);
   }
   // The third memref is the bias/C operand whenever the op has one (see
   // runtimeHelperFor), used or not.
-  Value biasRef = thirdOperand ? asArgument(thirdOperand) : aRef;
+  Value biasRef =
+      thirdOperand ? runtimeCallArgument(rewriter, loc, thirdOperand) : aRef;
   if (bias)
     flags |= kHasBias;
   auto i32 = [&](int32_t v) -> Value {
@@ -250,29 +199,24 @@ Value buildCall(ConversionPatternRewriter &rewriter, Operation *op,
   auto f32c = [&](float v) -> Value {
     return rewriter.create<arith::ConstantOp>(loc, rewriter.getF32FloatAttr(v));
   };
-  SmallVector<Value> args{aRef, bRef, biasRef, castToCallee(buffer)};
+  SmallVector<Value> args{aRef, bRef, biasRef,
+                          castToDynamicMemref(rewriter, loc, buffer)};
   args.append(slot);
   args.append({i32(flags), f32c(alpha), f32c(biasScale), i32(act.kind),
                f32c(act.alpha), f32c(act.beta)});
   rewriter.create<func::CallOp>(loc, callee, args);
-  return rewriter.create<bufferization::ToTensorOp>(
-      loc, resultType, buffer, /*restrict=*/rewriter.getUnitAttr(),
-      /*writable=*/rewriter.getUnitAttr());
+  return runtimeResultTensor(rewriter, loc, resultType, buffer);
 }
 
 /// The declared runtime GEMM for `op`, or null (also when a packed B the op
 /// names is missing: the linalg lowering then reads the original B).
 func::FuncOp lookupCallee(Operation *op) {
-  std::optional<RuntimeHelper> helper = runtimeHelperFor(op);
-  if (!helper)
-    return {};
   if (auto prepacked = op->getAttrOfType<FlatSymbolRefAttr>(kPrepackedBAttr))
     if (!op->getAttrOfType<IntegerAttr>(kPrepackedIsaAttr) ||
         !SymbolTable::lookupNearestSymbolFrom<memref::GlobalOp>(
             op, prepacked.getAttr()))
       return {};
-  return SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(
-      op, StringAttr::get(op->getContext(), helper->name));
+  return lookupRuntimeCallee(op);
 }
 
 /// MatMul (numpy semantics) with an optional bias that broadcasts onto the
@@ -324,11 +268,11 @@ LogicalResult lowerMatMul(ConversionPatternRewriter &rewriter, Operation *op,
   for (int64_t j = 0; j < batchRank; ++j) {
     int64_t ai = j - (batchRank - aBatch), bi = j - (batchRank - bBatch);
     if (ai >= 0 && bi >= 0)
-      reportMismatch(rewriter, loc, a, ai, b, bi, /*broadcasts=*/true,
-                     ShapeErrorKind::Broadcast);
+      reportDimMismatch(rewriter, loc, a, ai, b, bi, /*broadcasts=*/true,
+                        ShapeErrorKind::Broadcast);
   }
-  reportMismatch(rewriter, loc, a, ra - 1, b, rb >= 2 ? rb - 2 : 0,
-                 /*broadcasts=*/false, ShapeErrorKind::InnerDims);
+  reportDimMismatch(rewriter, loc, a, ra - 1, b, rb >= 2 ? rb - 2 : 0,
+                    /*broadcasts=*/false, ShapeErrorKind::InnerDims);
   Value result = buildCall(rewriter, op, loc, callee, a, b, bias, bias,
                            resultType, sizes, 0, alpha, 1.0f, act);
   rewriter.replaceOp(op, result);
@@ -367,8 +311,8 @@ LogicalResult lowerGemm(ConversionPatternRewriter &rewriter, Operation *op,
   SmallVector<OpFoldResult> sizes = {
       mixedDims(rewriter, loc, a)[transA ? 1 : 0],
       mixedDims(rewriter, loc, b)[transB ? 0 : 1]};
-  reportMismatch(rewriter, loc, a, transA ? 0 : 1, b, transB ? 1 : 0,
-                 /*broadcasts=*/false, ShapeErrorKind::InnerDims);
+  reportDimMismatch(rewriter, loc, a, transA ? 0 : 1, b, transB ? 1 : 0,
+                    /*broadcasts=*/false, ShapeErrorKind::InnerDims);
   int32_t flags = (transA ? kTransA : 0) | (transB ? kTransB : 0);
   Value result =
       buildCall(rewriter, op, loc, callee, a, b, bias, present(c) ? c : Value(),

@@ -114,7 +114,8 @@ inline mlir::Value runtimeResultTensor(mlir::OpBuilder &b, mlir::Location loc,
 /// static 1 that broadcasts.
 inline void reportDimMismatch(mlir::OpBuilder &b, mlir::Location loc,
                               mlir::Value x, int64_t xd, mlir::Value y,
-                              int64_t yd, bool broadcasts) {
+                              int64_t yd, bool broadcasts,
+                              ShapeErrorKind kind = ShapeErrorKind::Broadcast) {
   using namespace mlir;
   int64_t xs = llvm::cast<RankedTensorType>(x.getType()).getDimSize(xd);
   int64_t ys = llvm::cast<RankedTensorType>(y.getType()).getDimSize(yd);
@@ -134,7 +135,7 @@ inline void reportDimMismatch(mlir::OpBuilder &b, mlir::Location loc,
   }
   Value failed = b.create<arith::XOrIOp>(
       loc, ok, b.create<arith::ConstantIntOp>(loc, 1, b.getI1Type()));
-  emitShapeErrorIf(b, loc, failed, ShapeErrorKind::Broadcast, xv, yv);
+  emitShapeErrorIf(b, loc, failed, kind, xv, yv);
 }
 
 } // namespace onnxc::cpu
