@@ -3,13 +3,15 @@
 // Measures onnxc_sgemm (runtime/cpu/kernels) on square, transformer and
 // CNN-like shapes, for every micro-kernel variant the CPU runs, on one thread
 // and on all cores, and compares with the single-core FMA peak measured here
-// by a loop of independent FMAs of the same vector width. Counters:
+// by a loop of independent FMAs of the same vector width
+// (bench/common/FmaPeak.h). Counters:
 //   GFLOPS      2*M*N*K per second / 1e9
 //   peak_GFLOPS the measured peak of one core (times the threads used)
 //   pct_peak    GFLOPS / peak_GFLOPS * 100
 //
 //===----------------------------------------------------------------------===//
 
+#include "bench/common/FmaPeak.h"
 #include "runtime/cpu/ThreadPool.h"
 #include "runtime/cpu/kernels/Gemm.h"
 
@@ -17,107 +19,12 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <ctime>
-#include <map>
 #include <random>
 #include <vector>
 
 namespace {
 
-#if defined(__x86_64__)
-#include <immintrin.h>
-
-// 24 independent FMA chains: more than latency (4) x ports (2) needs.
-#define FMA_CHAINS(type, fma, set1)                                            \
-  type acc[24];                                                                \
-  for (int j = 0; j < 24; ++j)                                                 \
-    acc[j] = set1(1.0f + j * 1e-3f);                                           \
-  type x = set1(0.999999f), y = set1(1e-7f);                                   \
-  for (long i = 0; i < iterations; ++i) {                                      \
-    _Pragma("GCC unroll 24") for (int j = 0; j < 24; ++j) acc[j] =             \
-        fma(acc[j], x, y);                                                     \
-  }                                                                            \
-  type sum = acc[0];                                                           \
-  for (int j = 1; j < 24; ++j)                                                 \
-    sum = fma(sum, x, acc[j]);
-
-__attribute__((target("avx512f"))) float fmaLoopAvx512(long iterations) {
-  FMA_CHAINS(__m512, _mm512_fmadd_ps, _mm512_set1_ps)
-  return _mm512_reduce_add_ps(sum);
-}
-
-__attribute__((target("avx2,fma"))) float fmaLoopAvx2(long iterations) {
-  FMA_CHAINS(__m256, _mm256_fmadd_ps, _mm256_set1_ps)
-  float out[8];
-  _mm256_storeu_ps(out, sum);
-  return out[0];
-}
-#endif
-
-// Scalar-width chains for the portable kernel: what the compiler makes of
-// plain C (it vectorizes to the baseline SSE/NEON width).
-float fmaLoopPortable(long iterations) {
-  float acc[24][4];
-  for (int j = 0; j < 24; ++j)
-    for (int l = 0; l < 4; ++l)
-      acc[j][l] = 1.0f + j * 1e-3f;
-  for (long i = 0; i < iterations; ++i)
-    for (int j = 0; j < 24; ++j)
-      for (int l = 0; l < 4; ++l)
-        acc[j][l] = acc[j][l] * 0.999999f + 1e-7f;
-  float sum = 0;
-  for (int j = 0; j < 24; ++j)
-    sum += acc[j][0];
-  return sum;
-}
-
-/// CPU seconds of this thread: on a shared machine, wall time would count
-/// the time other processes hold the core.
-double threadCpuSeconds() {
-  timespec ts;
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
-/// Single-core peak GFLOP/s at the width of `isa` per CPU second, the best
-/// of `runs` loops of `iterations`.
-double peakNow(int isa, int runs, long iterations) {
-  double best = 0;
-  for (int run = 0; run < runs; ++run) {
-    double start = threadCpuSeconds();
-    float sink = 0;
-    double flopsPerIteration = 0;
-    switch (isa) {
-#if defined(__x86_64__)
-    case ONNXC_SGEMM_ISA_AVX512:
-      sink = fmaLoopAvx512(iterations);
-      flopsPerIteration = 24 * 16 * 2;
-      break;
-    case ONNXC_SGEMM_ISA_AVX2:
-      sink = fmaLoopAvx2(iterations);
-      flopsPerIteration = 24 * 8 * 2;
-      break;
-#endif
-    default:
-      sink = fmaLoopPortable(iterations);
-      flopsPerIteration = 24 * 4 * 2;
-      break;
-    }
-    benchmark::DoNotOptimize(sink);
-    double seconds = threadCpuSeconds() - start;
-    best = std::max(best, flopsPerIteration * iterations / seconds / 1e9);
-  }
-  return best;
-}
-
-/// The peak once per process (BM_FmaPeak), best of 5 runs of ~70 ms.
-double measuredPeak(int isa) {
-  static std::map<int, double> cache;
-  auto it = cache.find(isa);
-  if (it == cache.end())
-    it = cache.emplace(isa, peakNow(isa, 5, 20'000'000)).first;
-  return it->second;
-}
+using namespace onnxc_bench;
 
 void BM_FmaPeak(benchmark::State &state) {
   int isa = static_cast<int>(state.range(0));
@@ -255,26 +162,6 @@ void BM_SgemmWeightStream(benchmark::State &state) {
   state.SetLabel(packed ? "packed once" : "packed per call");
   onnxc_set_num_threads(0);
 }
-
-/// Prints GFLOP/s as % of the measured peak next to the normal table.
-class PercentOfPeakReporter : public benchmark::ConsoleReporter {
-public:
-  void ReportRuns(const std::vector<Run> &runs) override {
-    std::vector<Run> copy = runs;
-    for (Run &run : copy) {
-      auto gflops = run.counters.find("GFLOPS");
-      auto peak = run.counters.find("peak_GFLOPS");
-      if (gflops == run.counters.end() || peak == run.counters.end() ||
-          peak->second.value <= 0)
-        continue;
-      // The rate counter is per second of real time here: value is already
-      // divided by the measured time when it reaches the reporter.
-      run.counters["pct_peak"] =
-          benchmark::Counter(100.0 * gflops->second.value / peak->second);
-    }
-    ConsoleReporter::ReportRuns(copy);
-  }
-};
 
 /// Single-thread runs are timed in CPU time (comparable with the peak on a
 /// shared machine); all-thread runs in real time.
