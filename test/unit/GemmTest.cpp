@@ -611,6 +611,55 @@ TEST(Gemm, ConstantBConcurrentFirstCalls) {
   onnxc_set_num_threads(0);
 }
 
+TEST(Gemm, PrepackedForAnotherIsaConcurrentFirstCalls) {
+  // A B packed in another ISA's layout than the running variant's: callers
+  // racing on the first call each may repack it; one copy is published and
+  // every result is right (TSan checks the publication).
+  int running = onnxc_sgemm_current_isa();
+  int other = running == ONNXC_SGEMM_ISA_AVX2 ? ONNXC_SGEMM_ISA_AVX512
+                                              : ONNXC_SGEMM_ISA_AVX2;
+  Case c{};
+  c.m = 40;
+  c.n = 70;
+  c.k = 300;
+  c.alpha = 1.0f;
+  std::vector<float> a = randomVector(c.m * c.k, 1);
+  std::vector<float> b = randomVector(c.k * c.n, 2);
+  std::vector<float> packed = packForIsa(c, b, other);
+  std::vector<float> expected(c.m * c.n, 0.0f);
+  onnxc_sgemm_reference(0, 0, c.m, c.n, c.k, 1.0f, a.data(), c.k, b.data(), c.n,
+                        0.0f, expected.data(), c.n, nullptr);
+  onnxc_set_num_threads(2);
+  for (int round = 0; round < 3; ++round) {
+    onnxc_sgemm_packed_b *slot = nullptr;
+    constexpr int kCallers = 4;
+    std::vector<std::vector<float>> results(kCallers,
+                                            std::vector<float>(c.m * c.n, NAN));
+    std::atomic<int> ready{0};
+    std::vector<std::thread> callers;
+    for (int t = 0; t < kCallers; ++t)
+      callers.emplace_back([&, t] {
+        ready.fetch_add(1);
+        while (ready.load() < kCallers)
+          std::this_thread::yield();
+        for (int call = 0; call < 2; ++call)
+          onnxc_sgemm_prepacked(c.m, c.n, c.k, 1.0f, a.data(), (ptrdiff_t)c.k,
+                                1, packed.data(), other, 0.0f,
+                                results[t].data(), (ptrdiff_t)c.n, nullptr, 0,
+                                &slot);
+      });
+    for (std::thread &t : callers)
+      t.join();
+    EXPECT_NE(slot, nullptr);
+    for (int t = 0; t < kCallers; ++t)
+      for (size_t i = 0; i < expected.size(); ++i)
+        ASSERT_NEAR(results[t][i], expected[i],
+                    1e-4f * (1.0f + std::fabs(expected[i])))
+            << "caller " << t << " element " << i;
+  }
+  onnxc_set_num_threads(0);
+}
+
 TEST(Gemm, DegenerateSizes) {
   std::vector<float> c = {1, 2, 3, 4};
   onnxc_sgemm_epilogue e{};
