@@ -952,18 +952,27 @@ static void sgemm_blocked(const onnxc_sgemm_variant *v, size_t m, size_t n,
   onnxc_rt_scratch_give(a_base);
 }
 
+/* An empty C, or a product that contributes nothing (K = 0, alpha = 0):
+ * C = beta * C and the epilogue. Returns whether that was all. */
+static int without_product(size_t m, size_t n, size_t k, float alpha,
+                           float beta, float *c, ptrdiff_t ldc,
+                           const onnxc_sgemm_epilogue *epilogue) {
+  if (m == 0 || n == 0)
+    return 1;
+  if (k != 0 && alpha != 0.0f)
+    return 0;
+  scale_only(m, n, beta, c, ldc, epilogue);
+  return 1;
+}
+
 void onnxc_sgemm_strided_cached(size_t m, size_t n, size_t k, float alpha,
                                 const float *a, ptrdiff_t a_rs, ptrdiff_t a_cs,
                                 const float *b, ptrdiff_t b_rs, ptrdiff_t b_cs,
                                 float beta, float *c, ptrdiff_t ldc,
                                 const onnxc_sgemm_epilogue *epilogue,
                                 int max_threads, onnxc_sgemm_packed_b **slot) {
-  if (m == 0 || n == 0)
+  if (without_product(m, n, k, alpha, beta, c, ldc, epilogue))
     return;
-  if (k == 0 || alpha == 0.0f) {
-    scale_only(m, n, beta, c, ldc, epilogue);
-    return;
-  }
   const onnxc_sgemm_variant *v = active_variant();
   /* A constant B packed once is read faster by the micro-kernel than the
    * unpacked B by the small-M kernels, from 5 rows on (mlp at 8 rows:
@@ -987,12 +996,8 @@ void onnxc_sgemm_prepacked(size_t m, size_t n, size_t k, float alpha,
                            float beta, float *c, ptrdiff_t ldc,
                            const onnxc_sgemm_epilogue *epilogue,
                            int max_threads, onnxc_sgemm_packed_b **slot) {
-  if (m == 0 || n == 0)
+  if (without_product(m, n, k, alpha, beta, c, ldc, epilogue))
     return;
-  if (k == 0 || alpha == 0.0f) {
-    scale_only(m, n, beta, c, ldc, epilogue);
-    return;
-  }
   const onnxc_sgemm_variant *v = active_variant();
   int threads = gemm_threads(m, n, k, max_threads);
   onnxc_sgemm_b_layout layout;
