@@ -565,6 +565,31 @@ TEST(Gemm, PrepackedLayoutIsTheRuntimePacking) {
   }
 }
 
+/// Runs `call(t)` on `callers` threads released at once (so that they race
+/// on a first call), then checks each caller's result against `expected`.
+template <typename Call>
+void checkRacingCallers(int callers, size_t size,
+                        const std::vector<float> &expected, Call call) {
+  std::vector<std::vector<float>> results(callers,
+                                          std::vector<float>(size, NAN));
+  std::atomic<int> ready{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < callers; ++t)
+    threads.emplace_back([&, t] {
+      ready.fetch_add(1);
+      while (ready.load() < callers)
+        std::this_thread::yield();
+      call(results[t].data());
+    });
+  for (std::thread &t : threads)
+    t.join();
+  for (int t = 0; t < callers; ++t)
+    for (size_t i = 0; i < expected.size(); ++i)
+      ASSERT_NEAR(results[t][i], expected[i],
+                  1e-4f * (1.0f + std::fabs(expected[i])))
+          << "caller " << t << " element " << i;
+}
+
 TEST(Gemm, ConstantBConcurrentFirstCalls) {
   // Several threads race on the first call of one call site: each may pack,
   // one copy is published, every result is right (TSan checks the rest).
@@ -583,30 +608,13 @@ TEST(Gemm, ConstantBConcurrentFirstCalls) {
   onnxc_set_num_threads(2);
   for (int round = 0; round < 5; ++round) {
     onnxc_sgemm_packed_b *slot = nullptr;
-    constexpr int kCallers = 6;
-    std::vector<std::vector<float>> results(kCallers,
-                                            std::vector<float>(c.m * ldc, NAN));
-    std::atomic<int> ready{0};
-    std::vector<std::thread> callers;
-    for (int t = 0; t < kCallers; ++t)
-      callers.emplace_back([&, t] {
-        ready.fetch_add(1);
-        while (ready.load() < kCallers)
-          std::this_thread::yield();
-        for (int call = 0; call < 3; ++call)
-          onnxc_sgemm_strided_cached(c.m, c.n, c.k, 1.0f, a.data(),
-                                     (ptrdiff_t)lda, 1, b.data(), 1,
-                                     (ptrdiff_t)ldb, 0.0f, results[t].data(),
-                                     (ptrdiff_t)ldc, nullptr, 0, &slot);
-      });
-    for (std::thread &t : callers)
-      t.join();
+    checkRacingCallers(6, c.m * ldc, expected, [&](float *y) {
+      for (int call = 0; call < 3; ++call)
+        onnxc_sgemm_strided_cached(
+            c.m, c.n, c.k, 1.0f, a.data(), (ptrdiff_t)lda, 1, b.data(), 1,
+            (ptrdiff_t)ldb, 0.0f, y, (ptrdiff_t)ldc, nullptr, 0, &slot);
+    });
     EXPECT_NE(slot, nullptr);
-    for (int t = 0; t < kCallers; ++t)
-      for (size_t i = 0; i < expected.size(); ++i)
-        ASSERT_NEAR(results[t][i], expected[i],
-                    1e-4f * (1.0f + std::fabs(expected[i])))
-            << "caller " << t << " element " << i;
   }
   onnxc_set_num_threads(0);
 }
@@ -632,30 +640,13 @@ TEST(Gemm, PrepackedForAnotherIsaConcurrentFirstCalls) {
   onnxc_set_num_threads(2);
   for (int round = 0; round < 3; ++round) {
     onnxc_sgemm_packed_b *slot = nullptr;
-    constexpr int kCallers = 4;
-    std::vector<std::vector<float>> results(kCallers,
-                                            std::vector<float>(c.m * c.n, NAN));
-    std::atomic<int> ready{0};
-    std::vector<std::thread> callers;
-    for (int t = 0; t < kCallers; ++t)
-      callers.emplace_back([&, t] {
-        ready.fetch_add(1);
-        while (ready.load() < kCallers)
-          std::this_thread::yield();
-        for (int call = 0; call < 2; ++call)
-          onnxc_sgemm_prepacked(c.m, c.n, c.k, 1.0f, a.data(), (ptrdiff_t)c.k,
-                                1, packed.data(), other, 0.0f,
-                                results[t].data(), (ptrdiff_t)c.n, nullptr, 0,
-                                &slot);
-      });
-    for (std::thread &t : callers)
-      t.join();
+    checkRacingCallers(4, c.m * c.n, expected, [&](float *y) {
+      for (int call = 0; call < 2; ++call)
+        onnxc_sgemm_prepacked(c.m, c.n, c.k, 1.0f, a.data(), (ptrdiff_t)c.k, 1,
+                              packed.data(), other, 0.0f, y, (ptrdiff_t)c.n,
+                              nullptr, 0, &slot);
+    });
     EXPECT_NE(slot, nullptr);
-    for (int t = 0; t < kCallers; ++t)
-      for (size_t i = 0; i < expected.size(); ++i)
-        ASSERT_NEAR(results[t][i], expected[i],
-                    1e-4f * (1.0f + std::fabs(expected[i])))
-            << "caller " << t << " element " << i;
   }
   onnxc_set_num_threads(0);
 }
