@@ -17,6 +17,9 @@
 //               Z and Y stay where the previous call left them.
 //            The eviction is outside the timed region. A model's
 //            activations come from the previous layer, hence X and Z warm.
+// The 3x3 convolutions with unit strides are also timed as Winograd F(2x2,
+// 3x3) (onnxc_conv_nchwc_winograd on weights transformed beforehand, as the
+// compiler does), in families named <model>/<conv>_winograd.
 // Times are wall clock around each call (manual time), so hot and cold are
 // measured alike. Counters:
 //   GFLOPS      2 * OH * OW * M * C * KH * KW (true channels; depthwise
@@ -32,6 +35,7 @@
 #include "bench/common/FmaPeak.h"
 #include "runtime/cpu/ThreadPool.h"
 #include "runtime/cpu/kernels/ConvNchwc.h"
+#include "runtime/cpu/kernels/ConvWinogradWeights.h"
 
 #include <benchmark/benchmark.h>
 
@@ -231,7 +235,7 @@ void flushFromCaches(const std::vector<float> &data,
 }
 
 /// Args: isa, threads, cold (see the file comment).
-void BM_Conv(benchmark::State &state, const ConvSpec &spec) {
+void BM_Conv(benchmark::State &state, const ConvSpec &spec, bool winograd) {
   int isa = static_cast<int>(state.range(0));
   int threads = static_cast<int>(state.range(1));
   int cold = static_cast<int>(state.range(2));
@@ -254,10 +258,19 @@ void BM_Conv(benchmark::State &state, const ConvSpec &spec) {
   std::vector<float> sweep;
   if (cold != 0)
     sweep.assign((32u << 20) / sizeof(float), 1.0f);
+  if (winograd) {
+    std::vector<float> u(onnxc_conv_winograd_weight_floats(spec.c, spec.m));
+    onnxc_conv_winograd_weights(spec.c, spec.m, ops.w.data(), u.data());
+    ops.w = std::move(u); // what cold:2 flushes
+  }
   auto call = [&] {
-    onnxc_conv_nchwc(&s, ops.x.data(), ops.w.data(), ops.bias.data(),
-                     spec.residual ? ops.z.data() : nullptr, ops.y.data(),
-                     &epilogue, 0);
+    const float *z = spec.residual ? ops.z.data() : nullptr;
+    if (winograd)
+      onnxc_conv_nchwc_winograd(&s, ops.x.data(), ops.w.data(), ops.bias.data(),
+                                z, ops.y.data(), &epilogue, 0);
+    else
+      onnxc_conv_nchwc(&s, ops.x.data(), ops.w.data(), ops.bias.data(), z,
+                       ops.y.data(), &epilogue, 0);
   };
   call(); // the pool's threads started, scratch memory taken
   double peakBefore = peakNow(isa, 3, 2'000'000);
@@ -291,24 +304,30 @@ template <size_t N>
 void registerModel(const char *model, const ConvSpec (&specs)[N]) {
   const std::vector<int64_t> isas = {
       ONNXC_SGEMM_ISA_AVX512, ONNXC_SGEMM_ISA_AVX2, ONNXC_SGEMM_ISA_PORTABLE};
-  for (const ConvSpec &spec : specs) {
-    std::string name = std::string(model) + "/" + spec.name;
-    // Cold runs a fixed number of times: the eviction (about a millisecond
-    // for the sweep) is not timed, so a time budget would run small shapes
-    // for minutes.
-    for (bool cold : {false, true}) {
-      auto *b = benchmark::RegisterBenchmark(name.c_str(), BM_Conv, spec)
-                    ->ArgsProduct({isas,
-                                   {1, 2},
-                                   cold ? std::vector<int64_t>{1, 2}
-                                        : std::vector<int64_t>{0}})
-                    ->ArgNames({"isa", "threads", "cold"})
-                    ->UseManualTime()
-                    ->Unit(benchmark::kMicrosecond);
-      if (cold)
-        b->Iterations(200);
+  for (const ConvSpec &spec : specs)
+    for (bool winograd : {false, true}) {
+      onnxc_conv_nchwc_shape s = shapeOf(spec);
+      if (winograd && !onnxc_conv_nchwc_winograd_applies(&s))
+        continue;
+      std::string name =
+          std::string(model) + "/" + spec.name + (winograd ? "_winograd" : "");
+      // Cold runs a fixed number of times: the eviction (about a millisecond
+      // for the sweep) is not timed, so a time budget would run small shapes
+      // for minutes.
+      for (bool cold : {false, true}) {
+        auto *b =
+            benchmark::RegisterBenchmark(name.c_str(), BM_Conv, spec, winograd)
+                ->ArgsProduct({isas,
+                               {1, 2},
+                               cold ? std::vector<int64_t>{1, 2}
+                                    : std::vector<int64_t>{0}})
+                ->ArgNames({"isa", "threads", "cold"})
+                ->UseManualTime()
+                ->Unit(benchmark::kMicrosecond);
+        if (cold)
+          b->Iterations(200);
+      }
     }
-  }
 }
 
 } // namespace

@@ -445,9 +445,13 @@ bool compileModel(const CompilerOptions &options) {
   // Constant GEMM weights are packed now, for the CPU the artifact targets,
   // so that its first run does not pack them (not for a static artifact,
   // which has no GEMM kernel).
-  if (!emitStatic)
+  if (!emitStatic) {
     lowerPm.addPass(
         cpu::createPrepackGemmWeightsPass(gemmPackingIsa(**machine)));
+    // Likewise the Winograd weights of the 3x3 convolutions that run as
+    // Winograd F(2x2, 3x3).
+    lowerPm.addPass(cpu::createWinogradConvWeightsPass());
+  }
   lowerPm.addPass(cpu::createDeclareRuntimeHelpersPass(
       /*gemmKernel=*/!emitStatic));
   lowerPm.addNestedPass<func::FuncOp>(cpu::createConvertOnnxToLinalgPass());

@@ -17,6 +17,7 @@
 #include "CpuRuntime.h"
 #include "MemrefView.h"
 #include "ThreadPool.h"
+#include "kernels/ConvWinogradWeights.h"
 
 #include <math.h>
 #include <string.h>
@@ -75,7 +76,8 @@ void _mlir_ciface_onnxc_rt_conv_nchwc_f32(
   int64_t rank = y_ref->rank, spatial = rank - 3;
 
   int depthwise = (flags & ONNXC_CONV_NCHWC_DEPTHWISE) != 0;
-  int64_t w_rank = depthwise ? 2 + spatial : 4 + spatial;
+  int winograd = (flags & ONNXC_CONV_NCHWC_WINOGRAD) != 0;
+  int64_t w_rank = winograd ? 1 : depthwise ? 2 + spatial : 4 + spatial;
   const float *x = dense(x_ref, rank, xs);
   const float *w = dense(w_ref, w_rank, ws);
   const float *bias = NULL, *z = NULL;
@@ -103,8 +105,8 @@ void _mlir_ciface_onnxc_rt_conv_nchwc_f32(
     s.out_h = spatial == 2 ? ys[2] : 1;
     s.out_w = ys[rank - 2];
     int64_t kernel_dim = depthwise ? 1 : 2; /* W's first kernel dim */
-    s.kernel_h = spatial == 2 ? ws[kernel_dim] : 1;
-    s.kernel_w = ws[kernel_dim + spatial - 1];
+    s.kernel_h = winograd ? 3 : spatial == 2 ? ws[kernel_dim] : 1;
+    s.kernel_w = winograd ? 3 : ws[kernel_dim + spatial - 1];
     s.stride_h = stride_h;
     s.stride_w = stride_w;
     s.dilation_h = dilation_h;
@@ -115,7 +117,11 @@ void _mlir_ciface_onnxc_rt_conv_nchwc_f32(
     ok = xs[1] == in_blocks && xs[rank - 1] == B && ys[0] == xs[0] &&
          ys[1] == out_blocks && ys[rank - 1] == B &&
          (!depthwise || in_channels == out_channels);
-    if (depthwise)
+    if (winograd)
+      ok = ok && spatial == 2 && onnxc_conv_nchwc_winograd_applies(&s) &&
+           (size_t)ws[0] ==
+               onnxc_conv_winograd_weight_floats(in_channels, out_channels);
+    else if (depthwise)
       ok = ok && ws[0] == in_blocks && ws[w_rank - 1] == B;
     else
       ok = ok && ws[0] == out_blocks && ws[1] == in_blocks &&
@@ -132,7 +138,10 @@ void _mlir_ciface_onnxc_rt_conv_nchwc_f32(
   epilogue.activation = activation;
   epilogue.activation_alpha = activation_alpha;
   epilogue.activation_beta = activation_beta;
-  onnxc_conv_nchwc(&s, x, w, bias, z, y, &epilogue, 0);
+  if (!winograd)
+    onnxc_conv_nchwc(&s, x, w, bias, z, y, &epilogue, 0);
+  else if (!onnxc_conv_nchwc_winograd(&s, x, w, bias, z, y, &epilogue, 0))
+    fill_nan(y, total); /* not even one tile's scratch */
 }
 
 /* onnxc.ReorderToBlocked of f32 with block 16: Y[n][cb][s][b] =

@@ -133,11 +133,13 @@ void _mlir_ciface_onnxc_rt_conv2d_f32(
 
 /* ConvNchwc.c: onnxc.BlockedConv, Y = activation(Conv(X, W) + bias + Z) on
  * blocked tensors (kernels/ConvNchwc.h has the layouts). Geometry that
- * disagrees at run time fills Y with NaN. */
+ * disagrees at run time fills Y with NaN. With ONNXC_CONV_NCHWC_WINOGRAD, W
+ * is a 3x3 kernel's Winograd U, 1-D (kernels/ConvWinogradWeights.h). */
 enum {
   ONNXC_CONV_NCHWC_BIAS = 1,
   ONNXC_CONV_NCHWC_RESIDUAL = 2,
-  ONNXC_CONV_NCHWC_DEPTHWISE = 4
+  ONNXC_CONV_NCHWC_DEPTHWISE = 4,
+  ONNXC_CONV_NCHWC_WINOGRAD = 8
 };
 void _mlir_ciface_onnxc_rt_conv_nchwc_f32(
     onnxc_unranked_memref *x, onnxc_unranked_memref *w,

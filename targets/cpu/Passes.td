@@ -66,6 +66,22 @@ def PrepackGemmWeights
   let dependentDialects = ["mlir::memref::MemRefDialect"];
 }
 
+def WinogradConvWeights
+    : Pass<"onnxc-winograd-conv-weights", "mlir::ModuleOp"> {
+  let summary = "Winograd F(2x2, 3x3) weights for constant 3x3 convolutions";
+  let description = [{
+    Transforms the constant W of each f32 onnxc.BlockedConv that the
+    runtime computes faster by Winograd F(2x2, 3x3) (3x3, unit strides and
+    dilations, group 1, enough channels and output pixels) into U = G g G^T
+    (runtime/cpu/kernels/ConvWinogradWeights.h), as a new constant global,
+    and marks the op so that its lowering passes U instead of W. Runs
+    before onnxc-declare-runtime-helpers. See
+    transforms/WinogradConvWeights.cpp for what is left alone and why.
+  }];
+  let constructor = "onnxc::cpu::createWinogradConvWeightsPass()";
+  let dependentDialects = ["mlir::memref::MemRefDialect"];
+}
+
 def DynamicExpandShapeToReshape
     : Pass<"onnxc-dynamic-expand-shape-to-reshape", "mlir::func::FuncOp"> {
   let summary = "Rewrite tensor.expand_shape with dynamic dims to tensor.reshape";

@@ -237,6 +237,48 @@ def test_chain_matches_ort(name):
     check_close(got, want, name)
 
 
+def winograd_globals(model_path, args):
+    """How many convolutions the compiler gave Winograd weights
+    (targets/cpu/transforms/WinogradConvWeights.cpp): the globals in the
+    emitted LLVM IR."""
+    proc = subprocess.run(
+        [onnxc_binary(), "compile", model_path, "--emit", "llvm", "-o", "-",
+         *args], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    return len(set(re.findall(r"@onnxc_winograd_u[_0-9]* = ", proc.stdout)))
+
+
+@pytest.mark.parametrize("fixed", [False, True])
+def test_winograd_matches_ort(fixed):
+    """3x3 convolutions with unit strides on maps of 12x12 and more, 32
+    channels and more, run as Winograd F(2x2, 3x3): odd sizes (23x26),
+    symmetric and asymmetric pads, 35 -> 48 -> 40 channels (partial blocks),
+    a residual with Relu; the strided one stays direct. Its outputs agree
+    with ONNX Runtime as the direct kernel's do, on 1 and 2 threads; with a
+    dynamic batch (fixed=False) the tiles per image decide alike."""
+    model = conv_chain(35, [dict(out=48, pads=[1, 1, 1, 1], act="Relu"),
+                            dict(out=40, pads=[0, 1, 2, 1]),
+                            dict(out=40, pads=[1, 1, 1, 1], residual="c1",
+                                 act="Relu"),
+                            dict(out=33, pads=[1, 1, 1, 1], strides=[2, 2])],
+                       size=(23, 26))
+    x = RNG.standard_normal((2, 35, 23, 26)).astype(np.float32)
+    want = run_ort(model, {"x": x})
+    args = ["-O3"] + (["--shape", "x=2x35x23x26"] if fixed else [])
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "chain.onnx")
+        onnx.save(model, path)
+        assert winograd_globals(path, args) == 3
+        artifact = Artifact(compile_model(model, tmp, args=args))
+        errors = []
+        for threads in (1, 2):
+            artifact.set_num_threads(threads)
+            errors.append(check_close(artifact.run({"x": x}), want,
+                                      f"winograd {threads} threads"))
+    print(f"winograd chain: max relative error vs ONNX Runtime "
+          f"{max(errors):.2g}")
+
+
 def test_not_fired_on_single_conv_or_grouped():
     """A lone convolution and grouped (not depthwise) ones stay NCHW and
     still agree with ONNX Runtime."""

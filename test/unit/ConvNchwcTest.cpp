@@ -5,8 +5,9 @@
 // sizes, channel counts that are not multiples of 16 (with X's padding lanes
 // holding NaN and inf, which must not reach a real output channel), strides,
 // pads, dilations, kernel sizes 1 to 7, depthwise, every epilogue, 1 to 4
-// threads. Then the entry point of lowered code (geometry read from memref
-// descriptors, a mismatch giving NaN).
+// threads; Winograd F(2x2, 3x3) on the same operands, its weights
+// transformed by ConvWinogradWeights.h. Then the entry point of lowered code
+// (geometry read from memref descriptors, a mismatch giving NaN).
 //
 //===----------------------------------------------------------------------===//
 
@@ -14,6 +15,7 @@
 #include "KernelTestUtils.h"
 #include "runtime/cpu/CpuRuntime.h"
 #include "runtime/cpu/ThreadPool.h"
+#include "runtime/cpu/kernels/ConvWinogradWeights.h"
 
 #include <gtest/gtest.h>
 
@@ -117,11 +119,11 @@ struct Operands {
   }
 };
 
-/// Runs `c` on `isa` with `threads` threads and compares the real output
-/// channels with the reference.
-void checkCase(const ConvCase &c, int isa, int threads) {
-  SCOPED_TRACE(describe(c) + " isa=" + onnxc_sgemm_isa_name(isa) +
-               " threads=" + std::to_string(threads));
+/// Runs `c` on `isa` with `threads` threads (by Winograd F(2x2, 3x3) with
+/// `winograd`) and compares the real output channels with the reference.
+void checkCase(const ConvCase &c, int isa, int threads, bool winograd = false) {
+  SCOPED_TRACE(describe(c) + " isa=" + onnxc_sgemm_isa_name(isa) + " threads=" +
+               std::to_string(threads) + (winograd ? " winograd" : ""));
   onnxc_conv_nchwc_shape s = shapeOf(c);
   Operands ops(c, s);
   onnxc_sgemm_epilogue e{};
@@ -136,8 +138,17 @@ void checkCase(const ConvCase &c, int isa, int threads) {
                              expected.data(), &e);
   ASSERT_TRUE(onnxc_sgemm_force_isa(isa));
   onnxc_set_num_threads(threads);
-  onnxc_conv_nchwc(&s, ops.x.data(), ops.w.data(), bias, z, actual.data(), &e,
-                   0);
+  if (winograd) {
+    ASSERT_TRUE(onnxc_conv_nchwc_winograd_applies(&s));
+    std::vector<float> u(onnxc_conv_winograd_weight_floats(c.c, c.m));
+    onnxc_conv_winograd_weights(c.c, c.m, ops.w.data(), u.data());
+    ASSERT_EQ(onnxc_conv_nchwc_winograd(&s, ops.x.data(), u.data(), bias, z,
+                                        actual.data(), &e, 0),
+              1);
+  } else {
+    onnxc_conv_nchwc(&s, ops.x.data(), ops.w.data(), bias, z, actual.data(), &e,
+                     0);
+  }
   onnxc_set_num_threads(0);
   onnxc_sgemm_force_isa(ONNXC_SGEMM_ISA_AUTO);
   int64_t terms = (c.depthwise ? 1 : c.c) * c.kh * c.kw;
@@ -333,6 +344,50 @@ TEST_P(ConvNchwcIsaTest, SeveralThreads) {
   }
 }
 
+// Winograd F(2x2, 3x3): odd output sizes (a last tile half outside Y), no,
+// symmetric and asymmetric pads (tiles reading past X's edges), channel
+// counts with partial blocks (NaN and inf in X's padding lanes must not
+// reach Y), two images, Z, every activation kind the epilogue switches on,
+// bands of tiles cut for 1 to 3 threads, and weights over 1 MB (wider
+// bands). The output transform adds before it rounds, so it is checked to
+// the same tolerance as the direct kernel.
+TEST_P(ConvNchwcIsaTest, Winograd) {
+  std::vector<ConvCase> cases;
+  for (int64_t pad : {0, 1, 2}) {
+    ConvCase c{1, 32, 32, 9, 12, 3, 3};
+    c.pt = c.pl = c.pb = c.pr = pad;
+    cases.push_back(c);
+  }
+  ConvCase asymmetric{2, 19, 40, 11, 8, 3, 3};
+  asymmetric.pt = 0, asymmetric.pl = 2, asymmetric.pb = 1, asymmetric.pr = 0;
+  asymmetric.residual = true;
+  asymmetric.activation = ONNXC_ACTIVATION_RELU;
+  cases.push_back(asymmetric);
+  ConvCase clip{1, 33, 17, 13, 13, 3, 3};
+  clip.pt = clip.pl = clip.pb = clip.pr = 1;
+  clip.activation = ONNXC_ACTIVATION_CLIP;
+  clip.alpha = -0.25f, clip.beta = 0.5f;
+  cases.push_back(clip);
+  ConvCase silu{1, 48, 64, 6, 7, 3, 3};
+  silu.pt = silu.pl = silu.pb = silu.pr = 1;
+  silu.bias = false;
+  silu.activation = ONNXC_ACTIVATION_SILU;
+  cases.push_back(silu);
+  for (const ConvCase &c : cases)
+    checkCase(c, GetParam(), 1, /*winograd=*/true);
+  for (int threads : {1, 2, 3}) {
+    ConvCase resnet{1, 64, 64, 28, 28, 3, 3}; // bands of a 14 x 14 tile grid
+    resnet.pt = resnet.pl = resnet.pb = resnet.pr = 1;
+    resnet.residual = true;
+    resnet.activation = ONNXC_ACTIVATION_RELU;
+    checkCase(resnet, GetParam(), threads, true);
+    ConvCase large{2, 272, 264, 10, 9, 3, 3}; // U of 4.6 MB
+    large.pt = large.pl = large.pb = large.pr = 1;
+    checkCase(large, GetParam(), threads, true);
+    checkCase({1, 40, 24, 4, 4, 3, 3}, GetParam(), threads, true); // 1 tile
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(SupportedIsas, ConvNchwcIsaTest,
                          ::testing::ValuesIn(supportedIsas()),
                          [](const ::testing::TestParamInfo<int> &info) {
@@ -403,6 +458,49 @@ TEST(ConvNchwcEntry, GeometryFromDescriptors) {
     for (float v : actual)
       ASSERT_TRUE(std::isnan(v));
   }
+}
+
+// Winograd weights (ONNXC_CONV_NCHWC_WINOGRAD): U as a 1-D memref; U of
+// the wrong size, or a geometry Winograd does not compute (a stride of 2),
+// gives NaN.
+TEST(ConvNchwcEntry, WinogradWeights) {
+  ConvCase c{2, 40, 24, 9, 10, 3, 3};
+  c.pt = c.pl = c.pb = c.pr = 1;
+  c.residual = true;
+  onnxc_conv_nchwc_shape s = shapeOf(c);
+  Operands ops(c, s);
+  std::vector<float> expected(ops.z.size()), actual(ops.z.size());
+  onnxc_conv_nchwc_reference(&s, ops.x.data(), ops.w.data(), ops.bias.data(),
+                             ops.z.data(), expected.data(), nullptr);
+  std::vector<float> u(onnxc_conv_winograd_weight_floats(c.c, c.m));
+  onnxc_conv_winograd_weights(c.c, c.m, ops.w.data(), u.data());
+  int64_t cb = blocks(c.c), mb = blocks(c.m);
+  Memref x(ops.x.data(), {c.batch, cb, c.h, c.w, B});
+  Memref w(u.data(), {(int64_t)u.size()});
+  Memref shortW(u.data(), {(int64_t)u.size() - B});
+  Memref bias(ops.bias.data(), {mb, B});
+  std::vector<int64_t> yShape{c.batch, mb, s.out_h, s.out_w, B};
+  Memref z(ops.z.data(), yShape), y(actual.data(), yShape);
+  int32_t flags = ONNXC_CONV_NCHWC_BIAS | ONNXC_CONV_NCHWC_RESIDUAL |
+                  ONNXC_CONV_NCHWC_WINOGRAD;
+  _mlir_ciface_onnxc_rt_conv_nchwc_f32(&x.ref, &w.ref, &bias.ref, &z.ref,
+                                       &y.ref, flags, c.c, c.m, 1, 1, 1, 1,
+                                       c.pt, c.pl, 0, 0.0f, 0.0f);
+  for (size_t i = 0; i < actual.size(); ++i)
+    if ((int64_t)((i / B / (s.out_h * s.out_w)) % mb) * B + (int64_t)(i % B) <
+        c.m)
+      ASSERT_NEAR(actual[i], expected[i], 1e-4) << "element " << i;
+  _mlir_ciface_onnxc_rt_conv_nchwc_f32(&x.ref, &shortW.ref, &bias.ref, &z.ref,
+                                       &y.ref, flags, c.c, c.m, 1, 1, 1, 1,
+                                       c.pt, c.pl, 0, 0.0f, 0.0f);
+  for (float v : actual)
+    ASSERT_TRUE(std::isnan(v));
+  std::fill(actual.begin(), actual.end(), 0.0f);
+  _mlir_ciface_onnxc_rt_conv_nchwc_f32(&x.ref, &w.ref, &bias.ref, &z.ref,
+                                       &y.ref, flags, c.c, c.m, 2, 1, 1, 1,
+                                       c.pt, c.pl, 0, 0.0f, 0.0f);
+  for (float v : actual)
+    ASSERT_TRUE(std::isnan(v));
 }
 
 } // namespace

@@ -212,14 +212,13 @@ static float *pad_columns(const float *x, int64_t rows, int64_t width,
   return buffer;
 }
 
-void onnxc_conv_nchwc(const onnxc_conv_nchwc_shape *shape, const float *x,
-                      const float *w, const float *bias, const float *z,
-                      float *y, const onnxc_sgemm_epilogue *epilogue,
-                      int max_threads) {
+/* The job of a convolution's operands; only the activation of `epilogue`
+ * (NULL: none). */
+static void init_job(onnxc_conv_nchwc_job *job,
+                     const onnxc_conv_nchwc_shape *shape, const float *x,
+                     const float *w, const float *bias, const float *z,
+                     float *y, const onnxc_sgemm_epilogue *epilogue) {
   const int64_t B = ONNXC_NCHWC_BLOCK;
-  conv_work work = {0};
-  work.variant = active_variant();
-  onnxc_conv_nchwc_job *job = &work.job;
   job->s = *shape;
   job->in_blocks = (shape->in_channels + B - 1) / B;
   job->out_blocks = (shape->out_channels + B - 1) / B;
@@ -233,6 +232,17 @@ void onnxc_conv_nchwc(const onnxc_conv_nchwc_shape *shape, const float *x,
     job->epilogue.activation_alpha = epilogue->activation_alpha;
     job->epilogue.activation_beta = epilogue->activation_beta;
   }
+}
+
+void onnxc_conv_nchwc(const onnxc_conv_nchwc_shape *shape, const float *x,
+                      const float *w, const float *bias, const float *z,
+                      float *y, const onnxc_sgemm_epilogue *epilogue,
+                      int max_threads) {
+  const int64_t B = ONNXC_NCHWC_BLOCK;
+  conv_work work = {0};
+  work.variant = active_variant();
+  onnxc_conv_nchwc_job *job = &work.job;
+  init_job(job, shape, x, w, bias, z, y, epilogue);
   onnxc_conv_nchwc_shape *s = &job->s;
   if (s->batch <= 0 || s->out_h <= 0 || s->out_w <= 0 || job->out_blocks <= 0)
     return;
@@ -326,6 +336,127 @@ void onnxc_conv_nchwc(const onnxc_conv_nchwc_shape *shape, const float *x,
     tasks = (size_t)group_tasks;
   onnxc_parallel_for(tasks, max_threads, conv_task, &work);
   onnxc_rt_scratch_give(padded);
+}
+
+/* Winograd F(2x2, 3x3) (ConvWinogradTile.inc, ConvWinogradWeights.h):
+ * tasks of (image, band of tiles). A band's V and M (16 x (C + M) floats a
+ * tile) are sized to stay in L2 while the 16 products read them, and when U
+ * outgrows L2 the bands are as wide as that allows, so that U is streamed
+ * from L3 as few times as possible. */
+int onnxc_conv_nchwc_winograd_applies(const onnxc_conv_nchwc_shape *s) {
+  return !s->depthwise && s->kernel_h == 3 && s->kernel_w == 3 &&
+         s->stride_h == 1 && s->stride_w == 1 && s->dilation_h == 1 &&
+         s->dilation_w == 1 && s->in_channels > 0 && s->out_channels > 0 &&
+         s->pad_top >= 0 && s->pad_left >= 0;
+}
+
+typedef struct winograd_work {
+  const onnxc_conv_nchwc_variant *variant;
+  onnxc_conv_nchwc_job job;  /* the 3x3 convolution */
+  onnxc_conv_nchwc_job gemm; /* one position's product, a 1x1 convolution */
+  const float *u;
+  int64_t tiles_w, tiles, band, bands, tile_nb;
+  float *scratch;
+  int64_t scratch_floats; /* per worker */
+} winograd_work;
+
+/* Tiles [t0, t0 + band) of one image: the input transform, the 16 products
+ * on the 1x1 micro-kernel, the output transform; V and M in the worker's
+ * scratch, sized to stay in L2. */
+static void winograd_task(void *context, size_t task, int worker) {
+  const int64_t B = ONNXC_NCHWC_BLOCK;
+  const winograd_work *work = context;
+  int64_t n = (int64_t)task / work->bands;
+  int64_t t0 = (int64_t)task % work->bands * work->band;
+  int64_t count = work->tiles - t0 < work->band ? work->tiles - t0 : work->band;
+  int64_t in_blocks = work->job.in_blocks, out_blocks = work->job.out_blocks;
+  float *v = work->scratch + worker * work->scratch_floats;
+  float *m = v + 16 * in_blocks * work->band * B;
+  work->variant->winograd_input(&work->job, n, work->tiles_w, t0, count, v);
+  onnxc_conv_nchwc_job gemm = work->gemm;
+  gemm.s.in_w = gemm.s.out_w = count;
+  for (int64_t pos = 0; pos < 16; ++pos) {
+    gemm.x = v + pos * in_blocks * count * B;
+    gemm.w = work->u + pos * out_blocks * in_blocks * B * B;
+    gemm.y = m + pos * out_blocks * count * B;
+    for (int64_t mb = 0; mb < out_blocks; mb += work->tile_nb) {
+      int64_t nb =
+          out_blocks - mb < work->tile_nb ? out_blocks - mb : work->tile_nb;
+      work->variant->rows(&gemm, 0, mb, nb, 0, 0, count);
+    }
+  }
+  work->variant->winograd_output(&work->job, n, work->tiles_w, t0, count, m);
+}
+
+int onnxc_conv_nchwc_winograd(const onnxc_conv_nchwc_shape *shape,
+                              const float *x, const float *u, const float *bias,
+                              const float *z, float *y,
+                              const onnxc_sgemm_epilogue *epilogue,
+                              int max_threads) {
+  const int64_t B = ONNXC_NCHWC_BLOCK;
+  winograd_work work = {0};
+  work.variant = active_variant();
+  onnxc_conv_nchwc_job *job = &work.job;
+  init_job(job, shape, x, NULL, bias, z, y, epilogue); /* U goes to `work` */
+  const onnxc_conv_nchwc_shape *s = &job->s;
+  if (s->batch <= 0 || s->out_h <= 0 || s->out_w <= 0 || job->out_blocks <= 0)
+    return 1;
+  work.u = u;
+  work.tiles_w = (s->out_w + 1) / 2;
+  work.tiles = work.tiles_w * ((s->out_h + 1) / 2);
+  /* V and M of a band in well under L2 (2 MB on the machines measured);
+   * more when U does not fit there either (ResNet-50's 14x14 3x3s: 870 ->
+   * 780 us with one band, measured). */
+  int64_t u_bytes = 16 * job->in_blocks * job->out_blocks * B * B * 4;
+  int64_t budget = u_bytes > (1 << 20) ? 3 << 19 : 3 << 18;
+  int64_t per_tile = 16 * (job->in_blocks + job->out_blocks) * B * 4;
+  work.band = budget / per_tile;
+  if (work.band < 1)
+    work.band = 1;
+  if (work.band > work.tiles)
+    work.band = work.tiles;
+  int threads = onnxc_num_threads();
+  if (max_threads > 0 && max_threads < threads)
+    threads = max_threads;
+  /* Enough bands for the threads. */
+  while (threads > 1 && work.band > 8 &&
+         s->batch * ((work.tiles + work.band - 1) / work.band) < 2 * threads)
+    work.band = (work.band + 1) / 2;
+  work.bands = (work.tiles + work.band - 1) / work.band;
+  work.band = (work.tiles + work.bands - 1) / work.bands;
+  onnxc_conv_nchwc_job *gemm = &work.gemm;
+  gemm->s.batch = 1;
+  gemm->s.in_channels = s->in_channels;
+  gemm->s.out_channels = s->out_channels;
+  gemm->s.in_h = gemm->s.out_h = 1;
+  gemm->s.kernel_h = gemm->s.kernel_w = 1;
+  gemm->s.stride_h = gemm->s.stride_w = 1;
+  gemm->s.dilation_h = gemm->s.dilation_w = 1;
+  gemm->in_blocks = job->in_blocks;
+  gemm->out_blocks = job->out_blocks;
+  choose_tile(work.variant, job->out_blocks, work.band, 1, 0, &work.tile_nb,
+              &gemm->tile_w);
+  work.scratch_floats = 16 * (job->in_blocks + job->out_blocks) * work.band * B;
+  void *block = NULL;
+  work.scratch = onnxc_rt_scratch_take(
+      (size_t)(threads * work.scratch_floats) * sizeof(float), &block);
+  if (!work.scratch) {
+    /* Short of memory: one tile at a time on one thread. */
+    threads = 1;
+    work.band = 1;
+    work.bands = work.tiles;
+    work.scratch_floats = 16 * (job->in_blocks + job->out_blocks) * B;
+    choose_tile(work.variant, job->out_blocks, 1, 1, 0, &work.tile_nb,
+                &gemm->tile_w);
+    work.scratch = onnxc_rt_scratch_take(
+        (size_t)work.scratch_floats * sizeof(float), &block);
+    if (!work.scratch)
+      return 0;
+  }
+  onnxc_parallel_for((size_t)(s->batch * work.bands), threads, winograd_task,
+                     &work);
+  onnxc_rt_scratch_give(block);
+  return 1;
 }
 
 typedef struct maxpool_work {

@@ -57,6 +57,20 @@ void onnxc_conv_nchwc(const onnxc_conv_nchwc_shape *shape, const float *x,
                       float *y, const onnxc_sgemm_epilogue *epilogue,
                       int max_threads);
 
+/* Winograd F(2x2, 3x3) for a group-1 3x3 convolution with unit strides and
+ * dilations (onnxc_conv_nchwc_winograd_applies): 16 multiplies per 2x2
+ * output tile and channel pair instead of 36, on weights transformed once
+ * (U, ConvWinogradWeights.h), for adds and subtracts of inputs and outputs
+ * around them. The same tensors and result as onnxc_conv_nchwc, to
+ * rounding. Returns 0, Y untouched, only when there is no memory for even
+ * one tile's transforms (16 x (C + M) floats, rounded up to blocks). */
+int onnxc_conv_nchwc_winograd_applies(const onnxc_conv_nchwc_shape *shape);
+int onnxc_conv_nchwc_winograd(const onnxc_conv_nchwc_shape *shape,
+                              const float *x, const float *u, const float *bias,
+                              const float *z, float *y,
+                              const onnxc_sgemm_epilogue *epilogue,
+                              int max_threads);
+
 /* MaxPool on blocked tensors (2-D, block 16): X [planes][in_h][in_w][16],
  * Y [planes][out_h][out_w][16], planes = images x channel blocks. Each
  * output vector is the lane by lane maximum of its window's in-bounds taps,

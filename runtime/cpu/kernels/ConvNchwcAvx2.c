@@ -40,6 +40,10 @@ static inline vec16 v_add(vec16 a, vec16 b) {
   vec16 r = {_mm256_add_ps(a.lo, b.lo), _mm256_add_ps(a.hi, b.hi)};
   return r;
 }
+static inline vec16 v_sub(vec16 a, vec16 b) {
+  vec16 r = {_mm256_sub_ps(a.lo, b.lo), _mm256_sub_ps(a.hi, b.hi)};
+  return r;
+}
 static inline vec16 v_set1(float a) {
   vec16 r = {_mm256_set1_ps(a), _mm256_set1_ps(a)};
   return r;
@@ -88,7 +92,7 @@ v_activation(vec16 v, int32_t kind, float alpha, float beta) {
 }
 
 #include "ConvNchwcTile.inc"
+#include "ConvWinogradTile.inc"
 
-const onnxc_conv_nchwc_variant onnxc_conv_nchwc_avx2_variant = {
-    ONNXC_SGEMM_ISA_AVX2, TILE_NB, TILE_W, TILE_ACC, conv_rows, dw_row,
-    maxpool_row};
+const onnxc_conv_nchwc_variant onnxc_conv_nchwc_avx2_variant =
+    ONNXC_CONV_NCHWC_VARIANT(ONNXC_SGEMM_ISA_AVX2);

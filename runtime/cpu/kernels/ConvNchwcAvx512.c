@@ -23,6 +23,7 @@ static inline vec16 v_fma_bcast(float a, vec16 b, vec16 c) {
   return _mm512_fmadd_ps(_mm512_set1_ps(a), b, c);
 }
 static inline vec16 v_add(vec16 a, vec16 b) { return _mm512_add_ps(a, b); }
+static inline vec16 v_sub(vec16 a, vec16 b) { return _mm512_sub_ps(a, b); }
 static inline vec16 v_set1(float a) { return _mm512_set1_ps(a); }
 /* a > b ? a : b, lane by lane (b where either is NaN). */
 static inline vec16 v_max(vec16 a, vec16 b) { return _mm512_max_ps(a, b); }
@@ -54,12 +55,7 @@ v_activation(vec16 v, int32_t kind, float alpha, float beta) {
 }
 
 #include "ConvNchwcTile.inc"
+#include "ConvWinogradTile.inc"
 
-const onnxc_conv_nchwc_variant onnxc_conv_nchwc_avx512_variant = {
-    ONNXC_SGEMM_ISA_AVX512,
-    TILE_NB,
-    TILE_W,
-    TILE_ACC,
-    conv_rows,
-    dw_row,
-    maxpool_row};
+const onnxc_conv_nchwc_variant onnxc_conv_nchwc_avx512_variant =
+    ONNXC_CONV_NCHWC_VARIANT(ONNXC_SGEMM_ISA_AVX512);

@@ -37,6 +37,18 @@ typedef void (*onnxc_maxpool_nchwc_row_fn)(const onnxc_maxpool_nchwc_shape *s,
                                            const float *x, float *y,
                                            int64_t plane, int64_t oh);
 
+/* Winograd F(2x2, 3x3) (ConvNchwc.c): the input transform of tiles
+ * [t0, t0 + count) of image n into v [16][in_blocks][count][16], and the
+ * output transform of m [16][out_blocks][count][16] into Y (+ bias, Z, the
+ * activation). Tile t covers output rows 2 * (t / tiles_w) + {0, 1} and
+ * columns 2 * (t % tiles_w) + {0, 1}. */
+typedef void (*onnxc_winograd_input_fn)(const onnxc_conv_nchwc_job *job,
+                                        int64_t n, int64_t tiles_w, int64_t t0,
+                                        int64_t count, float *v);
+typedef void (*onnxc_winograd_output_fn)(const onnxc_conv_nchwc_job *job,
+                                         int64_t n, int64_t tiles_w, int64_t t0,
+                                         int64_t count, const float *m);
+
 typedef struct onnxc_conv_nchwc_variant {
   int isa; /* onnxc_sgemm_isa */
   /* A register tile: at most max_nb output blocks, tile_w pixels, and
@@ -45,6 +57,8 @@ typedef struct onnxc_conv_nchwc_variant {
   onnxc_conv_nchwc_rows_fn rows;
   onnxc_conv_nchwc_dw_row_fn dw_row;
   onnxc_maxpool_nchwc_row_fn maxpool_row;
+  onnxc_winograd_input_fn winograd_input;
+  onnxc_winograd_output_fn winograd_output;
 } onnxc_conv_nchwc_variant;
 
 extern const onnxc_conv_nchwc_variant onnxc_conv_nchwc_portable_variant;

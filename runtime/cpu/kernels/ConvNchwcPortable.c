@@ -41,6 +41,11 @@ static inline vec16 v_add(vec16 a, vec16 b) {
     a.v[i] += b.v[i];
   return a;
 }
+static inline vec16 v_sub(vec16 a, vec16 b) {
+  for (int i = 0; i < ONNXC_NCHWC_BLOCK; ++i)
+    a.v[i] -= b.v[i];
+  return a;
+}
 static inline vec16 v_set1(float a) {
   vec16 r;
   for (int i = 0; i < ONNXC_NCHWC_BLOCK; ++i)
@@ -84,12 +89,7 @@ static inline vec16 v_activation(vec16 v, int32_t kind, float alpha,
 }
 
 #include "ConvNchwcTile.inc"
+#include "ConvWinogradTile.inc"
 
-const onnxc_conv_nchwc_variant onnxc_conv_nchwc_portable_variant = {
-    ONNXC_SGEMM_ISA_PORTABLE,
-    TILE_NB,
-    TILE_W,
-    TILE_ACC,
-    conv_rows,
-    dw_row,
-    maxpool_row};
+const onnxc_conv_nchwc_variant onnxc_conv_nchwc_portable_variant =
+    ONNXC_CONV_NCHWC_VARIANT(ONNXC_SGEMM_ISA_PORTABLE);

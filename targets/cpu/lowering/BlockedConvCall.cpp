@@ -45,7 +45,12 @@ namespace onnxc::cpu {
 namespace {
 
 // Must match runtime/cpu/CpuRuntime.h and kernels/Gemm.h.
-enum : int32_t { kHasBias = 1, kHasResidual = 2, kDepthwise = 4 };
+enum : int32_t {
+  kHasBias = 1,
+  kHasResidual = 2,
+  kDepthwise = 4,
+  kWinograd = 8
+};
 constexpr int64_t kBlock = 16;
 
 /// f32 onnxc.BlockedConv of block 16 over 1 or 2 spatial dims.
@@ -132,14 +137,29 @@ struct BlockedConvCall : OpConversionPattern<fused::BlockedConvOp> {
       return rewriter.create<arith::ConstantOp>(loc,
                                                 rewriter.getF32FloatAttr(v));
     };
+    // Winograd weights computed at compile time replace W
+    // (transforms/WinogradConvWeights.cpp); W is then left unused.
+    Value wRef;
+    auto winograd = op->getAttrOfType<FlatSymbolRefAttr>(kWinogradWeightsAttr);
+    if (winograd) {
+      auto global = SymbolTable::lookupNearestSymbolFrom<memref::GlobalOp>(
+          op, winograd.getAttr());
+      if (!global)
+        return rewriter.notifyMatchFailure(op, "Winograd weights not found");
+      wRef = rewriter.create<memref::CastOp>(
+          loc, inputs[1],
+          rewriter.create<memref::GetGlobalOp>(loc, global.getType(),
+                                               winograd.getValue()));
+    } else {
+      wRef = asArgument(w, inputs[1]);
+    }
     int32_t flags = (bias ? kHasBias : 0) | (z ? kHasResidual : 0) |
-                    (depthwise ? kDepthwise : 0);
+                    (depthwise ? kDepthwise : 0) | (winograd ? kWinograd : 0);
     // 1-D is 2-D with H = 1: the H stride, dilation and pad are neutral.
     int64_t h = spatial == 2 ? 0 : -1, wd = spatial - 1;
     rewriter.create<func::CallOp>(
         loc, callee,
-        ValueRange{xRef, asArgument(w, inputs[1]),
-                   bias ? asArgument(bias, inputs[2]) : xRef,
+        ValueRange{xRef, wRef, bias ? asArgument(bias, inputs[2]) : xRef,
                    z ? asArgument(z, inputs[3]) : xRef,
                    rewriter.create<memref::CastOp>(loc, inputs[4], buffer),
                    i32(flags), i64(op.getInChannels()),

@@ -431,6 +431,9 @@ std::optional<RuntimeHelper> runtimeHelperFor(Operation *op) {
         (x.getRank() != 4 && x.getRank() != 5) ||
         x.isDynamicDim(x.getRank() - 1) || x.getShape().back() != 16)
       return std::nullopt;
+    // Winograd weights (kWinogradWeightsAttr) cross as a 1-D memref.
+    if (op->hasAttr(kWinogradWeightsAttr))
+      w = RankedTensorType::get({ShapedType::kDynamic}, f32);
     RankedTensorType bias = x, z = x;
     if (!llvm::isa<NoneType>(op->getOperand(2).getType()))
       bias = ranked(op->getOperand(2));

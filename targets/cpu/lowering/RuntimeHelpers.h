@@ -53,6 +53,14 @@ inline constexpr llvm::StringLiteral kPackedBSlotAttr = "onnxc.packed_b_slot";
 inline constexpr llvm::StringLiteral kPrepackedBAttr = "onnxc.prepacked_b";
 inline constexpr llvm::StringLiteral kPrepackedIsaAttr = "onnxc.prepacked_isa";
 
+/// The attribute onnxc-winograd-conv-weights puts on an onnxc.BlockedConv
+/// whose constant 3x3 W it transformed for Winograd F(2x2, 3x3): a
+/// FlatSymbolRefAttr naming the constant 1-D f32 global holding U
+/// (runtime/cpu/kernels/ConvWinogradWeights.h). The op's call passes that
+/// global in place of W, with the Winograd flag.
+inline constexpr llvm::StringLiteral kWinogradWeightsAttr =
+    "onnxc.winograd_weights";
+
 /// Whether `op` is an f32 matrix product the runtime GEMM takes:
 /// onnx.MatMul, onnx.Gemm, onnxc.FusedMatMul or onnxc.FusedGemm with a
 /// ranked f32 result (B is operand 1).

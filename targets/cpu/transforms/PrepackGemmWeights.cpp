@@ -25,17 +25,15 @@
 
 #include "targets/cpu/Passes.h"
 #include "targets/cpu/lowering/RuntimeHelpers.h"
+#include "targets/cpu/transforms/WeightGlobals.h"
 
-#include "compiler/dialect/OnnxDialect.h"
 #include "runtime/cpu/kernels/GemmPackedLayout.h"
 
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/BuiltinOps.h"
-#include "mlir/IR/Matchers.h"
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Pass/Pass.h"
 
-#include <cstring>
 #include <vector>
 
 namespace onnxc::cpu {
@@ -53,30 +51,6 @@ namespace {
 /// B, reading it as it is (runtime/cpu/kernels/GemmKernels.h,
 /// ONNXC_SGEMM_SMALL_M_N); from 5 rows on, a packed B is faster.
 constexpr int64_t kUnpackedRows = 4;
-
-/// The dense value of a constant (onnx.Constant or a ConstantLike op).
-DenseElementsAttr constantValue(Value value) {
-  Operation *def = value.getDefiningOp();
-  if (!def)
-    return {};
-  if (auto constant = llvm::dyn_cast<onnx::ConstantOp>(def))
-    return llvm::dyn_cast_or_null<DenseElementsAttr>(constant.getValueAttr());
-  DenseElementsAttr attr;
-  if (matchPattern(value, m_Constant(&attr)))
-    return attr;
-  return {};
-}
-
-/// The f32 values of `attr` in row-major order.
-std::vector<float> floatValues(DenseElementsAttr attr) {
-  if (attr.isSplat())
-    return std::vector<float>(attr.getNumElements(),
-                              attr.getSplatValue<float>());
-  ArrayRef<char> raw = attr.getRawData();
-  std::vector<float> values(attr.getNumElements());
-  std::memcpy(values.data(), raw.data(), values.size() * sizeof(float));
-  return values;
-}
 
 /// Whether `op` takes its B transposed ([N, K]).
 bool transposesB(Operation *op) {
@@ -142,20 +116,9 @@ struct PrepackGemmWeights : impl::PrepackGemmWeightsBase<PrepackGemmWeights> {
           &layout, plain.data(), n, k, transB ? 1 : static_cast<ptrdiff_t>(n),
           transB ? static_cast<ptrdiff_t>(k) : 1, packed.data());
 
-      auto packedType = RankedTensorType::get(
-          {static_cast<int64_t>(packed.size())}, builder.getF32Type());
-      auto packedValue = DenseElementsAttr::getFromRawBuffer(
-          packedType,
-          ArrayRef<char>(reinterpret_cast<const char *>(packed.data()),
-                         packed.size() * sizeof(float)));
-      auto global = builder.create<memref::GlobalOp>(
-          op->getLoc(), "onnxc_prepacked_b", builder.getStringAttr("private"),
-          MemRefType::get(packedType.getShape(), builder.getF32Type()),
-          packedValue, /*constant=*/true,
-          /*alignment=*/builder.getI64IntegerAttr(64));
-      symbols.insert(global); // renames it to a unique name
-      op->setAttr(kPrepackedBAttr,
-                  FlatSymbolRefAttr::get(global.getSymNameAttr()));
+      FlatSymbolRefAttr global = createWeightGlobal(
+          builder, symbols, op->getLoc(), "onnxc_prepacked_b", packed);
+      op->setAttr(kPrepackedBAttr, global);
       op->setAttr(kPrepackedIsaAttr, builder.getI32IntegerAttr(isa));
     });
   }

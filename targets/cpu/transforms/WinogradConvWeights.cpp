@@ -1,0 +1,133 @@
+//===- WinogradConvWeights.cpp - Winograd weights for 3x3 convs -----------===//
+//
+// The runtime computes a 3x3 convolution with unit strides and dilations
+// by Winograd F(2x2, 3x3) (runtime/cpu/kernels/ConvNchwc.h): 16 multiplies
+// per 2x2 output tile and channel pair instead of 36. It multiplies
+// transformed weights U = G g G^T (kernels/ConvWinogradWeights.h), which
+// this pass computes for each constant weight, once, at compile time.
+//
+// It matches an f32 onnxc.BlockedConv of group 1 and block 16 over 2
+// spatial dims with a 3x3 kernel, unit strides and dilations, a constant W
+// used by nothing else, at least kMinChannels input and output channels,
+// and at least kMinTiles tiles of 2x2 outputs per image (a dynamic size
+// counts as too small). It emits U as a constant global and marks the op
+// (kWinogradWeightsAttr); the lowering (lowering/BlockedConvCall.cpp) then
+// passes U in place of W, with the Winograd flag, and W is not emitted.
+//
+// Legal: U holds the same convolution (Y differs from the direct one by
+// rounding only: the transforms add and subtract inputs and partial sums
+// first, a few ulp per term in the unit tests). Left alone, where the
+// direct kernel is faster (measured on ResNet-50's shapes, bench/conv):
+// small maps, whose few tiles each stream U, 16/9 the size of W (7x7
+// maps: 1.08x faster on 1 thread, 1.45x slower on 2); and few channels,
+// whose short reductions leave the transforms to dominate.
+//
+//===----------------------------------------------------------------------===//
+
+#include "targets/cpu/Passes.h"
+#include "targets/cpu/lowering/RuntimeHelpers.h"
+#include "targets/cpu/transforms/WeightGlobals.h"
+
+#include "runtime/cpu/kernels/ConvWinogradWeights.h"
+
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/Pass/Pass.h"
+
+namespace onnxc::cpu {
+#define GEN_PASS_DECL_WINOGRADCONVWEIGHTS
+#define GEN_PASS_DEF_WINOGRADCONVWEIGHTS
+#include "targets/cpu/Passes.h.inc"
+} // namespace onnxc::cpu
+
+using namespace mlir;
+
+namespace onnxc::cpu {
+namespace {
+
+constexpr int64_t kBlock = 16;
+/// The fewest input and output channels (each).
+constexpr int64_t kMinChannels = 32;
+/// The fewest 2x2 output tiles per image: a 12x12 output map.
+constexpr int64_t kMinTiles = 36;
+
+/// Whether the I64ArrayAttr `name` of `op` is absent or all ones.
+bool allOnes(Operation *op, StringRef name) {
+  auto values = op->getAttrOfType<ArrayAttr>(name);
+  if (!values)
+    return true;
+  return llvm::all_of(values, [](Attribute value) {
+    auto integer = llvm::dyn_cast<IntegerAttr>(value);
+    return integer && integer.getInt() == 1;
+  });
+}
+
+/// The integer attribute `name` of `op`, or `otherwise`.
+int64_t intAttr(Operation *op, StringRef name, int64_t otherwise) {
+  auto value = op->getAttrOfType<IntegerAttr>(name);
+  return value ? value.getInt() : otherwise;
+}
+
+/// Whether the direct-convolution op `op` should run as Winograd F(2x2,
+/// 3x3) (see the file comment).
+bool runsAsWinograd(Operation *op) {
+  if (op->getName().getStringRef() != "onnxc.BlockedConv" ||
+      op->getNumOperands() != 4 || op->getNumResults() != 1)
+    return false;
+  auto x = llvm::dyn_cast<RankedTensorType>(op->getOperand(0).getType());
+  auto w = llvm::dyn_cast<RankedTensorType>(op->getOperand(1).getType());
+  auto y = llvm::dyn_cast<RankedTensorType>(op->getResult(0).getType());
+  if (!x || !w || !y || !w.getElementType().isF32() ||
+      !x.getElementType().isF32() || x.getRank() != 5 || y.getRank() != 5 ||
+      !w.hasStaticShape() || w.getRank() != 6)
+    return false;
+  ArrayRef<int64_t> wShape = w.getShape();
+  if (wShape[2] != 3 || wShape[3] != 3 || wShape[4] != kBlock ||
+      wShape[5] != kBlock || x.getShape().back() != kBlock)
+    return false;
+  int64_t inChannels = intAttr(op, "in_channels", 0);
+  int64_t outChannels = intAttr(op, "out_channels", 0);
+  if (intAttr(op, "group", 1) != 1 || inChannels < kMinChannels ||
+      outChannels < kMinChannels ||
+      wShape[0] != (outChannels + kBlock - 1) / kBlock ||
+      wShape[1] != (inChannels + kBlock - 1) / kBlock ||
+      !allOnes(op, "strides") || !allOnes(op, "dilations"))
+    return false;
+  if (y.isDynamicDim(2) || y.isDynamicDim(3))
+    return false;
+  int64_t tiles = (y.getDimSize(2) + 1) / 2 * ((y.getDimSize(3) + 1) / 2);
+  return tiles >= kMinTiles && op->getOperand(1).hasOneUse();
+}
+
+struct WinogradConvWeights
+    : impl::WinogradConvWeightsBase<WinogradConvWeights> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    SymbolTable symbols(module);
+    OpBuilder builder = OpBuilder::atBlockBegin(module.getBody());
+    module.walk([&](Operation *op) {
+      if (!runsAsWinograd(op))
+        return;
+      DenseElementsAttr value = constantValue(op->getOperand(1));
+      if (!value)
+        return;
+      int64_t inChannels = intAttr(op, "in_channels", 0);
+      int64_t outChannels = intAttr(op, "out_channels", 0);
+      std::vector<float> w = floatValues(value);
+      std::vector<float> u(
+          onnxc_conv_winograd_weight_floats(inChannels, outChannels));
+      onnxc_conv_winograd_weights(inChannels, outChannels, w.data(), u.data());
+      op->setAttr(kWinogradWeightsAttr,
+                  createWeightGlobal(builder, symbols, op->getLoc(),
+                                     "onnxc_winograd_u", u));
+    });
+  }
+};
+
+} // namespace
+} // namespace onnxc::cpu
+
+std::unique_ptr<Pass> onnxc::cpu::createWinogradConvWeightsPass() {
+  return std::make_unique<WinogradConvWeights>();
+}
