@@ -16,11 +16,12 @@
 //
 // Legal: U holds the same convolution (Y differs from the direct one by
 // rounding only: the transforms add and subtract inputs and partial sums
-// first, a few ulp per term in the unit tests). Left alone, where the
-// direct kernel is faster (measured on ResNet-50's shapes, bench/conv):
-// small maps, whose few tiles each stream U, 16/9 the size of W (7x7
-// maps: 1.08x faster on 1 thread, 1.45x slower on 2); and few channels,
-// whose short reductions leave the transforms to dominate.
+// first; the unit tests hold it to the direct kernel's tolerance). Left
+// alone: maps under 7x7, whose few tiles (some half empty) each read U,
+// 16/9 the size of W (on ResNet-50's 7x7 maps Winograd is still 1.05-1.17x
+// faster, bench/conv, weights from L3 or DRAM, 1 and 2 threads); and fewer
+// than 32 channels, whose short reductions leave the transforms to
+// dominate.
 //
 //===----------------------------------------------------------------------===//
 
@@ -49,8 +50,8 @@ namespace {
 constexpr int64_t kBlock = 16;
 /// The fewest input and output channels (each).
 constexpr int64_t kMinChannels = 32;
-/// The fewest 2x2 output tiles per image: a 12x12 output map.
-constexpr int64_t kMinTiles = 36;
+/// The fewest 2x2 output tiles per image: a 7x7 output map.
+constexpr int64_t kMinTiles = 16;
 
 /// Whether the I64ArrayAttr `name` of `op` is absent or all ones.
 bool allOnes(Operation *op, StringRef name) {

@@ -4,7 +4,7 @@
 // RUN:   | FileCheck %s --check-prefix=LLVM
 
 // A 3x3 BlockedConv with unit strides, 32 channels in and out and a 12x12
-// output (36 tiles of 2x2): its constant W becomes U = G g G^T at compile
+// output (36 tiles of 2x2; 16 are enough): its constant W becomes U = G g G^T at compile
 // time, 16 positions x 2 x 2 blocks x 256 floats, position by position.
 // With g = 0.5 everywhere: position (0,0) is g itself, (0,1) 0.75, (1,1)
 // 1.125 and (2,2) 0.125. The call passes U as a 1-D memref (wrapper
@@ -30,8 +30,8 @@ func.func @winograd(%x: tensor<1x2x12x12x16xf32>) -> tensor<1x2x12x12x16xf32> {
 
 // -----
 
-// Left direct (W as it is, rank 6): a stride of 2, an output of 10x10 (25
-// tiles, too few: U would be streamed per tile group), 16 input channels
+// Left direct (W as it is, rank 6): a stride of 2, an output of 6x6 (9
+// tiles, too few: each would read U), 16 input channels
 // (too few), a dynamic output size, and a W with a second user (U would be
 // emitted beside it).
 // CHECK-NOT: onnxc_winograd_u
@@ -42,7 +42,7 @@ func.func @winograd(%x: tensor<1x2x12x12x16xf32>) -> tensor<1x2x12x12x16xf32> {
 // CHECK: call @onnxc_rt_conv_nchwc_f32_r5_6_5_5(
 // CHECK: call @onnxc_rt_conv_nchwc_f32_r5_6_5_5(
 // CHECK: call @onnxc_rt_conv_nchwc_f32_r5_6_5_5(
-func.func @direct(%x: tensor<1x2x24x24x16xf32>, %x10: tensor<1x2x10x10x16xf32>, %x16: tensor<1x1x12x12x16xf32>, %xd: tensor<1x2x?x?x16xf32>) -> (tensor<1x2x12x12x16xf32>, tensor<1x2x10x10x16xf32>, tensor<1x2x12x12x16xf32>, tensor<1x2x?x?x16xf32>, tensor<1x2x24x24x16xf32>, tensor<1x2x24x24x16xf32>) {
+func.func @direct(%x: tensor<1x2x24x24x16xf32>, %x6: tensor<1x2x6x6x16xf32>, %x16: tensor<1x1x12x12x16xf32>, %xd: tensor<1x2x?x?x16xf32>) -> (tensor<1x2x12x12x16xf32>, tensor<1x2x6x6x16xf32>, tensor<1x2x12x12x16xf32>, tensor<1x2x?x?x16xf32>, tensor<1x2x24x24x16xf32>, tensor<1x2x24x24x16xf32>) {
   %w = "onnx.Constant"() <{value = dense<0.5> : tensor<2x2x3x3x16x16xf32>}> : () -> tensor<2x2x3x3x16x16xf32>
   %w2 = "onnx.Constant"() <{value = dense<0.75> : tensor<2x2x3x3x16x16xf32>}> : () -> tensor<2x2x3x3x16x16xf32>
   %w3 = "onnx.Constant"() <{value = dense<1.5> : tensor<2x2x3x3x16x16xf32>}> : () -> tensor<2x2x3x3x16x16xf32>
@@ -50,10 +50,10 @@ func.func @direct(%x: tensor<1x2x24x24x16xf32>, %x10: tensor<1x2x10x10x16xf32>, 
   %wd = "onnx.Constant"() <{value = dense<2.5> : tensor<2x2x3x3x16x16xf32>}> : () -> tensor<2x2x3x3x16x16xf32>
   %none = "onnx.NoValue"() : () -> none
   %0 = "onnxc.BlockedConv"(%x, %w, %none, %none) <{group = 1 : i64, in_channels = 32 : i64, out_channels = 32 : i64, pads = [1, 1, 1, 1], strides = [2, 2]}> : (tensor<1x2x24x24x16xf32>, tensor<2x2x3x3x16x16xf32>, none, none) -> tensor<1x2x12x12x16xf32>
-  %1 = "onnxc.BlockedConv"(%x10, %w2, %none, %none) <{group = 1 : i64, in_channels = 32 : i64, out_channels = 32 : i64, pads = [1, 1, 1, 1]}> : (tensor<1x2x10x10x16xf32>, tensor<2x2x3x3x16x16xf32>, none, none) -> tensor<1x2x10x10x16xf32>
+  %1 = "onnxc.BlockedConv"(%x6, %w2, %none, %none) <{group = 1 : i64, in_channels = 32 : i64, out_channels = 32 : i64, pads = [1, 1, 1, 1]}> : (tensor<1x2x6x6x16xf32>, tensor<2x2x3x3x16x16xf32>, none, none) -> tensor<1x2x6x6x16xf32>
   %2 = "onnxc.BlockedConv"(%x16, %w16, %none, %none) <{group = 1 : i64, in_channels = 16 : i64, out_channels = 32 : i64, pads = [1, 1, 1, 1]}> : (tensor<1x1x12x12x16xf32>, tensor<2x1x3x3x16x16xf32>, none, none) -> tensor<1x2x12x12x16xf32>
   %3 = "onnxc.BlockedConv"(%xd, %wd, %none, %none) <{group = 1 : i64, in_channels = 32 : i64, out_channels = 32 : i64, pads = [1, 1, 1, 1]}> : (tensor<1x2x?x?x16xf32>, tensor<2x2x3x3x16x16xf32>, none, none) -> tensor<1x2x?x?x16xf32>
   %4 = "onnxc.BlockedConv"(%x, %w3, %none, %none) <{group = 1 : i64, in_channels = 32 : i64, out_channels = 32 : i64, pads = [1, 1, 1, 1]}> : (tensor<1x2x24x24x16xf32>, tensor<2x2x3x3x16x16xf32>, none, none) -> tensor<1x2x24x24x16xf32>
   %5 = "onnxc.BlockedConv"(%x, %w3, %none, %none) <{group = 1 : i64, in_channels = 32 : i64, out_channels = 32 : i64, pads = [1, 1, 1, 1]}> : (tensor<1x2x24x24x16xf32>, tensor<2x2x3x3x16x16xf32>, none, none) -> tensor<1x2x24x24x16xf32>
-  return %0, %1, %2, %3, %4, %5 : tensor<1x2x12x12x16xf32>, tensor<1x2x10x10x16xf32>, tensor<1x2x12x12x16xf32>, tensor<1x2x?x?x16xf32>, tensor<1x2x24x24x16xf32>, tensor<1x2x24x24x16xf32>
+  return %0, %1, %2, %3, %4, %5 : tensor<1x2x12x12x16xf32>, tensor<1x2x6x6x16xf32>, tensor<1x2x12x12x16xf32>, tensor<1x2x?x?x16xf32>, tensor<1x2x24x24x16xf32>, tensor<1x2x24x24x16xf32>
 }
