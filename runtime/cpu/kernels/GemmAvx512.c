@@ -37,9 +37,14 @@ enum { MR = 12, NR = ONNXC_SGEMM_AVX512_NR };
     }                                                                          \
   } while (0)
 
-static void avx512_12x32(size_t kc, const float *a, const float *b, float *c,
-                         ptrdiff_t ldc, size_t mr, size_t nr, float alpha,
-                         float beta) {
+/* `rows` (4, 6, 8 or 12, a constant) rows of A's 12-row panel times the
+ * 32-column panel of B: the rows past `rows` are left out of the loop, so
+ * that a last panel of a few rows (M = 197: 5) does not multiply up to 11
+ * rows of zero padding. */
+static inline __attribute__((always_inline)) void
+avx512_rows_x32(size_t kc, const float *a, const float *b, float *c,
+                ptrdiff_t ldc, size_t mr, size_t nr, float alpha, float beta,
+                const size_t rows) {
   __m512 c00 = _mm512_setzero_ps(), c01 = c00, c10 = c00, c11 = c00, c20 = c00,
          c21 = c00, c30 = c00, c31 = c00, c40 = c00, c41 = c00, c50 = c00,
          c51 = c00, c60 = c00, c61 = c00, c70 = c00, c71 = c00, c80 = c00,
@@ -61,14 +66,20 @@ static void avx512_12x32(size_t kc, const float *a, const float *b, float *c,
     FMA_ROW(1);
     FMA_ROW(2);
     FMA_ROW(3);
-    FMA_ROW(4);
-    FMA_ROW(5);
-    FMA_ROW(6);
-    FMA_ROW(7);
-    FMA_ROW(8);
-    FMA_ROW(9);
-    FMA_ROW(10);
-    FMA_ROW(11);
+    if (rows > 4) {
+      FMA_ROW(4);
+      FMA_ROW(5);
+    }
+    if (rows > 6) {
+      FMA_ROW(6);
+      FMA_ROW(7);
+    }
+    if (rows > 8) {
+      FMA_ROW(8);
+      FMA_ROW(9);
+      FMA_ROW(10);
+      FMA_ROW(11);
+    }
     a += MR;
     b += NR;
   }
@@ -89,6 +100,19 @@ static void avx512_12x32(size_t kc, const float *a, const float *b, float *c,
   STORE_ROW(9);
   STORE_ROW(10);
   STORE_ROW(11);
+}
+
+static void avx512_12x32(size_t kc, const float *a, const float *b, float *c,
+                         ptrdiff_t ldc, size_t mr, size_t nr, float alpha,
+                         float beta) {
+  if (mr <= 4)
+    avx512_rows_x32(kc, a, b, c, ldc, mr, nr, alpha, beta, 4);
+  else if (mr <= 6)
+    avx512_rows_x32(kc, a, b, c, ldc, mr, nr, alpha, beta, 6);
+  else if (mr <= 8)
+    avx512_rows_x32(kc, a, b, c, ldc, mr, nr, alpha, beta, 8);
+  else
+    avx512_rows_x32(kc, a, b, c, ldc, mr, nr, alpha, beta, 12);
 }
 
 /* ---- Small M (see GemmKernels.h) ---------------------------------------- */
