@@ -18,6 +18,8 @@
  * full one (group 1 only: a depthwise tile loads as much as it computes, so
  * the copy would cost more than the short tiles). The top and bottom edges
  * cost nothing: a row's tap range is cut instead.
+ * Winograd F(2x2, 3x3) (onnxc_conv_nchwc_winograd, further down) reuses the
+ * 1x1 rows for its 16 per-position products.
  *
  *===----------------------------------------------------------------------===*/
 

@@ -25,7 +25,9 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "compiler/dialect/onnxc/OnnxcDialect.h"
 #include "targets/cpu/Passes.h"
+#include "targets/cpu/lowering/IndexingUtils.h"
 #include "targets/cpu/lowering/RuntimeHelpers.h"
 #include "targets/cpu/transforms/WeightGlobals.h"
 
@@ -53,32 +55,12 @@ constexpr int64_t kMinChannels = 32;
 /// The fewest 2x2 output tiles per image: a 7x7 output map.
 constexpr int64_t kMinTiles = 16;
 
-/// Whether the I64ArrayAttr `name` of `op` is absent or all ones.
-bool allOnes(Operation *op, StringRef name) {
-  auto values = op->getAttrOfType<ArrayAttr>(name);
-  if (!values)
-    return true;
-  return llvm::all_of(values, [](Attribute value) {
-    auto integer = llvm::dyn_cast<IntegerAttr>(value);
-    return integer && integer.getInt() == 1;
-  });
-}
-
-/// The integer attribute `name` of `op`, or `otherwise`.
-int64_t intAttr(Operation *op, StringRef name, int64_t otherwise) {
-  auto value = op->getAttrOfType<IntegerAttr>(name);
-  return value ? value.getInt() : otherwise;
-}
-
-/// Whether the direct-convolution op `op` should run as Winograd F(2x2,
-/// 3x3) (see the file comment).
-bool runsAsWinograd(Operation *op) {
-  if (op->getName().getStringRef() != "onnxc.BlockedConv" ||
-      op->getNumOperands() != 4 || op->getNumResults() != 1)
-    return false;
-  auto x = llvm::dyn_cast<RankedTensorType>(op->getOperand(0).getType());
-  auto w = llvm::dyn_cast<RankedTensorType>(op->getOperand(1).getType());
-  auto y = llvm::dyn_cast<RankedTensorType>(op->getResult(0).getType());
+/// Whether `conv` should run as Winograd F(2x2, 3x3) (see the file
+/// comment).
+bool runsAsWinograd(fused::BlockedConvOp conv) {
+  auto x = llvm::dyn_cast<RankedTensorType>(conv.getX().getType());
+  auto w = llvm::dyn_cast<RankedTensorType>(conv.getW().getType());
+  auto y = llvm::dyn_cast<RankedTensorType>(conv.getY().getType());
   if (!x || !w || !y || !w.getElementType().isF32() ||
       !x.getElementType().isF32() || x.getRank() != 5 || y.getRank() != 5 ||
       !w.hasStaticShape() || w.getRank() != 6)
@@ -87,18 +69,22 @@ bool runsAsWinograd(Operation *op) {
   if (wShape[2] != 3 || wShape[3] != 3 || wShape[4] != kBlock ||
       wShape[5] != kBlock || x.getShape().back() != kBlock)
     return false;
-  int64_t inChannels = intAttr(op, "in_channels", 0);
-  int64_t outChannels = intAttr(op, "out_channels", 0);
-  if (intAttr(op, "group", 1) != 1 || inChannels < kMinChannels ||
+  int64_t inChannels = conv.getInChannels();
+  int64_t outChannels = conv.getOutChannels();
+  auto ones = [](SmallVector<int64_t> values) {
+    return llvm::all_of(values, [](int64_t v) { return v == 1; });
+  };
+  if (conv.getGroup() != 1 || inChannels < kMinChannels ||
       outChannels < kMinChannels ||
       wShape[0] != (outChannels + kBlock - 1) / kBlock ||
       wShape[1] != (inChannels + kBlock - 1) / kBlock ||
-      !allOnes(op, "strides") || !allOnes(op, "dilations"))
+      !ones(getI64Array(conv.getStrides(), 2, 1)) ||
+      !ones(getI64Array(conv.getDilations(), 2, 1)))
     return false;
   if (y.isDynamicDim(2) || y.isDynamicDim(3))
     return false;
   int64_t tiles = (y.getDimSize(2) + 1) / 2 * ((y.getDimSize(3) + 1) / 2);
-  return tiles >= kMinTiles && op->getOperand(1).hasOneUse();
+  return tiles >= kMinTiles && conv.getW().hasOneUse();
 }
 
 struct WinogradConvWeights
@@ -107,21 +93,21 @@ struct WinogradConvWeights
     ModuleOp module = getOperation();
     SymbolTable symbols(module);
     OpBuilder builder = OpBuilder::atBlockBegin(module.getBody());
-    module.walk([&](Operation *op) {
-      if (!runsAsWinograd(op))
+    module.walk([&](fused::BlockedConvOp conv) {
+      if (!runsAsWinograd(conv))
         return;
-      DenseElementsAttr value = constantValue(op->getOperand(1));
+      DenseElementsAttr value = constantValue(conv.getW());
       if (!value)
         return;
-      int64_t inChannels = intAttr(op, "in_channels", 0);
-      int64_t outChannels = intAttr(op, "out_channels", 0);
+      int64_t inChannels = conv.getInChannels();
+      int64_t outChannels = conv.getOutChannels();
       std::vector<float> w = floatValues(value);
       std::vector<float> u(
           onnxc_conv_winograd_weight_floats(inChannels, outChannels));
       onnxc_conv_winograd_weights(inChannels, outChannels, w.data(), u.data());
-      op->setAttr(kWinogradWeightsAttr,
-                  createWeightGlobal(builder, symbols, op->getLoc(),
-                                     "onnxc_winograd_u", u));
+      conv->setAttr(kWinogradWeightsAttr,
+                    createWeightGlobal(builder, symbols, conv.getLoc(),
+                                       "onnxc_winograd_u", u));
     });
   }
 };
