@@ -82,6 +82,16 @@ struct BlockedConvCall : OpConversionPattern<fused::BlockedConvOp> {
     func::FuncOp callee = lookupRuntimeCallee(op);
     if (!callee)
       return rewriter.notifyMatchFailure(op, "runtime kernel not declared");
+    // Checked before anything is created: U's global
+    // (transforms/WinogradConvWeights.cpp).
+    auto winograd = op->getAttrOfType<FlatSymbolRefAttr>(kWinogradWeightsAttr);
+    memref::GlobalOp global;
+    if (winograd) {
+      global = SymbolTable::lookupNearestSymbolFrom<memref::GlobalOp>(
+          op, winograd.getAttr());
+      if (!global)
+        return rewriter.notifyMatchFailure(op, "Winograd weights not found");
+    }
     Value bias = isNoneValue(adaptor.getB()) ? Value() : adaptor.getB();
     Value z = isNoneValue(adaptor.getZ()) ? Value() : adaptor.getZ();
     if ((bias && !f32Ranked(bias)) || (z && z.getType() != resultType))
@@ -137,15 +147,9 @@ struct BlockedConvCall : OpConversionPattern<fused::BlockedConvOp> {
       return rewriter.create<arith::ConstantOp>(loc,
                                                 rewriter.getF32FloatAttr(v));
     };
-    // Winograd weights computed at compile time replace W
-    // (transforms/WinogradConvWeights.cpp); W is then left unused.
+    // U replaces W, which is then left unused.
     Value wRef;
-    auto winograd = op->getAttrOfType<FlatSymbolRefAttr>(kWinogradWeightsAttr);
     if (winograd) {
-      auto global = SymbolTable::lookupNearestSymbolFrom<memref::GlobalOp>(
-          op, winograd.getAttr());
-      if (!global)
-        return rewriter.notifyMatchFailure(op, "Winograd weights not found");
       wRef = rewriter.create<memref::CastOp>(
           loc, inputs[1],
           rewriter.create<memref::GetGlobalOp>(loc, global.getType(),
