@@ -51,7 +51,39 @@ typedef struct conv_work {
   int64_t groups, chunk, chunks;
   int group_inner; /* consecutive tasks: same pixels, next output blocks */
   int group_whole; /* a task is all rows of one (image, group) */
+  int prefetch;    /* the tasks of a group prefetch the next group's weights */
 } conv_work;
+
+/* Part `part` of `parts` of [begin, begin + floats). */
+static onnxc_conv_prefetch prefetch_part(const float *begin, int64_t floats,
+                                         int64_t part, int64_t parts) {
+  int64_t each = (floats + parts - 1) / parts;
+  int64_t first = part * each < floats ? part * each : floats;
+  int64_t last = first + each < floats ? first + each : floats;
+  onnxc_conv_prefetch p = {begin + first, last - first};
+  return p;
+}
+
+/* Part `part` of `parts` of the weights of the group after `group` (the
+ * first one after the last: the next image's), which the thread that runs
+ * this group's tasks runs next (tasks are dealt out in contiguous ranges,
+ * ThreadPool.c). */
+static onnxc_conv_prefetch next_group_weights(const conv_work *work,
+                                              int64_t group, int64_t part,
+                                              int64_t parts) {
+  onnxc_conv_prefetch none = {NULL, 0};
+  if (!work->prefetch)
+    return none;
+  const onnxc_conv_nchwc_job *job = &work->job;
+  const int64_t B = ONNXC_NCHWC_BLOCK;
+  int64_t block_floats =
+      job->in_blocks * job->s.kernel_h * job->s.kernel_w * B * B;
+  int64_t mb = (group + 1) % work->groups * work->tile_nb;
+  int64_t nb = job->out_blocks - mb < work->tile_nb ? job->out_blocks - mb
+                                                    : work->tile_nb;
+  return prefetch_part(job->w + mb * block_floats, nb * block_floats, part,
+                       parts);
+}
 
 static void conv_task(void *context, size_t task, int worker) {
   (void)worker;
@@ -65,7 +97,8 @@ static void conv_task(void *context, size_t task, int worker) {
     if (nb > work->tile_nb)
       nb = work->tile_nb;
     for (int64_t oh = 0; oh < s->out_h; ++oh)
-      work->variant->rows(&work->job, n, mb, nb, oh, 0, s->out_w);
+      work->variant->rows(&work->job, n, mb, nb, oh, 0, s->out_w,
+                          next_group_weights(work, group, oh, s->out_h));
     return;
   }
   if (work->group_inner) {
@@ -88,7 +121,16 @@ static void conv_task(void *context, size_t task, int worker) {
   int64_t begin = chunk * work->chunk, end = begin + work->chunk;
   if (end > s->out_w)
     end = s->out_w;
-  work->variant->rows(&work->job, n, mb, nb, oh, begin, end);
+  /* Without group_inner a group's tasks are its rows and chunks; with it,
+   * the first chunk's tasks read the groups from memory, the rest find them
+   * in L2. */
+  onnxc_conv_prefetch next = {NULL, 0};
+  if (!work->group_inner)
+    next = next_group_weights(work, group, oh * work->chunks + chunk,
+                              s->out_h * work->chunks);
+  else if (oh == 0 && chunk == 0)
+    next = next_group_weights(work, group, 0, 1);
+  work->variant->rows(&work->job, n, mb, nb, oh, begin, end, next);
 }
 
 /* The time of one input channel of a tile of nb x p, in half cycles: the
@@ -313,6 +355,9 @@ void onnxc_conv_nchwc(const onnxc_conv_nchwc_shape *shape, const float *x,
   double weight_bytes = (double)(job->out_blocks * job->in_blocks) *
                         (double)(s->kernel_h * s->kernel_w * B * B) * 4.0;
   work.group_inner = weight_bytes <= 1024.0 * 1024.0;
+  /* Weights beyond L1 and L2 come from L3 or DRAM in a model: the tasks of
+   * a group fetch the next group's into L2 while they compute. */
+  work.prefetch = weight_bytes > 256.0 * 1024.0;
   /* Weights that do not fit and outweigh X (small maps, many channels):
    * threads that share a group each stream its weights from L3. Give each
    * task whole groups instead, when they balance: many of them, or as
@@ -359,6 +404,7 @@ typedef struct winograd_work {
   const float *u;
   int64_t tiles_w, tiles, band, bands, tile_nb;
   int64_t slices, slice_blocks; /* output blocks cut among the tasks */
+  int prefetch;                 /* U is beyond L2: prefetch it (conv_rows) */
   float *scratch;
   int64_t scratch_floats; /* per worker */
 } winograd_work;
@@ -382,13 +428,31 @@ static void winograd_task(void *context, size_t task, int worker) {
   work->variant->winograd_input(&work->job, n, work->tiles_w, t0, count, v);
   onnxc_conv_nchwc_job gemm = work->gemm;
   gemm.s.in_w = gemm.s.out_w = count;
+  /* Each product prefetches the U it is followed by (the first one's: the
+   * next task's, on this thread), when U is beyond L2. */
+  int64_t pos_floats = out_blocks * in_blocks * B * B;
+  int64_t block_floats = in_blocks * B * B;
+  int64_t next_mb0 = ((int64_t)task + 1) % work->slices * work->slice_blocks;
   for (int64_t pos = 0; pos < 16; ++pos) {
     gemm.x = v + pos * in_blocks * count * B;
-    gemm.w = work->u + pos * out_blocks * in_blocks * B * B;
+    gemm.w = work->u + pos * pos_floats;
     gemm.y = m + pos * out_blocks * count * B;
     for (int64_t mb = mb0; mb < mb1; mb += work->tile_nb) {
       int64_t nb = mb1 - mb < work->tile_nb ? mb1 - mb : work->tile_nb;
-      work->variant->rows(&gemm, 0, mb, nb, 0, 0, count);
+      onnxc_conv_prefetch next = {NULL, 0};
+      if (work->prefetch) {
+        int64_t next_pos = pos, next_mb = mb + nb;
+        if (next_mb >= mb1) {
+          next_pos = (pos + 1) % 16;
+          next_mb = next_pos ? mb0 : next_mb0;
+        }
+        int64_t next_nb = out_blocks - next_mb < work->tile_nb
+                              ? out_blocks - next_mb
+                              : work->tile_nb;
+        next.next = work->u + next_pos * pos_floats + next_mb * block_floats;
+        next.floats = next_nb * block_floats;
+      }
+      work->variant->rows(&gemm, 0, mb, nb, 0, 0, count, next);
     }
   }
   work->variant->winograd_output(&work->job, n, work->tiles_w, t0, count, mb0,
@@ -416,6 +480,7 @@ int onnxc_conv_nchwc_winograd(const onnxc_conv_nchwc_shape *shape,
    * 780 us with one band, measured). */
   int64_t u_bytes = 16 * job->in_blocks * job->out_blocks * B * B * 4;
   int64_t budget = u_bytes > (1 << 20) ? 3 << 19 : 3 << 18;
+  work.prefetch = u_bytes > (1 << 20);
   int64_t per_tile = 16 * (job->in_blocks + job->out_blocks) * B * 4;
   work.band = budget / per_tile;
   if (work.band < 1)

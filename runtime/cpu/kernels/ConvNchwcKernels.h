@@ -21,13 +21,25 @@ typedef struct onnxc_conv_nchwc_job {
   int64_t tile_w; /* group 1: the most pixels of one tile, for this call */
 } onnxc_conv_nchwc_job;
 
+/* Memory a rows call prefetches into L2 while it computes, spread over its
+ * input channel blocks: the weights the caller reads next. Weights beyond
+ * L2 come from DRAM in a model (ResNet-50's last layers: 4-16 MB a
+ * convolution), and a tile reads them faster than the hardware prefetcher
+ * fetches them. */
+typedef struct onnxc_conv_prefetch {
+  const float *next;
+  int64_t floats; /* 0: nothing */
+} onnxc_conv_prefetch;
+
 /* Group 1: output pixels [ow_begin, ow_end) of row `oh` of image `n`, for
  * output channel blocks [mb, mb + nb), in tiles of at most job->tile_w
- * pixels (nb <= the variant's max_nb, nb * tile_w <= its max_acc). */
+ * pixels (nb <= the variant's max_nb, nb * tile_w <= its max_acc), while
+ * prefetching `prefetch`. */
 typedef void (*onnxc_conv_nchwc_rows_fn)(const onnxc_conv_nchwc_job *job,
                                          int64_t n, int64_t mb, int64_t nb,
                                          int64_t oh, int64_t ow_begin,
-                                         int64_t ow_end);
+                                         int64_t ow_end,
+                                         onnxc_conv_prefetch prefetch);
 /* Depthwise: all of row `oh` of channel block `cb` of image `n`. */
 typedef void (*onnxc_conv_nchwc_dw_row_fn)(const onnxc_conv_nchwc_job *job,
                                            int64_t n, int64_t cb, int64_t oh);
