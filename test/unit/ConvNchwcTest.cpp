@@ -385,6 +385,12 @@ TEST_P(ConvNchwcIsaTest, Winograd) {
     large.pt = large.pl = large.pb = large.pr = 1;
     checkCase(large, GetParam(), threads, true);
     checkCase({1, 40, 24, 4, 4, 3, 3}, GetParam(), threads, true); // 1 tile
+    // Three images of 30 tiles each, with Z and an activation.
+    ConvCase images{3, 48, 40, 9, 11, 3, 3};
+    images.pt = images.pl = images.pb = images.pr = 1;
+    images.residual = true;
+    images.activation = ONNXC_ACTIVATION_RELU;
+    checkCase(images, GetParam(), threads, true);
   }
 }
 
