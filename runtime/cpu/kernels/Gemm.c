@@ -336,6 +336,8 @@ static int epilogue_is_trivial(const onnxc_sgemm_epilogue *e) {
 
 typedef struct gemm_job {
   const onnxc_sgemm_variant *v;
+  /* v's kernel, or its streamed_kernel when B was packed once. */
+  onnxc_sgemm_ukernel_fn kernel;
   size_t m, n, k;
   float alpha, beta;
   const float *a;
@@ -440,8 +442,8 @@ static void compute_task(void *context, size_t task, int worker) {
     for (size_t q = q0; q < q1; ++q) {
       size_t j = q * nr;
       size_t cols = job->nc - j < nr ? job->nc - j : nr;
-      v->kernel(kc, ap, job->packed_b + q * nr * kc, crow + j, job->ldc, rows,
-                cols, job->alpha, beta);
+      job->kernel(kc, ap, job->packed_b + q * nr * kc, crow + j, job->ldc, rows,
+                  cols, job->alpha, beta);
     }
   }
   if (job->last_k && !epilogue_is_trivial(job->epilogue)) {
@@ -693,9 +695,9 @@ static void cached_task(void *context, size_t task, int worker) {
           size_t cols = nc - j < nr ? nc - j : nr;
           for (size_t i = 0; i < mg; i += mr) {
             size_t rows = mg - i < mr ? mg - i : mr;
-            v->kernel(kc, packed_a + i * kc, packed_b + q * nr * kc,
-                      job->c + (ptrdiff_t)(i0 + i) * job->ldc + jc + j,
-                      job->ldc, rows, cols, job->alpha, beta);
+            job->kernel(kc, packed_a + i * kc, packed_b + q * nr * kc,
+                        job->c + (ptrdiff_t)(i0 + i) * job->ldc + jc + j,
+                        job->ldc, rows, cols, job->alpha, beta);
           }
         }
       }
@@ -882,6 +884,7 @@ static void sgemm_blocked(const onnxc_sgemm_variant *v, size_t m, size_t n,
 
   gemm_job job = {0};
   job.v = v;
+  job.kernel = whole_b && v->streamed_kernel ? v->streamed_kernel : v->kernel;
   job.m = m;
   job.n = n;
   job.k = k;

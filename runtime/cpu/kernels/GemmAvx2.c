@@ -242,4 +242,5 @@ const onnxc_sgemm_variant onnxc_sgemm_avx2_variant = {ONNXC_SGEMM_ISA_AVX2,
                                                       ONNXC_SGEMM_AVX2_NC,
                                                       avx2_6x16,
                                                       avx2_small_n,
-                                                      avx2_small_t};
+                                                      avx2_small_t,
+                                                      NULL};

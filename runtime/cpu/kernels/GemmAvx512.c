@@ -14,14 +14,16 @@
 #include <immintrin.h>
 
 enum { MR = 12, NR = ONNXC_SGEMM_AVX512_NR };
-/* B is also fetched into L2 this many k steps (32 KB) ahead. A model's
- * weights come from DRAM, and the first row tile to read a panel waited on
- * them: the 16-step prefetch into L1 is a few hundred cycles ahead, DRAM
- * is further away. The far one runs into the next panel (panels are
- * contiguous), and for the panel's later row tiles it finds the lines in L2
- * already. bert_base and vit_b_16 at batch 1, 1 thread: -4 to -5% (same
- * process A/B); 64 and 128 steps gained less on bench/gemm
- * BM_SgemmWeightStream. */
+/* A B packed once (a model's weights: avx512_12x32_streamed) is also
+ * fetched into L2 this many k steps (32 KB) ahead. Such weights come from
+ * DRAM, and the first row tile to read a panel waited on them: the 16-step
+ * prefetch into L1 is a few hundred cycles ahead, DRAM is further away.
+ * The far one runs into the next panel (panels are contiguous), and for
+ * the panel's later row tiles it finds the lines in L2 already. bert_base
+ * and vit_b_16 at batch 1, 1 thread: -4 to -5% (same-process A/B); 64 and
+ * 128 steps gained less on bench/gemm BM_SgemmWeightStream. A B packed per
+ * call is in L2 already: there the far prefetch cost 2.5% (1024^3: 199 ->
+ * 193.5 GFLOP/s). */
 enum { B_FAR_STEPS = 256 };
 
 #define FMA_ROW(r)                                                             \
@@ -53,7 +55,7 @@ enum { B_FAR_STEPS = 256 };
 static inline __attribute__((always_inline)) void
 avx512_rows_x32(size_t kc, const float *a, const float *b, float *c,
                 ptrdiff_t ldc, size_t mr, size_t nr, float alpha, float beta,
-                const size_t rows) {
+                const size_t rows, const int far) {
   __m512 c00 = _mm512_setzero_ps(), c01 = c00, c10 = c00, c11 = c00, c20 = c00,
          c21 = c00, c30 = c00, c31 = c00, c40 = c00, c41 = c00, c50 = c00,
          c51 = c00, c60 = c00, c61 = c00, c70 = c00, c71 = c00, c80 = c00,
@@ -69,8 +71,10 @@ avx512_rows_x32(size_t kc, const float *a, const float *b, float *c,
   for (size_t p = 0; p < kc; ++p) {
     _mm_prefetch((const char *)(b + 16 * NR), _MM_HINT_T0);
     _mm_prefetch((const char *)(b + 16 * NR + 16), _MM_HINT_T0);
-    _mm_prefetch((const char *)(b + B_FAR_STEPS * NR), _MM_HINT_T1);
-    _mm_prefetch((const char *)(b + B_FAR_STEPS * NR + 16), _MM_HINT_T1);
+    if (far) {
+      _mm_prefetch((const char *)(b + B_FAR_STEPS * NR), _MM_HINT_T1);
+      _mm_prefetch((const char *)(b + B_FAR_STEPS * NR + 16), _MM_HINT_T1);
+    }
     __m512 b0 = _mm512_loadu_ps(b);
     __m512 b1 = _mm512_loadu_ps(b + 16);
     FMA_ROW(0);
@@ -113,17 +117,31 @@ avx512_rows_x32(size_t kc, const float *a, const float *b, float *c,
   STORE_ROW(11);
 }
 
+/* `far`: B was packed once and is read from memory (B_FAR_STEPS). */
+static inline __attribute__((always_inline)) void
+avx512_12x32_any(size_t kc, const float *a, const float *b, float *c,
+                 ptrdiff_t ldc, size_t mr, size_t nr, float alpha, float beta,
+                 const int far) {
+  if (mr <= 4)
+    avx512_rows_x32(kc, a, b, c, ldc, mr, nr, alpha, beta, 4, far);
+  else if (mr <= 6)
+    avx512_rows_x32(kc, a, b, c, ldc, mr, nr, alpha, beta, 6, far);
+  else if (mr <= 8)
+    avx512_rows_x32(kc, a, b, c, ldc, mr, nr, alpha, beta, 8, far);
+  else
+    avx512_rows_x32(kc, a, b, c, ldc, mr, nr, alpha, beta, 12, far);
+}
+
 static void avx512_12x32(size_t kc, const float *a, const float *b, float *c,
                          ptrdiff_t ldc, size_t mr, size_t nr, float alpha,
                          float beta) {
-  if (mr <= 4)
-    avx512_rows_x32(kc, a, b, c, ldc, mr, nr, alpha, beta, 4);
-  else if (mr <= 6)
-    avx512_rows_x32(kc, a, b, c, ldc, mr, nr, alpha, beta, 6);
-  else if (mr <= 8)
-    avx512_rows_x32(kc, a, b, c, ldc, mr, nr, alpha, beta, 8);
-  else
-    avx512_rows_x32(kc, a, b, c, ldc, mr, nr, alpha, beta, 12);
+  avx512_12x32_any(kc, a, b, c, ldc, mr, nr, alpha, beta, 0);
+}
+
+static void avx512_12x32_streamed(size_t kc, const float *a, const float *b,
+                                  float *c, ptrdiff_t ldc, size_t mr, size_t nr,
+                                  float alpha, float beta) {
+  avx512_12x32_any(kc, a, b, c, ldc, mr, nr, alpha, beta, 1);
 }
 
 /* ---- Small M (see GemmKernels.h) ---------------------------------------- */
@@ -291,4 +309,5 @@ const onnxc_sgemm_variant onnxc_sgemm_avx512_variant = {ONNXC_SGEMM_ISA_AVX512,
                                                         ONNXC_SGEMM_AVX512_NC,
                                                         avx512_12x32,
                                                         avx512_small_n,
-                                                        avx512_small_t};
+                                                        avx512_small_t,
+                                                        avx512_12x32_streamed};

@@ -46,6 +46,9 @@ typedef struct onnxc_sgemm_variant {
   onnxc_sgemm_ukernel_fn kernel;
   /* The small-M kernels; NULL: the portable ones. */
   onnxc_sgemm_small_fn small_n, small_t;
+  /* `kernel` for a B packed once (a model's weights), which is read from
+   * memory rather than from a block just packed into L2; NULL: kernel. */
+  onnxc_sgemm_ukernel_fn streamed_kernel;
 } onnxc_sgemm_variant;
 
 extern const onnxc_sgemm_variant onnxc_sgemm_portable_variant;

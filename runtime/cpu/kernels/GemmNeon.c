@@ -118,5 +118,5 @@ static void neon_12x8(size_t kc, const float *a, const float *b, float *c,
  * Neoverse cores. MC = 48 (four A panels), as on x86. No NEON small-M
  * kernels (NULL): few rows use the portable ones. */
 const onnxc_sgemm_variant onnxc_sgemm_neon_variant = {
-    ONNXC_SGEMM_ISA_NEON, MR,        NR,   48,  ONNXC_SGEMM_NEON_KC,
-    ONNXC_SGEMM_NEON_NC,  neon_12x8, NULL, NULL};
+    ONNXC_SGEMM_ISA_NEON, MR,        NR,   48,   ONNXC_SGEMM_NEON_KC,
+    ONNXC_SGEMM_NEON_NC,  neon_12x8, NULL, NULL, NULL};

@@ -120,4 +120,5 @@ const onnxc_sgemm_variant onnxc_sgemm_portable_variant = {
     1024,
     portable_kernel,
     portable_small_n,
-    portable_small_t};
+    portable_small_t,
+    NULL};
