@@ -355,8 +355,9 @@ void onnxc_conv_nchwc(const onnxc_conv_nchwc_shape *shape, const float *x,
   double weight_bytes = (double)(job->out_blocks * job->in_blocks) *
                         (double)(s->kernel_h * s->kernel_w * B * B) * 4.0;
   work.group_inner = weight_bytes <= 1024.0 * 1024.0;
-  /* Weights beyond L1 and L2 come from L3 or DRAM in a model: the tasks of
-   * a group fetch the next group's into L2 while they compute. */
+  /* A model's run reads all its convolutions' weights, so past a few
+   * hundred KB they come from L3 or DRAM: the tasks of a group fetch the
+   * next group's into L2 while they compute. */
   work.prefetch = weight_bytes > 256.0 * 1024.0;
   /* Weights that do not fit and outweigh X (small maps, many channels):
    * threads that share a group each stream its weights from L3. Give each
@@ -449,8 +450,10 @@ static void winograd_task(void *context, size_t task, int worker) {
         int64_t next_nb = out_blocks - next_mb < work->tile_nb
                               ? out_blocks - next_mb
                               : work->tile_nb;
-        next.next = work->u + next_pos * pos_floats + next_mb * block_floats;
-        next.floats = next_nb * block_floats;
+        if (next_nb > 0) { /* a last slice may hold no blocks */
+          next.next = work->u + next_pos * pos_floats + next_mb * block_floats;
+          next.floats = next_nb * block_floats;
+        }
       }
       work->variant->rows(&gemm, 0, mb, nb, 0, 0, count, next);
     }
