@@ -41,10 +41,16 @@ def compile_model(model, workdir, name="model", args=()):
     return so_path
 
 
-def run_ort(model, feeds):
+def run_ort(model, feeds, optimize=True):
+    """ONNX Runtime's outputs (CPU). optimize=False runs the graph node by
+    node as written, without ORT's fusions (a QDQ model then stays float
+    arithmetic between its Quantize/DequantizeLinear nodes)."""
     import onnxruntime as ort
     options = ort.SessionOptions()
     options.log_severity_level = 3
+    if not optimize:
+        options.graph_optimization_level = \
+            ort.GraphOptimizationLevel.ORT_DISABLE_ALL
     session = ort.InferenceSession(model.SerializeToString(), options,
                                    providers=["CPUExecutionProvider"])
     return session.run(None, feeds)

@@ -2,7 +2,11 @@
 the graph optimizer: at -O2 the DequantizeLinear -> Conv/MatMul ->
 QuantizeLinear groups become QLinearConv / QLinearMatMul
 (passes/fusion/FuseQdq.cpp), and the outputs equal ONNX Runtime's on the
-QDQ model within one quantization step of the output. Float models are
+QDQ model within one quantization step of the output. ONNX Runtime runs the
+QDQ graph as written (graph optimizations off): its own fused u8 x s8
+kernels are not exact on x86 CPUs without VNNI, where vpmaddubsw saturates
+the int16 sum of two products (measured on an AMD EPYC, Zen 3: 0.19 to 1.07
+off, 4 to 66 steps), so they cannot be the reference. Float models are
 built with the onnx helpers and calibrated on random data."""
 import os
 import re
@@ -118,7 +122,7 @@ def test_qdq_to_quantized_ops(name, build, per_channel):
         qdq = quantize(model, shapes, tmp, per_channel)
         feeds = {k: RNG.standard_normal(s).astype(np.float32)
                  for k, s in shapes.items()}
-        want = run_ort(qdq, feeds)[0]
+        want = run_ort(qdq, feeds, optimize=False)[0]
         step = output_scale(qdq)
         path = os.path.join(tmp, "qdq.onnx")
         ops0 = optimized_ops(path, 0)
@@ -164,5 +168,6 @@ def test_qdq_optimize_round_trip():
         assert ops.count("QLinearConv") == 2 and ops.count("QLinearMatMul") == 1
         assert "Conv" not in ops and "MatMul" not in ops
         got = Artifact(compile_model(optimized, tmp, name="again")).run(feeds)[0]
-    err = np.max(np.abs(got.astype(np.float64) - run_ort(qdq, feeds)[0]))
+    want = run_ort(qdq, feeds, optimize=False)[0]
+    err = np.max(np.abs(got.astype(np.float64) - want))
     assert err <= output_scale(qdq) * 1.001
