@@ -36,6 +36,15 @@ static inline vec16 v_fma_bcast(float a, vec16 b, vec16 c) {
   vec16 r = {_mm256_fmadd_ps(av, b.lo, c.lo), _mm256_fmadd_ps(av, b.hi, c.hi)};
   return r;
 }
+/* The low 8 lanes only (pointwise_tile's `half`): the high ones are 0 / c's. */
+static inline vec16 v_load_lo(const float *p) {
+  vec16 r = {_mm256_loadu_ps(p), _mm256_setzero_ps()};
+  return r;
+}
+static inline vec16 v_fma_bcast_lo(float a, vec16 b, vec16 c) {
+  c.lo = _mm256_fmadd_ps(_mm256_set1_ps(a), b.lo, c.lo);
+  return c;
+}
 static inline vec16 v_add(vec16 a, vec16 b) {
   vec16 r = {_mm256_add_ps(a.lo, b.lo), _mm256_add_ps(a.hi, b.hi)};
   return r;
