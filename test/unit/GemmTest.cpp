@@ -449,6 +449,10 @@ std::vector<Case> packedBCases() {
   add(300, 70, 50, 1, 0);
   add(600, 90, 400, 0, 2);
   add(3, 50, 20, 0, 0); // small M: unpacked, the slot stays unused
+  // 7 and 8 rows: two short row tiles rather than a full one and a rest of
+  // 1 or 2 (Gemm.c, tile_rows); 8 x 1000 x 784 is mlp's first layer.
+  add(7, 33, 50, 0, 1);
+  add(8, 1000, 784, 1, 0);
   return cases;
 }
 
