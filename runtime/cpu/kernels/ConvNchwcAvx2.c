@@ -36,7 +36,7 @@ static inline vec16 v_fma_bcast(float a, vec16 b, vec16 c) {
   vec16 r = {_mm256_fmadd_ps(av, b.lo, c.lo), _mm256_fmadd_ps(av, b.hi, c.hi)};
   return r;
 }
-/* The low 8 lanes only (pointwise_tile's `half`): the high ones are 0 / c's. */
+/* The low 8 lanes only (rolled_tile's `half`): the high ones are 0 / c's. */
 static inline vec16 v_load_lo(const float *p) {
   vec16 r = {_mm256_loadu_ps(p), _mm256_setzero_ps()};
   return r;
@@ -90,7 +90,7 @@ static inline vec16 v_leaky(vec16 v, float alpha) {
 #define TILE_ACC 6
 #define TILE_W 6
 #define TILE_DW 6
-#define TILE_POINTWISE 1
+#define TILE_ROLLED 1
 /* Every other activation, in registers (ActivationVector.h). */
 #define ACT_LANES 8
 #include "ActivationVector.h"
