@@ -113,3 +113,35 @@ def test_intra_op_num_threads(tmp_path):
     with pytest.raises(ValueError, match="intra_op_num_threads"):
         onnxc.InferenceSession(model_path, sess_options=options,
                                cache_dir=str(tmp_path))
+
+
+def test_large_outputs_reuse_memory_only_once_dropped(tmp_path):
+    # Outputs of 1 MiB or more are written into memory recycled from the
+    # outputs the caller dropped (python/onnxc/_abi.py, _OutputPool): an
+    # array, or any view of it, that is still alive must keep its values
+    # through later runs, and a dropped one's memory is used again.
+    from onnx import TensorProto, helper
+    shape = [512, 1024]  # 2 MiB of float32
+    graph = helper.make_graph(
+        [helper.make_node("Mul", ["x", "two"], ["y"])], "double",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, shape)],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, shape)],
+        [helper.make_tensor("two", TensorProto.FLOAT, [], [2.0])])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    session = onnxc.InferenceSession(onnxc.compile(model, str(tmp_path / "d.so")))
+    rng = np.random.default_rng(5)
+    xs = [rng.standard_normal(shape).astype(np.float32) for _ in range(4)]
+    first = session.run(None, {"x": xs[0]})[0]
+    second = session.run(None, {"x": xs[1]})[0]
+    view = session.run(None, {"x": xs[2]})[0][::3, 5:]
+    for x in xs[3:] * 3:
+        session.run(None, {"x": x})
+    np.testing.assert_array_equal(first, 2 * xs[0])
+    np.testing.assert_array_equal(second, 2 * xs[1])
+    np.testing.assert_array_equal(view, (2 * xs[2])[::3, 5:])
+    address = second.__array_interface__["data"][0]
+    del second
+    again = session.run(None, {"x": xs[3]})[0]
+    assert again.__array_interface__["data"][0] == address
+    np.testing.assert_array_equal(again, 2 * xs[3])
+    np.testing.assert_array_equal(first, 2 * xs[0])
