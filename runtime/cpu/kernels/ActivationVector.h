@@ -237,8 +237,12 @@ ACT_INLINE act_vec act_activation(int32_t kind, act_vec x, float alpha,
   case ONNXC_ACTIVATION_GELU:
     return x * 0.5f * (act_erf(x * 0.70710678118654752f) + 1.0f);
   case ONNXC_ACTIVATION_FAST_GELU: {
-    act_vec inner = (x + x * x * x * 0.044715f) * 0.79788456080286536f;
-    return x * 0.5f * (act_tanh(inner) + 1.0f);
+    /* x (1 + tanh(u)) / 2 = x sigmoid(2u): one exp and one division where
+     * tanh has both and a second polynomial, and no 1 + tanh(u) cancelling
+     * towards 0 for negative u. */
+    act_vec twice_inner =
+        (x + x * x * x * 0.044715f) * (2.0f * 0.79788456080286536f);
+    return x * act_sigmoid(twice_inner);
   }
   case ONNXC_ACTIVATION_SILU:
     return x * act_sigmoid(x);
