@@ -19,7 +19,9 @@
 //            activations come from the previous layer, hence X and Z warm.
 // The 3x3 convolutions with unit strides are also timed as Winograd F(2x2,
 // 3x3) (onnxc_conv_nchwc_winograd on weights transformed beforehand, as the
-// compiler does), in families named <model>/<conv>_winograd.
+// compiler does), in families named <model>/<conv>_winograd, and the stems
+// (fewer than 16 input channels) also read X as plain NCHW (nchw_input, as
+// the compiler passes the image), in families named <model>/<conv>_nchw.
 // Times are wall clock around each call (manual time), so hot and cold are
 // measured alike. Counters:
 //   GFLOPS      2 * OH * OW * M * C * KH * KW (true channels; depthwise
@@ -234,8 +236,23 @@ void flushFromCaches(const std::vector<float> &data,
 #endif
 }
 
+/// How a family computes its convolution.
+enum class Form { kDirect, kWinograd, kPlainInput };
+
+/// X's real channels as a plain [C][H][W] tensor.
+std::vector<float> plainInput(const std::vector<float> &x, int64_t channels,
+                              int64_t plane) {
+  std::vector<float> plain(channels * plane);
+  for (int64_t c = 0; c < channels; ++c)
+    for (int64_t i = 0; i < plane; ++i)
+      plain[c * plane + i] =
+          x[((c / kBlock) * plane + i) * kBlock + c % kBlock];
+  return plain;
+}
+
 /// Args: isa, threads, cold (see the file comment).
-void BM_Conv(benchmark::State &state, const ConvSpec &spec, bool winograd) {
+void BM_Conv(benchmark::State &state, const ConvSpec &spec, Form form) {
+  bool winograd = form == Form::kWinograd;
   int isa = static_cast<int>(state.range(0));
   int threads = static_cast<int>(state.range(1));
   int cold = static_cast<int>(state.range(2));
@@ -247,6 +264,10 @@ void BM_Conv(benchmark::State &state, const ConvSpec &spec, bool winograd) {
   onnxc_set_num_threads(threads);
   onnxc_conv_nchwc_shape s = shapeOf(spec);
   Operands ops(spec, s);
+  if (form == Form::kPlainInput) {
+    ops.x = plainInput(ops.x, spec.c, s.in_h * s.in_w);
+    s.nchw_input = 1;
+  }
   onnxc_sgemm_epilogue epilogue{};
   if (spec.activation == kRelu) {
     epilogue.activation = ONNXC_ACTIVATION_RELU;
@@ -305,18 +326,22 @@ void registerModel(const char *model, const ConvSpec (&specs)[N]) {
   const std::vector<int64_t> isas = {
       ONNXC_SGEMM_ISA_AVX512, ONNXC_SGEMM_ISA_AVX2, ONNXC_SGEMM_ISA_PORTABLE};
   for (const ConvSpec &spec : specs)
-    for (bool winograd : {false, true}) {
+    for (Form form : {Form::kDirect, Form::kWinograd, Form::kPlainInput}) {
       onnxc_conv_nchwc_shape s = shapeOf(spec);
-      if (winograd && !onnxc_conv_nchwc_winograd_applies(&s))
+      if (form == Form::kWinograd && !onnxc_conv_nchwc_winograd_applies(&s))
         continue;
-      std::string name =
-          std::string(model) + "/" + spec.name + (winograd ? "_winograd" : "");
+      if (form == Form::kPlainInput && (spec.depthwise || spec.c >= kBlock))
+        continue;
+      std::string name = std::string(model) + "/" + spec.name +
+                         (form == Form::kWinograd     ? "_winograd"
+                          : form == Form::kPlainInput ? "_nchw"
+                                                      : "");
       // Cold runs a fixed number of times: the eviction (about a millisecond
       // for the sweep) is not timed, so a time budget would run small shapes
       // for minutes.
       for (bool cold : {false, true}) {
         auto *b =
-            benchmark::RegisterBenchmark(name.c_str(), BM_Conv, spec, winograd)
+            benchmark::RegisterBenchmark(name.c_str(), BM_Conv, spec, form)
                 ->ArgsProduct({isas,
                                {1, 2},
                                cold ? std::vector<int64_t>{1, 2}

@@ -5,7 +5,8 @@
  * BlockedConvCall.cpp) with unranked memrefs: X, Y (and Z) of rank 4 (1-D)
  * or 5 (2-D), W of the blocked layout (kernels/ConvNchwc.h). This file reads
  * the geometry off the descriptors, checks that it is consistent, and runs
- * the kernel (kernels/ConvNchwc.c). Y is dense and allocated by the caller;
+ * the kernel (kernels/ConvNchwc.c); with the NCHW-input flag X is the plain
+ * [N, C, H, W] image. Y is dense and allocated by the caller;
  * a geometry that disagrees at run time fills Y with NaN. The reorder of an
  * f32 tensor into the blocked layout is a call too: the linalg form pads
  * the channels in a copy (a 3-channel image becomes 16) and then gathers
@@ -77,12 +78,16 @@ void _mlir_ciface_onnxc_rt_conv_nchwc_f32(
 
   int depthwise = (flags & ONNXC_CONV_NCHWC_DEPTHWISE) != 0;
   int winograd = (flags & ONNXC_CONV_NCHWC_WINOGRAD) != 0;
+  int nchw = (flags & ONNXC_CONV_NCHWC_NCHW_INPUT) != 0;
   int64_t w_rank = winograd ? 1 : depthwise ? 2 + spatial : 4 + spatial;
-  const float *x = dense(x_ref, rank, xs);
+  /* A plain X, [N, C, (H,) W], has one dim less than a blocked one; W is
+   * the dim before last either way. */
+  const float *x = dense(x_ref, nchw ? rank - 1 : rank, xs);
   const float *w = dense(w_ref, w_rank, ws);
   const float *bias = NULL, *z = NULL;
   int ok = x && w && in_channels > 0 && out_channels > 0 && stride_h > 0 &&
-           stride_w > 0 && dilation_h > 0 && dilation_w > 0;
+           stride_w > 0 && dilation_h > 0 && dilation_w > 0 &&
+           !(nchw && (depthwise || winograd));
   if (ok && (flags & ONNXC_CONV_NCHWC_BIAS)) {
     bias = dense(bias_ref, 2, bs);
     ok = bias && bs[0] == ys[1] && bs[1] == B;
@@ -114,8 +119,10 @@ void _mlir_ciface_onnxc_rt_conv_nchwc_f32(
     s.pad_top = pad_top;
     s.pad_left = pad_left;
     s.depthwise = depthwise;
-    ok = xs[1] == in_blocks && xs[rank - 1] == B && ys[0] == xs[0] &&
-         ys[1] == out_blocks && ys[rank - 1] == B &&
+    s.nchw_input = nchw;
+    ok = (nchw ? xs[1] == in_channels
+               : xs[1] == in_blocks && xs[rank - 1] == B) &&
+         ys[0] == xs[0] && ys[1] == out_blocks && ys[rank - 1] == B &&
          (!depthwise || in_channels == out_channels);
     if (winograd)
       ok = ok && spatial == 2 && onnxc_conv_nchwc_winograd_applies(&s) &&

@@ -134,12 +134,15 @@ void _mlir_ciface_onnxc_rt_conv2d_f32(
 /* ConvNchwc.c: onnxc.BlockedConv, Y = activation(Conv(X, W) + bias + Z) on
  * blocked tensors (kernels/ConvNchwc.h has the layouts). Geometry that
  * disagrees at run time fills Y with NaN. With ONNXC_CONV_NCHWC_WINOGRAD, W
- * is a 3x3 kernel's Winograd U, 1-D (kernels/ConvWinogradWeights.h). */
+ * is a 3x3 kernel's Winograd U, 1-D (kernels/ConvWinogradWeights.h). With
+ * ONNXC_CONV_NCHWC_NCHW_INPUT (group 1, 2-D, not Winograd), X is the plain
+ * [N, C, H, W] tensor. */
 enum {
   ONNXC_CONV_NCHWC_BIAS = 1,
   ONNXC_CONV_NCHWC_RESIDUAL = 2,
   ONNXC_CONV_NCHWC_DEPTHWISE = 4,
-  ONNXC_CONV_NCHWC_WINOGRAD = 8
+  ONNXC_CONV_NCHWC_WINOGRAD = 8,
+  ONNXC_CONV_NCHWC_NCHW_INPUT = 16
 };
 void _mlir_ciface_onnxc_rt_conv_nchwc_f32(
     onnxc_unranked_memref *x, onnxc_unranked_memref *w,

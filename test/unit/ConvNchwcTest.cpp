@@ -38,6 +38,7 @@ struct ConvCase {
   int64_t sh = 1, sw = 1, dh = 1, dw = 1;
   int64_t pt = 0, pl = 0, pb = 0, pr = 0;
   bool depthwise = false, bias = true, residual = false;
+  bool nchwInput = false; // the kernel reads X as plain [N][C][H][W]
   int32_t activation = ONNXC_ACTIVATION_NONE;
   float alpha = 0.0f, beta = 0.0f;
 };
@@ -53,6 +54,7 @@ std::string describe(const ConvCase &c) {
          std::to_string(c.pr) + " dw=" + std::to_string(c.depthwise) +
          " bias=" + std::to_string(c.bias) +
          " z=" + std::to_string(c.residual) +
+         " nchw=" + std::to_string(c.nchwInput) +
          " act=" + std::to_string(c.activation);
 }
 
@@ -117,6 +119,18 @@ struct Operands {
     for (float &v : z)
       v = dist(rng);
   }
+
+  /// X's true channels as a plain [N][C][H][W] tensor.
+  std::vector<float> plainX(const ConvCase &c) const {
+    int64_t plane = c.h * c.w;
+    std::vector<float> plain(c.batch * c.c * plane);
+    for (int64_t n = 0; n < c.batch; ++n)
+      for (int64_t ch = 0; ch < c.c; ++ch)
+        for (int64_t i = 0; i < plane; ++i)
+          plain[(n * c.c + ch) * plane + i] =
+              x[((n * blocks(c.c) + ch / B) * plane + i) * B + ch % B];
+    return plain;
+  }
 };
 
 /// Runs `c` on `isa` with `threads` threads (by Winograd F(2x2, 3x3) with
@@ -136,6 +150,15 @@ void checkCase(const ConvCase &c, int isa, int threads, bool winograd = false) {
   const float *z = c.residual ? ops.z.data() : nullptr;
   onnxc_conv_nchwc_reference(&s, ops.x.data(), ops.w.data(), bias, z,
                              expected.data(), &e);
+  // The expected values come from the blocked X; the kernel reads the same
+  // channels from the plain one.
+  std::vector<float> plain;
+  const float *x = ops.x.data();
+  if (c.nchwInput) {
+    plain = ops.plainX(c);
+    x = plain.data();
+    s.nchw_input = 1;
+  }
   ASSERT_TRUE(onnxc_sgemm_force_isa(isa));
   onnxc_set_num_threads(threads);
   if (winograd) {
@@ -146,8 +169,7 @@ void checkCase(const ConvCase &c, int isa, int threads, bool winograd = false) {
                                         actual.data(), &e, 0),
               1);
   } else {
-    onnxc_conv_nchwc(&s, ops.x.data(), ops.w.data(), bias, z, actual.data(), &e,
-                     0);
+    onnxc_conv_nchwc(&s, x, ops.w.data(), bias, z, actual.data(), &e, 0);
   }
   onnxc_set_num_threads(0);
   onnxc_sgemm_force_isa(ONNXC_SGEMM_ISA_AUTO);
@@ -327,6 +349,52 @@ TEST_P(ConvNchwcIsaTest, EveryEpilogue) {
       }
 }
 
+// X read as plain NCHW (an RGB stem's image, not reordered first): the
+// stems of ResNet (7x7 s2) and MobileNet/EfficientNet (3x3 s2), 1 to 19
+// channels (a second, partial block), every tile width with strides 1 to 3,
+// a 1x1 (flattened rows), dilations and asymmetric pads, Z, batches and
+// threads.
+TEST_P(ConvNchwcIsaTest, PlainInput) {
+  std::vector<ConvCase> cases;
+  for (int64_t channels : {1, 3, 8, 16, 19}) {
+    ConvCase resnet{2, channels, 64, 30, 34, 7, 7};
+    resnet.sh = resnet.sw = 2;
+    resnet.pt = resnet.pl = resnet.pb = resnet.pr = 3;
+    resnet.activation = ONNXC_ACTIVATION_RELU;
+    cases.push_back(resnet);
+    ConvCase mobilenet{1, channels, 32, 32, 32, 3, 3};
+    mobilenet.sh = mobilenet.sw = 2;
+    mobilenet.pt = mobilenet.pl = mobilenet.pb = mobilenet.pr = 1;
+    mobilenet.activation = ONNXC_ACTIVATION_CLIP;
+    mobilenet.alpha = 0.0f, mobilenet.beta = 6.0f;
+    cases.push_back(mobilenet);
+  }
+  for (int64_t w : {1, 5, 7, 11, 14, 23, 30})
+    for (int64_t stride : {1, 2, 3}) {
+      ConvCase c{1, 3, w == 7 ? 8 : 32, 4, w * stride, 3, 3};
+      c.sh = c.sw = stride;
+      c.pt = c.pl = c.pb = c.pr = 1;
+      c.residual = w == 11;
+      c.activation = w == 14 ? ONNXC_ACTIVATION_SILU : ONNXC_ACTIVATION_NONE;
+      cases.push_back(c);
+    }
+  cases.push_back({2, 3, 24, 9, 13, 1, 1});
+  ConvCase dilated{1, 5, 40, 11, 14, 3, 3};
+  dilated.dh = 2, dilated.dw = 3;
+  dilated.pt = 1, dilated.pl = 3, dilated.pb = 2, dilated.pr = 0;
+  cases.push_back(dilated);
+  for (ConvCase &c : cases) {
+    c.nchwInput = true;
+    checkCase(c, GetParam(), 1);
+  }
+  ConvCase big{3, 3, 32, 40, 40, 3, 3}; // > 1 MFLOP: spread over threads
+  big.sh = big.sw = 2;
+  big.pt = big.pl = big.pb = big.pr = 1;
+  big.nchwInput = true;
+  for (int threads : {2, 3})
+    checkCase(big, GetParam(), threads);
+}
+
 TEST_P(ConvNchwcIsaTest, SeveralThreads) {
   for (int threads : {2, 3, 4}) {
     ConvCase c{2, 48, 80, 10, 11, 3, 3};
@@ -464,6 +532,66 @@ TEST(ConvNchwcEntry, GeometryFromDescriptors) {
     for (float v : actual)
       ASSERT_TRUE(std::isnan(v));
   }
+}
+
+// A plain NCHW X (ONNXC_CONV_NCHWC_NCHW_INPUT), 2-D and 1-D: one dim less
+// than a blocked X, holding the true channels only. A channel count that
+// disagrees with X, or the flag with depthwise weights, gives NaN.
+TEST(ConvNchwcEntry, PlainInput) {
+  for (int64_t h : {7, 1}) {
+    SCOPED_TRACE(h == 1 ? "1-D" : "2-D");
+    ConvCase c{2, 3, 20, h, 11, h == 1 ? 1 : 3, 3};
+    c.sh = h == 1 ? 1 : 2, c.sw = 2;
+    c.pt = c.pb = h == 1 ? 0 : 1, c.pl = c.pr = 1;
+    c.residual = true;
+    c.activation = ONNXC_ACTIVATION_RELU;
+    onnxc_conv_nchwc_shape s = shapeOf(c);
+    Operands ops(c, s);
+    std::vector<float> expected(ops.z.size()), actual(ops.z.size());
+    onnxc_sgemm_epilogue e{};
+    e.activation = c.activation;
+    onnxc_conv_nchwc_reference(&s, ops.x.data(), ops.w.data(), ops.bias.data(),
+                               ops.z.data(), expected.data(), &e);
+    std::vector<float> plain = ops.plainX(c);
+    int64_t mb = blocks(c.m);
+    bool twoD = h != 1;
+    Memref x(plain.data(), twoD ? std::vector<int64_t>{c.batch, c.c, c.h, c.w}
+                                : std::vector<int64_t>{c.batch, c.c, c.w});
+    Memref w(ops.w.data(), twoD ? std::vector<int64_t>{mb, 1, c.kh, c.kw, B, B}
+                                : std::vector<int64_t>{mb, 1, c.kw, B, B});
+    Memref bias(ops.bias.data(), {mb, B});
+    std::vector<int64_t> yShape =
+        twoD ? std::vector<int64_t>{c.batch, mb, s.out_h, s.out_w, B}
+             : std::vector<int64_t>{c.batch, mb, s.out_w, B};
+    Memref z(ops.z.data(), yShape), y(actual.data(), yShape);
+    int32_t flags = ONNXC_CONV_NCHWC_BIAS | ONNXC_CONV_NCHWC_RESIDUAL |
+                    ONNXC_CONV_NCHWC_NCHW_INPUT;
+    _mlir_ciface_onnxc_rt_conv_nchwc_f32(
+        &x.ref, &w.ref, &bias.ref, &z.ref, &y.ref, flags, c.c, c.m, c.sh, c.sw,
+        1, 1, c.pt, c.pl, c.activation, 0.0f, 0.0f);
+    for (size_t i = 0; i < actual.size(); ++i)
+      if ((int64_t)((i / B / (s.out_h * s.out_w)) % mb) * B + (int64_t)(i % B) <
+          c.m)
+        ASSERT_NEAR(actual[i], expected[i], 1e-4) << "element " << i;
+
+    // X holds 3 channels, not 4: Y is NaN.
+    _mlir_ciface_onnxc_rt_conv_nchwc_f32(
+        &x.ref, &w.ref, &bias.ref, &z.ref, &y.ref, flags, c.c + 1, c.m, c.sh,
+        c.sw, 1, 1, c.pt, c.pl, c.activation, 0.0f, 0.0f);
+    for (float v : actual)
+      ASSERT_TRUE(std::isnan(v));
+  }
+  // Depthwise convolutions read blocked X only.
+  std::vector<float> x(1 * 16 * 4 * 4, 1.0f), w(1 * 3 * 3 * B, 1.0f),
+      y(1 * 1 * 4 * 4 * B, 0.0f);
+  Memref xRef(x.data(), {1, 16, 4, 4}), wRef(w.data(), {1, 3, 3, B}),
+      yRef(y.data(), {1, 1, 4, 4, B});
+  _mlir_ciface_onnxc_rt_conv_nchwc_f32(
+      &xRef.ref, &wRef.ref, &xRef.ref, &xRef.ref, &yRef.ref,
+      ONNXC_CONV_NCHWC_DEPTHWISE | ONNXC_CONV_NCHWC_NCHW_INPUT, 16, 16, 1, 1, 1,
+      1, 1, 1, 0, 0.0f, 0.0f);
+  for (float v : y)
+    ASSERT_TRUE(std::isnan(v));
 }
 
 // Winograd weights (ONNXC_CONV_NCHWC_WINOGRAD): U as a 1-D memref; U of

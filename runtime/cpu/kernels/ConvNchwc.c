@@ -20,6 +20,9 @@
  * cost nothing: a row's tap range is cut instead.
  * Winograd F(2x2, 3x3) (onnxc_conv_nchwc_winograd, further down) reuses the
  * 1x1 rows for its 16 per-position products.
+ * A plain NCHW X (nchw_input: an image) goes through the same tiles, with
+ * pixel stride 1 and lane stride H x W in place of 16 and 1, and is never
+ * copied: its edge pixels are computed one at a time.
  *
  *===----------------------------------------------------------------------===*/
 
@@ -256,6 +259,17 @@ static float *pad_columns(const float *x, int64_t rows, int64_t width,
   return buffer;
 }
 
+/* The job's X strides (onnxc_conv_nchwc_job), from its final geometry. */
+static void set_x_layout(onnxc_conv_nchwc_job *job) {
+  const int64_t B = ONNXC_NCHWC_BLOCK;
+  const onnxc_conv_nchwc_shape *s = &job->s;
+  int64_t plane = s->in_h * s->in_w;
+  job->x_image =
+      s->nchw_input ? s->in_channels * plane : job->in_blocks * plane * B;
+  job->x_pixel = s->nchw_input ? 1 : B;
+  job->x_lane = s->nchw_input ? plane : 1;
+}
+
 /* The job of a convolution's operands; only the activation of `epilogue`
  * (NULL: none). */
 static void init_job(onnxc_conv_nchwc_job *job,
@@ -276,6 +290,7 @@ static void init_job(onnxc_conv_nchwc_job *job,
     job->epilogue.activation_alpha = epilogue->activation_alpha;
     job->epilogue.activation_beta = epilogue->activation_beta;
   }
+  set_x_layout(job);
 }
 
 void onnxc_conv_nchwc(const onnxc_conv_nchwc_shape *shape, const float *x,
@@ -306,7 +321,7 @@ void onnxc_conv_nchwc(const onnxc_conv_nchwc_shape *shape, const float *x,
   /* A few edge pixels in a wide row cost less one at a time than the copy
    * (a 7x7 stem, 3x3 convolutions on 56-wide maps: measured). */
   int64_t edge = s->out_w - (hi > lo ? hi - lo : 0);
-  if (!s->depthwise && edge > 0 && edge * 16 > s->out_w) {
+  if (!s->depthwise && !s->nchw_input && edge > 0 && edge * 16 > s->out_w) {
     int64_t extent = (s->kernel_w - 1) * s->dilation_w + 1;
     int64_t right =
         (s->out_w - 1) * s->stride_w + extent - s->pad_left - s->in_w;
@@ -319,6 +334,7 @@ void onnxc_conv_nchwc(const onnxc_conv_nchwc_shape *shape, const float *x,
       s->pad_left = 0;
     }
   }
+  set_x_layout(job);
   if (s->depthwise) {
     size_t tasks = (size_t)(s->batch * job->in_blocks * s->out_h);
     onnxc_parallel_for(tasks, max_threads, dw_task, &work);
@@ -365,7 +381,7 @@ void onnxc_conv_nchwc(const onnxc_conv_nchwc_shape *shape, const float *x,
    * threads that share a group each stream its weights from L3. Give each
    * task whole groups instead, when they balance: many of them, or as
    * many full ones on every thread (tasks are taken in order). */
-  double x_bytes = (double)(job->in_blocks * s->in_h * s->in_w * B) * 4.0;
+  double x_bytes = (double)job->x_image * 4.0;
   int64_t group_tasks = s->batch * work.groups;
   work.group_whole = threads > 1 && !work.group_inner &&
                      weight_bytes > 2.0 * x_bytes &&

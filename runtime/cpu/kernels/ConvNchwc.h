@@ -3,7 +3,7 @@
  * The kernel of onnxc.BlockedConv (compiler/dialect/onnxc/OnnxcOps.td):
  *   Y = activation(Conv(X, W) + bias + Z)
  * on tensors blocked by 16 channels, all dense:
- *   X    [N][ceil(C/16)][H][W][16]
+ *   X    [N][ceil(C/16)][H][W][16] (or, group 1, [N][C][H][W]: nchw_input)
  *   Y, Z [N][ceil(M/16)][OH][OW][16]
  *   W    group 1:   [ceil(M/16)][ceil(C/16)][KH][KW][16 ci][16 co]
  *        depthwise: [ceil(C/16)][KH][KW][16]
@@ -47,6 +47,10 @@ typedef struct onnxc_conv_nchwc_shape {
   int64_t dilation_h, dilation_w;
   int64_t pad_top, pad_left;
   int depthwise; /* group = C = M, else group 1 */
+  /* Group 1 only: X is plain [N][C][H][W], not blocked. An RGB stem's
+   * image is read where it is: blocked, its 3 channels would take 16 lanes
+   * (5.3x the bytes, written by a reorder first). */
+  int nchw_input;
 } onnxc_conv_nchwc_shape;
 
 /* Y = activation(conv + bias + z). bias and z may be NULL; only the

@@ -19,6 +19,11 @@ typedef struct onnxc_conv_nchwc_job {
   float *y;
   onnxc_sgemm_epilogue epilogue; /* the activation only */
   int64_t tile_w; /* group 1: the most pixels of one tile, for this call */
+  /* X's layout, in floats: an image, and from one pixel and one channel
+   * (lane) to the next within a block of 16 channels; a block is
+   * in_h * in_w * 16 floats either way. Blocked: 16 and 1; nchw_input: 1
+   * and in_h * in_w. */
+  int64_t x_image, x_pixel, x_lane;
 } onnxc_conv_nchwc_job;
 
 /* Memory a rows call prefetches into L2 while it computes, spread over its

@@ -30,11 +30,15 @@ void onnxc_conv_nchwc_reference(const onnxc_conv_nchwc_shape *s, const float *x,
                     ow * s->stride_w - s->pad_left + kw * s->dilation_w;
                 if (ih < 0 || ih >= s->in_h || iw < 0 || iw >= s->in_w)
                   continue;
-                float xv =
-                    x[(((n * in_blocks + c / B) * s->in_h + ih) * s->in_w +
-                       iw) *
-                          B +
-                      c % B];
+                float xv = s->nchw_input
+                               ? x[((n * s->in_channels + c) * s->in_h + ih) *
+                                       s->in_w +
+                                   iw]
+                               : x[(((n * in_blocks + c / B) * s->in_h + ih) *
+                                        s->in_w +
+                                    iw) *
+                                       B +
+                                   c % B];
                 float wv =
                     s->depthwise
                         ? w[((m / B) * taps + kh * s->kernel_w + kw) * B +

@@ -431,6 +431,10 @@ std::optional<RuntimeHelper> runtimeHelperFor(Operation *op) {
         (x.getRank() != 4 && x.getRank() != 5) ||
         x.isDynamicDim(x.getRank() - 1) || x.getShape().back() != 16)
       return std::nullopt;
+    // X may cross as the plain image the op reads through a reorder.
+    mlir::Value plain = blockedConvPlainInput(op);
+    if (plain)
+      x = llvm::cast<RankedTensorType>(plain.getType());
     // Winograd weights (kWinogradWeightsAttr) cross as a 1-D memref.
     if (op->hasAttr(kWinogradWeightsAttr))
       w = RankedTensorType::get({ShapedType::kDynamic}, f32);
@@ -446,9 +450,9 @@ std::optional<RuntimeHelper> runtimeHelperFor(Operation *op) {
           SmallVector<int64_t>(t.getRank(), ShapedType::kDynamic), f32);
     };
     auto any = UnrankedMemRefType::get(f32, 0);
-    std::string wrapper =
-        llvm::formatv("onnxc_rt_conv_nchwc_f32_r{0}_{1}_{2}_{3}", x.getRank(),
-                      w.getRank(), bias.getRank(), z.getRank());
+    std::string wrapper = llvm::formatv(
+        "onnxc_rt_conv_nchwc_f32_r{0}_{1}_{2}_{3}{4}", x.getRank(), w.getRank(),
+        bias.getRank(), z.getRank(), plain ? "_nchw" : "");
     SmallVector<Type> scalars{i32, i64, i64, i64, i64, i64,
                               i64, i64, i64, i32, f32, f32};
     SmallVector<Type> wrapperInputs{dynamic(x), dynamic(w), dynamic(bias),

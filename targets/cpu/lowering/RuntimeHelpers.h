@@ -61,6 +61,12 @@ inline constexpr llvm::StringLiteral kPrepackedIsaAttr = "onnxc.prepacked_isa";
 inline constexpr llvm::StringLiteral kWinogradWeightsAttr =
     "onnxc.winograd_weights";
 
+/// For an onnxc.BlockedConv that reads a plain [N, C, H, W] image through a
+/// ReorderToBlocked and whose call takes that image instead (the NCHW-input
+/// flag; lowering/BlockedConvCall.cpp): the image. Else (any other op too)
+/// null.
+mlir::Value blockedConvPlainInput(mlir::Operation *op);
+
 /// Whether `op` is an f32 matrix product the runtime GEMM takes:
 /// onnx.MatMul, onnx.Gemm, onnxc.FusedMatMul or onnxc.FusedGemm with a
 /// ranked f32 result (B is operand 1).

@@ -163,3 +163,61 @@ func.func @maxpool_lanes(%x: tensor<1x1x4x4x16xf32>) -> tensor<1x1x4x4x8xf32> {
   %y, %i = "onnx.MaxPool"(%x) <{kernel_shape = [1, 1, 2], strides = [1, 1, 2]}> : (tensor<1x1x4x4x16xf32>) -> (tensor<1x1x4x4x8xf32>, none)
   return %y : tensor<1x1x4x4x8xf32>
 }
+
+// -----
+
+// A conv of fewer than 16 input channels reading a reorder of an NCHW
+// image (a stem) takes the image itself (flags 17 = bias + NCHW input,
+// wrapper r4_6_2_4_nchw: the absent Z is the image again). The reorder, read
+// by nothing else, is not a call: its linalg form is left unread.
+// CHECK-LABEL: func.func @stem
+// CHECK-NOT: call @onnxc_rt_reorder_to_nchwc_f32_r4
+// CHECK: %[[IMG:.*]] = bufferization.to_memref %arg0 read_only : memref<2x3x9x10xf32>
+// CHECK-NOT: call @onnxc_rt_reorder_to_nchwc_f32_r4
+// CHECK: %[[IMGD:.*]] = memref.cast %[[IMG]] : memref<2x3x9x10xf32> to memref<?x?x?x?xf32>
+// CHECK: call @onnxc_rt_conv_nchwc_f32_r4_6_2_4_nchw(%[[IMGD]], %{{.*}}, %{{.*}}, %[[IMGD]], %{{.*}}, %c17_i32, %c3_i64, %c32_i64, %c2_i64
+// CHECK-NOT: call @onnxc_rt_reorder_to_nchwc_f32_r4
+// CHECK: return
+// Once lowered, the unread linalg reorder is gone: no loop is left.
+// LLVM-LABEL: llvm.func @stem
+// LLVM-NOT: llvm.cond_br
+// LLVM-NOT: llvm.call @onnxc_rt_reorder_to_nchwc_f32_r4(
+// LLVM: llvm.call @onnxc_rt_conv_nchwc_f32_r4_6_2_4_nchw(
+// LLVM-NOT: llvm.call @onnxc_rt_reorder_to_nchwc_f32_r4(
+// LLVM-NOT: llvm.cond_br
+// LLVM: llvm.return
+func.func @stem(%img: tensor<2x3x9x10xf32>) -> tensor<2x2x5x5x16xf32> {
+  %x = "onnxc.ReorderToBlocked"(%img) <{block_size = 16 : i64}> : (tensor<2x3x9x10xf32>) -> tensor<2x1x9x10x16xf32>
+  %w = "onnx.Constant"() <{value = dense<0.5> : tensor<2x1x3x3x16x16xf32>}> : () -> tensor<2x1x3x3x16x16xf32>
+  %b = "onnx.Constant"() <{value = dense<0.5> : tensor<2x16xf32>}> : () -> tensor<2x16xf32>
+  %none = "onnx.NoValue"() : () -> none
+  %y = "onnxc.BlockedConv"(%x, %w, %b, %none) <{in_channels = 3 : i64, out_channels = 32 : i64, pads = [1, 1, 1, 1], strides = [2, 2]}> : (tensor<2x1x9x10x16xf32>, tensor<2x1x3x3x16x16xf32>, tensor<2x16xf32>, none) -> tensor<2x2x5x5x16xf32>
+  return %y : tensor<2x2x5x5x16xf32>
+}
+
+// -----
+
+// A reorder something else reads too stays a call; the conv still reads
+// the image. 16 input channels fill the block: that conv reads the
+// reorder.
+// CHECK-LABEL: func.func @stem_shared
+// CHECK: call @onnxc_rt_reorder_to_nchwc_f32_r4(
+// CHECK: call @onnxc_rt_conv_nchwc_f32_r4_6_4_4_nchw(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %c16_i32,
+// CHECK: return
+// CHECK-LABEL: func.func @full_block
+// CHECK: call @onnxc_rt_reorder_to_nchwc_f32_r4(
+// CHECK: call @onnxc_rt_conv_nchwc_f32_r5_6_5_5(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %c0_i32,
+func.func @stem_shared(%img: tensor<1x3x8x8xf32>) -> (tensor<1x1x8x8x16xf32>, tensor<1x1x8x8x16xf32>) {
+  %x = "onnxc.ReorderToBlocked"(%img) <{block_size = 16 : i64}> : (tensor<1x3x8x8xf32>) -> tensor<1x1x8x8x16xf32>
+  %w = "onnx.Constant"() <{value = dense<0.5> : tensor<1x1x1x1x16x16xf32>}> : () -> tensor<1x1x1x1x16x16xf32>
+  %none = "onnx.NoValue"() : () -> none
+  %y = "onnxc.BlockedConv"(%x, %w, %none, %none) <{in_channels = 3 : i64, out_channels = 16 : i64}> : (tensor<1x1x8x8x16xf32>, tensor<1x1x1x1x16x16xf32>, none, none) -> tensor<1x1x8x8x16xf32>
+  return %x, %y : tensor<1x1x8x8x16xf32>, tensor<1x1x8x8x16xf32>
+}
+func.func @full_block(%img: tensor<1x16x8x8xf32>) -> tensor<1x1x8x8x16xf32> {
+  %x = "onnxc.ReorderToBlocked"(%img) <{block_size = 16 : i64}> : (tensor<1x16x8x8xf32>) -> tensor<1x1x8x8x16xf32>
+  %w = "onnx.Constant"() <{value = dense<0.5> : tensor<1x1x1x1x16x16xf32>}> : () -> tensor<1x1x1x1x16x16xf32>
+  %none = "onnx.NoValue"() : () -> none
+  %y = "onnxc.BlockedConv"(%x, %w, %none, %none) <{in_channels = 16 : i64, out_channels = 16 : i64}> : (tensor<1x1x8x8x16xf32>, tensor<1x1x1x1x16x16xf32>, none, none) -> tensor<1x1x8x8x16xf32>
+  return %y : tensor<1x1x8x8x16xf32>
+}
