@@ -19,7 +19,8 @@
 //            activations come from the previous layer, hence X and Z warm.
 // The 3x3 convolutions with unit strides are also timed as Winograd F(2x2,
 // 3x3) (onnxc_conv_nchwc_winograd on weights transformed beforehand, as the
-// compiler does), in families named <model>/<conv>_winograd, and the stems
+// compiler does), in families named <model>/<conv>_winograd (F(2x2)) and
+// <model>/<conv>_winograd4 (F(4x4, 3x3)), and the stems
 // (fewer than 16 input channels) also read X as plain NCHW (nchw_input, as
 // the compiler passes the image), in families named <model>/<conv>_nchw.
 // Times are wall clock around each call (manual time), so hot and cold are
@@ -237,7 +238,7 @@ void flushFromCaches(const std::vector<float> &data,
 }
 
 /// How a family computes its convolution.
-enum class Form { kDirect, kWinograd, kPlainInput };
+enum class Form { kDirect, kWinograd, kWinograd4, kPlainInput };
 
 /// X's real channels as a plain [C][H][W] tensor.
 std::vector<float> plainInput(const std::vector<float> &x, int64_t channels,
@@ -252,7 +253,8 @@ std::vector<float> plainInput(const std::vector<float> &x, int64_t channels,
 
 /// Args: isa, threads, cold (see the file comment).
 void BM_Conv(benchmark::State &state, const ConvSpec &spec, Form form) {
-  bool winograd = form == Form::kWinograd;
+  int tile = form == Form::kWinograd ? 2 : form == Form::kWinograd4 ? 4 : 0;
+  bool winograd = tile != 0;
   int isa = static_cast<int>(state.range(0));
   int threads = static_cast<int>(state.range(1));
   int cold = static_cast<int>(state.range(2));
@@ -280,15 +282,16 @@ void BM_Conv(benchmark::State &state, const ConvSpec &spec, Form form) {
   if (cold != 0)
     sweep.assign((32u << 20) / sizeof(float), 1.0f);
   if (winograd) {
-    std::vector<float> u(onnxc_conv_winograd_weight_floats(spec.c, spec.m));
-    onnxc_conv_winograd_weights(spec.c, spec.m, ops.w.data(), u.data());
+    std::vector<float> u(
+        onnxc_conv_winograd_weight_floats(tile, spec.c, spec.m));
+    onnxc_conv_winograd_weights(tile, spec.c, spec.m, ops.w.data(), u.data());
     ops.w = std::move(u); // what cold:2 flushes
   }
   auto call = [&] {
     const float *z = spec.residual ? ops.z.data() : nullptr;
     if (winograd)
-      onnxc_conv_nchwc_winograd(&s, ops.x.data(), ops.w.data(), ops.bias.data(),
-                                z, ops.y.data(), &epilogue, 0);
+      onnxc_conv_nchwc_winograd(&s, tile, ops.x.data(), ops.w.data(),
+                                ops.bias.data(), z, ops.y.data(), &epilogue, 0);
     else
       onnxc_conv_nchwc(&s, ops.x.data(), ops.w.data(), ops.bias.data(), z,
                        ops.y.data(), &epilogue, 0);
@@ -326,14 +329,17 @@ void registerModel(const char *model, const ConvSpec (&specs)[N]) {
   const std::vector<int64_t> isas = {
       ONNXC_SGEMM_ISA_AVX512, ONNXC_SGEMM_ISA_AVX2, ONNXC_SGEMM_ISA_PORTABLE};
   for (const ConvSpec &spec : specs)
-    for (Form form : {Form::kDirect, Form::kWinograd, Form::kPlainInput}) {
+    for (Form form : {Form::kDirect, Form::kWinograd, Form::kWinograd4,
+                      Form::kPlainInput}) {
       onnxc_conv_nchwc_shape s = shapeOf(spec);
-      if (form == Form::kWinograd && !onnxc_conv_nchwc_winograd_applies(&s))
+      if ((form == Form::kWinograd || form == Form::kWinograd4) &&
+          !onnxc_conv_nchwc_winograd_applies(&s))
         continue;
       if (form == Form::kPlainInput && (spec.depthwise || spec.c >= kBlock))
         continue;
       std::string name = std::string(model) + "/" + spec.name +
                          (form == Form::kWinograd     ? "_winograd"
+                          : form == Form::kWinograd4  ? "_winograd4"
                           : form == Form::kPlainInput ? "_nchw"
                                                       : "");
       // Cold runs a fixed number of times: the eviction (about a millisecond

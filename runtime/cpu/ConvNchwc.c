@@ -79,6 +79,7 @@ void _mlir_ciface_onnxc_rt_conv_nchwc_f32(
   int depthwise = (flags & ONNXC_CONV_NCHWC_DEPTHWISE) != 0;
   int winograd = (flags & ONNXC_CONV_NCHWC_WINOGRAD) != 0;
   int nchw = (flags & ONNXC_CONV_NCHWC_NCHW_INPUT) != 0;
+  int tile = (flags & ONNXC_CONV_NCHWC_WINOGRAD_4X4) ? 4 : 2;
   int64_t w_rank = winograd ? 1 : depthwise ? 2 + spatial : 4 + spatial;
   /* A plain X, [N, C, (H,) W], has one dim less than a blocked one; W is
    * the dim before last either way. */
@@ -87,7 +88,8 @@ void _mlir_ciface_onnxc_rt_conv_nchwc_f32(
   const float *bias = NULL, *z = NULL;
   int ok = x && w && in_channels > 0 && out_channels > 0 && stride_h > 0 &&
            stride_w > 0 && dilation_h > 0 && dilation_w > 0 &&
-           !(nchw && (depthwise || winograd));
+           !(nchw && (depthwise || winograd)) &&
+           (winograd || !(flags & ONNXC_CONV_NCHWC_WINOGRAD_4X4));
   if (ok && (flags & ONNXC_CONV_NCHWC_BIAS)) {
     bias = dense(bias_ref, 2, bs);
     ok = bias && bs[0] == ys[1] && bs[1] == B;
@@ -126,8 +128,8 @@ void _mlir_ciface_onnxc_rt_conv_nchwc_f32(
          (!depthwise || in_channels == out_channels);
     if (winograd)
       ok = ok && spatial == 2 && onnxc_conv_nchwc_winograd_applies(&s) &&
-           (size_t)ws[0] ==
-               onnxc_conv_winograd_weight_floats(in_channels, out_channels);
+           (size_t)ws[0] == onnxc_conv_winograd_weight_floats(tile, in_channels,
+                                                              out_channels);
     else if (depthwise)
       ok = ok && ws[0] == in_blocks && ws[w_rank - 1] == B;
     else
@@ -147,7 +149,7 @@ void _mlir_ciface_onnxc_rt_conv_nchwc_f32(
   epilogue.activation_beta = activation_beta;
   if (!winograd)
     onnxc_conv_nchwc(&s, x, w, bias, z, y, &epilogue, 0);
-  else if (!onnxc_conv_nchwc_winograd(&s, x, w, bias, z, y, &epilogue, 0))
+  else if (!onnxc_conv_nchwc_winograd(&s, tile, x, w, bias, z, y, &epilogue, 0))
     fill_nan(y, total); /* not even one tile's scratch */
 }
 

@@ -134,7 +134,8 @@ void _mlir_ciface_onnxc_rt_conv2d_f32(
 /* ConvNchwc.c: onnxc.BlockedConv, Y = activation(Conv(X, W) + bias + Z) on
  * blocked tensors (kernels/ConvNchwc.h has the layouts). Geometry that
  * disagrees at run time fills Y with NaN. With ONNXC_CONV_NCHWC_WINOGRAD, W
- * is a 3x3 kernel's Winograd U, 1-D (kernels/ConvWinogradWeights.h). With
+ * is a 3x3 kernel's Winograd U, 1-D (kernels/ConvWinogradWeights.h), for
+ * F(2x2, 3x3), or F(4x4, 3x3) with ONNXC_CONV_NCHWC_WINOGRAD_4X4 too. With
  * ONNXC_CONV_NCHWC_NCHW_INPUT (group 1, 2-D, not Winograd), X is the plain
  * [N, C, H, W] tensor. */
 enum {
@@ -142,7 +143,8 @@ enum {
   ONNXC_CONV_NCHWC_RESIDUAL = 2,
   ONNXC_CONV_NCHWC_DEPTHWISE = 4,
   ONNXC_CONV_NCHWC_WINOGRAD = 8,
-  ONNXC_CONV_NCHWC_NCHW_INPUT = 16
+  ONNXC_CONV_NCHWC_NCHW_INPUT = 16,
+  ONNXC_CONV_NCHWC_WINOGRAD_4X4 = 32
 };
 void _mlir_ciface_onnxc_rt_conv_nchwc_f32(
     onnxc_unranked_memref *x, onnxc_unranked_memref *w,

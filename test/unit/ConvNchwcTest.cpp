@@ -133,11 +133,14 @@ struct Operands {
   }
 };
 
-/// Runs `c` on `isa` with `threads` threads (by Winograd F(2x2, 3x3) with
-/// `winograd`) and compares the real output channels with the reference.
-void checkCase(const ConvCase &c, int isa, int threads, bool winograd = false) {
-  SCOPED_TRACE(describe(c) + " isa=" + onnxc_sgemm_isa_name(isa) + " threads=" +
-               std::to_string(threads) + (winograd ? " winograd" : ""));
+/// Runs `c` on `isa` with `threads` threads (by Winograd F(T x T, 3x3) with
+/// `winogradTile` T = 2 or 4) and compares the real output channels with the
+/// reference.
+void checkCase(const ConvCase &c, int isa, int threads, int winogradTile = 0) {
+  SCOPED_TRACE(
+      describe(c) + " isa=" + onnxc_sgemm_isa_name(isa) +
+      " threads=" + std::to_string(threads) +
+      (winogradTile ? " winograd" + std::to_string(winogradTile) : ""));
   onnxc_conv_nchwc_shape s = shapeOf(c);
   Operands ops(c, s);
   onnxc_sgemm_epilogue e{};
@@ -161,12 +164,14 @@ void checkCase(const ConvCase &c, int isa, int threads, bool winograd = false) {
   }
   ASSERT_TRUE(onnxc_sgemm_force_isa(isa));
   onnxc_set_num_threads(threads);
-  if (winograd) {
+  if (winogradTile) {
     ASSERT_TRUE(onnxc_conv_nchwc_winograd_applies(&s));
-    std::vector<float> u(onnxc_conv_winograd_weight_floats(c.c, c.m));
-    onnxc_conv_winograd_weights(c.c, c.m, ops.w.data(), u.data());
-    ASSERT_EQ(onnxc_conv_nchwc_winograd(&s, ops.x.data(), u.data(), bias, z,
-                                        actual.data(), &e, 0),
+    std::vector<float> u(
+        onnxc_conv_winograd_weight_floats(winogradTile, c.c, c.m));
+    onnxc_conv_winograd_weights(winogradTile, c.c, c.m, ops.w.data(), u.data());
+    ASSERT_EQ(onnxc_conv_nchwc_winograd(&s, winogradTile, ops.x.data(),
+                                        u.data(), bias, z, actual.data(), &e,
+                                        0),
               1);
   } else {
     onnxc_conv_nchwc(&s, x, ops.w.data(), bias, z, actual.data(), &e, 0);
@@ -175,6 +180,10 @@ void checkCase(const ConvCase &c, int isa, int threads, bool winograd = false) {
   onnxc_sgemm_force_isa(ONNXC_SGEMM_ISA_AUTO);
   int64_t terms = (c.depthwise ? 1 : c.c) * c.kh * c.kw;
   double tolerance = 1e-5 * std::sqrt((double)terms) + 1e-6;
+  // F(4x4)'s transforms scale the values by up to 8 and 1/24 before they
+  // round (ConvNchwc.h): a few times the rounding of the other forms.
+  if (winogradTile == 4)
+    tolerance *= 2;
   int64_t mismatches = 0;
   for (size_t i = 0; i < ySize && mismatches < 5; ++i) {
     int64_t lane = i % B, block = (i / B / (s.out_h * s.out_w)) % blocks(c.m);
@@ -441,25 +450,27 @@ TEST_P(ConvNchwcIsaTest, Winograd) {
   silu.bias = false;
   silu.activation = ONNXC_ACTIVATION_SILU;
   cases.push_back(silu);
-  for (const ConvCase &c : cases)
-    checkCase(c, GetParam(), 1, /*winograd=*/true);
-  for (int threads : {1, 2, 3}) {
-    ConvCase resnet{1, 64, 64, 28, 28, 3, 3}; // bands of a 14 x 14 tile grid
-    resnet.pt = resnet.pl = resnet.pb = resnet.pr = 1;
-    resnet.residual = true;
-    resnet.activation = ONNXC_ACTIVATION_RELU;
-    checkCase(resnet, GetParam(), threads, true);
-    ConvCase large{2, 272, 264, 10, 9, 3, 3}; // U of 4.6 MB
-    large.pt = large.pl = large.pb = large.pr = 1;
-    checkCase(large, GetParam(), threads, true);
-    checkCase({1, 40, 24, 4, 4, 3, 3}, GetParam(), threads, true); // 1 tile
-    // Three images of 30 tiles each, with Z and an activation.
-    ConvCase images{3, 48, 40, 9, 11, 3, 3};
-    images.pt = images.pl = images.pb = images.pr = 1;
-    images.residual = true;
-    images.activation = ONNXC_ACTIVATION_RELU;
-    checkCase(images, GetParam(), threads, true);
-  }
+  for (int tile : {2, 4})
+    for (const ConvCase &c : cases)
+      checkCase(c, GetParam(), 1, tile);
+  for (int tile : {2, 4})
+    for (int threads : {1, 2, 3}) {
+      ConvCase resnet{1, 64, 64, 28, 28, 3, 3}; // bands of a 14 x 14 tile grid
+      resnet.pt = resnet.pl = resnet.pb = resnet.pr = 1;
+      resnet.residual = true;
+      resnet.activation = ONNXC_ACTIVATION_RELU;
+      checkCase(resnet, GetParam(), threads, tile);
+      ConvCase large{2, 272, 264, 10, 9, 3, 3}; // U of 4.6 MB
+      large.pt = large.pl = large.pb = large.pr = 1;
+      checkCase(large, GetParam(), threads, tile);
+      checkCase({1, 40, 24, 4, 4, 3, 3}, GetParam(), threads, tile); // 1 tile
+      // Three images of 30 tiles each, with Z and an activation.
+      ConvCase images{3, 48, 40, 9, 11, 3, 3};
+      images.pt = images.pl = images.pb = images.pr = 1;
+      images.residual = true;
+      images.activation = ONNXC_ACTIVATION_RELU;
+      checkCase(images, GetParam(), threads, tile);
+    }
 }
 
 INSTANTIATE_TEST_SUITE_P(SupportedIsas, ConvNchwcIsaTest,
@@ -594,9 +605,11 @@ TEST(ConvNchwcEntry, PlainInput) {
     ASSERT_TRUE(std::isnan(v));
 }
 
-// Winograd weights (ONNXC_CONV_NCHWC_WINOGRAD): U as a 1-D memref; U of
-// the wrong size, or a geometry Winograd does not compute (a stride of 2),
-// gives NaN.
+// Winograd weights (ONNXC_CONV_NCHWC_WINOGRAD, with
+// ONNXC_CONV_NCHWC_WINOGRAD_4X4 for F(4x4)): U as a 1-D memref; U of the
+// wrong size (F(2x2)'s with the 4x4 flag among them), a geometry Winograd
+// does not compute (a stride of 2), or the 4x4 flag without Winograd gives
+// NaN.
 TEST(ConvNchwcEntry, WinogradWeights) {
   ConvCase c{2, 40, 24, 9, 10, 3, 3};
   c.pt = c.pl = c.pb = c.pr = 1;
@@ -606,35 +619,51 @@ TEST(ConvNchwcEntry, WinogradWeights) {
   std::vector<float> expected(ops.z.size()), actual(ops.z.size());
   onnxc_conv_nchwc_reference(&s, ops.x.data(), ops.w.data(), ops.bias.data(),
                              ops.z.data(), expected.data(), nullptr);
-  std::vector<float> u(onnxc_conv_winograd_weight_floats(c.c, c.m));
-  onnxc_conv_winograd_weights(c.c, c.m, ops.w.data(), u.data());
   int64_t cb = blocks(c.c), mb = blocks(c.m);
   Memref x(ops.x.data(), {c.batch, cb, c.h, c.w, B});
-  Memref w(u.data(), {(int64_t)u.size()});
-  Memref shortW(u.data(), {(int64_t)u.size() - B});
   Memref bias(ops.bias.data(), {mb, B});
   std::vector<int64_t> yShape{c.batch, mb, s.out_h, s.out_w, B};
   Memref z(ops.z.data(), yShape), y(actual.data(), yShape);
-  int32_t flags = ONNXC_CONV_NCHWC_BIAS | ONNXC_CONV_NCHWC_RESIDUAL |
-                  ONNXC_CONV_NCHWC_WINOGRAD;
-  _mlir_ciface_onnxc_rt_conv_nchwc_f32(&x.ref, &w.ref, &bias.ref, &z.ref,
-                                       &y.ref, flags, c.c, c.m, 1, 1, 1, 1,
-                                       c.pt, c.pl, 0, 0.0f, 0.0f);
-  for (size_t i = 0; i < actual.size(); ++i)
-    if ((int64_t)((i / B / (s.out_h * s.out_w)) % mb) * B + (int64_t)(i % B) <
-        c.m)
-      ASSERT_NEAR(actual[i], expected[i], 1e-4) << "element " << i;
-  _mlir_ciface_onnxc_rt_conv_nchwc_f32(&x.ref, &shortW.ref, &bias.ref, &z.ref,
-                                       &y.ref, flags, c.c, c.m, 1, 1, 1, 1,
-                                       c.pt, c.pl, 0, 0.0f, 0.0f);
-  for (float v : actual)
-    ASSERT_TRUE(std::isnan(v));
+  auto call = [&](Memref &w, int32_t flags, int64_t stride) {
+    _mlir_ciface_onnxc_rt_conv_nchwc_f32(
+        &x.ref, &w.ref, &bias.ref, &z.ref, &y.ref,
+        ONNXC_CONV_NCHWC_BIAS | ONNXC_CONV_NCHWC_RESIDUAL | flags, c.c, c.m,
+        stride, 1, 1, 1, c.pt, c.pl, 0, 0.0f, 0.0f);
+  };
+  auto allNan = [&] {
+    for (float v : actual)
+      ASSERT_TRUE(std::isnan(v));
+  };
+  std::vector<float> u2(onnxc_conv_winograd_weight_floats(2, c.c, c.m));
+  onnxc_conv_winograd_weights(2, c.c, c.m, ops.w.data(), u2.data());
+  Memref w2(u2.data(), {(int64_t)u2.size()});
+  for (int tile : {2, 4}) {
+    SCOPED_TRACE("tile " + std::to_string(tile));
+    int32_t flags = ONNXC_CONV_NCHWC_WINOGRAD |
+                    (tile == 4 ? ONNXC_CONV_NCHWC_WINOGRAD_4X4 : 0);
+    std::vector<float> u(onnxc_conv_winograd_weight_floats(tile, c.c, c.m));
+    onnxc_conv_winograd_weights(tile, c.c, c.m, ops.w.data(), u.data());
+    Memref w(u.data(), {(int64_t)u.size()});
+    Memref shortW(u.data(), {(int64_t)u.size() - B});
+    std::fill(actual.begin(), actual.end(), 0.0f);
+    call(w, flags, 1);
+    for (size_t i = 0; i < actual.size(); ++i)
+      if ((int64_t)((i / B / (s.out_h * s.out_w)) % mb) * B + (int64_t)(i % B) <
+          c.m)
+        ASSERT_NEAR(actual[i], expected[i], 1e-4) << "element " << i;
+    call(shortW, flags, 1);
+    allNan();
+    std::fill(actual.begin(), actual.end(), 0.0f);
+    call(w, flags, 2);
+    allNan();
+  }
   std::fill(actual.begin(), actual.end(), 0.0f);
-  _mlir_ciface_onnxc_rt_conv_nchwc_f32(&x.ref, &w.ref, &bias.ref, &z.ref,
-                                       &y.ref, flags, c.c, c.m, 2, 1, 1, 1,
-                                       c.pt, c.pl, 0, 0.0f, 0.0f);
-  for (float v : actual)
-    ASSERT_TRUE(std::isnan(v));
+  call(w2, ONNXC_CONV_NCHWC_WINOGRAD | ONNXC_CONV_NCHWC_WINOGRAD_4X4, 1);
+  allNan();
+  Memref w(ops.w.data(), {mb, cb, c.kh, c.kw, B, B});
+  std::fill(actual.begin(), actual.end(), 0.0f);
+  call(w, ONNXC_CONV_NCHWC_WINOGRAD_4X4, 1);
+  allNan();
 }
 
 } // namespace

@@ -421,6 +421,8 @@ typedef struct winograd_work {
   onnxc_conv_nchwc_job job;  /* the 3x3 convolution */
   onnxc_conv_nchwc_job gemm; /* one position's product, a 1x1 convolution */
   const float *u;
+  int tile;          /* outputs a side of a Winograd tile: 2 or 4 */
+  int64_t positions; /* (tile + 2)^2 */
   int64_t tiles_w, tiles, band, bands, tile_nb;
   int64_t slices, slice_blocks; /* output blocks cut among the tasks */
   int prefetch;                 /* U is beyond L2: prefetch it (conv_rows) */
@@ -428,9 +430,9 @@ typedef struct winograd_work {
   int64_t scratch_floats; /* per worker */
 } winograd_work;
 
-/* Tiles [t0, t0 + band) of one image: the input transform, the 16 products
- * on the 1x1 micro-kernel, the output transform; V and M in the worker's
- * scratch, sized to stay in L2. */
+/* Tiles [t0, t0 + band) of one image: the input transform, the products
+ * (one per position) on the 1x1 micro-kernel, the output transform; V and
+ * M in the worker's scratch, sized to stay in L2. */
 static void winograd_task(void *context, size_t task, int worker) {
   const int64_t B = ONNXC_NCHWC_BLOCK;
   const winograd_work *work = context;
@@ -443,8 +445,10 @@ static void winograd_task(void *context, size_t task, int worker) {
   if (mb1 > out_blocks)
     mb1 = out_blocks;
   float *v = work->scratch + worker * work->scratch_floats;
-  float *m = v + 16 * in_blocks * work->band * B;
-  work->variant->winograd_input(&work->job, n, work->tiles_w, t0, count, v);
+  const int64_t positions = work->positions;
+  float *m = v + positions * in_blocks * work->band * B;
+  work->variant->winograd_input(&work->job, work->tile, n, work->tiles_w, t0,
+                                count, v);
   onnxc_conv_nchwc_job gemm = work->gemm;
   gemm.s.in_w = gemm.s.out_w = count;
   /* Each product prefetches the U it is followed by (the first one's: the
@@ -452,7 +456,7 @@ static void winograd_task(void *context, size_t task, int worker) {
   int64_t pos_floats = out_blocks * in_blocks * B * B;
   int64_t block_floats = in_blocks * B * B;
   int64_t next_mb0 = ((int64_t)task + 1) % work->slices * work->slice_blocks;
-  for (int64_t pos = 0; pos < 16; ++pos) {
+  for (int64_t pos = 0; pos < positions; ++pos) {
     gemm.x = v + pos * in_blocks * count * B;
     gemm.w = work->u + pos * pos_floats;
     gemm.y = m + pos * out_blocks * count * B;
@@ -462,7 +466,7 @@ static void winograd_task(void *context, size_t task, int worker) {
       if (work->prefetch) {
         int64_t next_pos = pos, next_mb = mb + nb;
         if (next_mb >= mb1) {
-          next_pos = (pos + 1) % 16;
+          next_pos = (pos + 1) % positions;
           next_mb = next_pos ? mb0 : next_mb0;
         }
         int64_t next_nb = out_blocks - next_mb < work->tile_nb
@@ -476,11 +480,11 @@ static void winograd_task(void *context, size_t task, int worker) {
       work->variant->rows(&gemm, 0, mb, nb, 0, 0, count, next);
     }
   }
-  work->variant->winograd_output(&work->job, n, work->tiles_w, t0, count, mb0,
-                                 mb1, m);
+  work->variant->winograd_output(&work->job, work->tile, n, work->tiles_w, t0,
+                                 count, mb0, mb1, m);
 }
 
-int onnxc_conv_nchwc_winograd(const onnxc_conv_nchwc_shape *shape,
+int onnxc_conv_nchwc_winograd(const onnxc_conv_nchwc_shape *shape, int tile,
                               const float *x, const float *u, const float *bias,
                               const float *z, float *y,
                               const onnxc_sgemm_epilogue *epilogue,
@@ -494,15 +498,19 @@ int onnxc_conv_nchwc_winograd(const onnxc_conv_nchwc_shape *shape,
   if (s->batch <= 0 || s->out_h <= 0 || s->out_w <= 0 || job->out_blocks <= 0)
     return 1;
   work.u = u;
-  work.tiles_w = (s->out_w + 1) / 2;
-  work.tiles = work.tiles_w * ((s->out_h + 1) / 2);
+  work.tile = tile == 4 ? 4 : 2;
+  work.positions = (work.tile + 2) * (work.tile + 2);
+  work.tiles_w = (s->out_w + work.tile - 1) / work.tile;
+  work.tiles = work.tiles_w * ((s->out_h + work.tile - 1) / work.tile);
   /* V and M of a band in well under L2 (2 MB on the machines measured);
    * more when U does not fit there either (ResNet-50's 14x14 3x3s: 870 ->
    * 780 us with one band, measured). */
-  int64_t u_bytes = 16 * job->in_blocks * job->out_blocks * B * B * 4;
+  int64_t u_bytes =
+      work.positions * job->in_blocks * job->out_blocks * B * B * 4;
   int64_t budget = u_bytes > (1 << 20) ? 3 << 19 : 3 << 18;
   work.prefetch = u_bytes > (1 << 20);
-  int64_t per_tile = 16 * (job->in_blocks + job->out_blocks) * B * 4;
+  int64_t per_tile =
+      work.positions * (job->in_blocks + job->out_blocks) * B * 4;
   work.band = budget / per_tile;
   if (work.band < 1)
     work.band = 1;
@@ -542,7 +550,8 @@ int onnxc_conv_nchwc_winograd(const onnxc_conv_nchwc_shape *shape,
   if (work.slices > groups)
     work.slices = groups;
   work.slice_blocks = (groups + work.slices - 1) / work.slices * work.tile_nb;
-  work.scratch_floats = 16 * (job->in_blocks + job->out_blocks) * work.band * B;
+  work.scratch_floats =
+      work.positions * (job->in_blocks + job->out_blocks) * work.band * B;
   void *block = NULL;
   work.scratch = onnxc_rt_scratch_take(
       (size_t)(threads * work.scratch_floats) * sizeof(float), &block);
@@ -553,7 +562,8 @@ int onnxc_conv_nchwc_winograd(const onnxc_conv_nchwc_shape *shape,
     work.bands = work.tiles;
     work.slices = 1;
     work.slice_blocks = job->out_blocks;
-    work.scratch_floats = 16 * (job->in_blocks + job->out_blocks) * B;
+    work.scratch_floats =
+        work.positions * (job->in_blocks + job->out_blocks) * B;
     choose_tile(work.variant, job->out_blocks, 1, 1, 0, &work.tile_nb,
                 &gemm->tile_w);
     work.scratch = onnxc_rt_scratch_take(

@@ -61,15 +61,19 @@ void onnxc_conv_nchwc(const onnxc_conv_nchwc_shape *shape, const float *x,
                       float *y, const onnxc_sgemm_epilogue *epilogue,
                       int max_threads);
 
-/* Winograd F(2x2, 3x3) for a group-1 3x3 convolution with unit strides and
- * dilations (onnxc_conv_nchwc_winograd_applies): 16 multiplies per 2x2
- * output tile and channel pair instead of 36, on weights transformed once
- * (U, ConvWinogradWeights.h), for adds and subtracts of inputs and outputs
- * around them. The same tensors and result as onnxc_conv_nchwc, to
- * rounding. Returns 0, Y untouched, only when there is no memory for even
- * one tile's transforms (16 x (C + M) floats, rounded up to blocks). */
+/* Winograd F(T x T, 3x3), T = `tile` (2 or 4), for a group-1 3x3
+ * convolution with unit strides and dilations
+ * (onnxc_conv_nchwc_winograd_applies): per T x T output tile and channel
+ * pair, (T + 2)^2 multiplies instead of 9 T^2 (16 instead of 36, 36 instead
+ * of 144), on weights transformed once (U, ConvWinogradWeights.h, for the
+ * same T), for adds and subtracts of inputs and outputs around them. The
+ * same tensors and result as onnxc_conv_nchwc, to rounding (F(4x4)'s
+ * transforms scale values by up to 8 and 1/24: a few times F(2x2)'s
+ * error). Returns 0, Y untouched, only when there is no memory for even
+ * one tile's transforms ((T + 2)^2 x (C + M) floats, rounded up to
+ * blocks). */
 int onnxc_conv_nchwc_winograd_applies(const onnxc_conv_nchwc_shape *shape);
-int onnxc_conv_nchwc_winograd(const onnxc_conv_nchwc_shape *shape,
+int onnxc_conv_nchwc_winograd(const onnxc_conv_nchwc_shape *shape, int tile,
                               const float *x, const float *u, const float *bias,
                               const float *z, float *y,
                               const onnxc_sgemm_epilogue *epilogue,

@@ -54,17 +54,18 @@ typedef void (*onnxc_maxpool_nchwc_row_fn)(const onnxc_maxpool_nchwc_shape *s,
                                            const float *x, float *y,
                                            int64_t plane, int64_t oh);
 
-/* Winograd F(2x2, 3x3) (ConvNchwc.c): the input transform of tiles
- * [t0, t0 + count) of image n into v [16][in_blocks][count][16], and the
- * output transform of output blocks [mb0, mb1) of m [16][out_blocks][count]
- * [16] into Y (+ bias, Z, the activation). Tile t covers output rows
- * 2 * (t / tiles_w) + {0, 1} and columns 2 * (t % tiles_w) + {0, 1}. */
+/* Winograd F(T x T, 3x3), T = `tile` (2 or 4), P = (T + 2)^2 positions
+ * (ConvNchwc.c): the input transform of tiles [t0, t0 + count) of image n
+ * into v [P][in_blocks][count][16], and the output transform of output
+ * blocks [mb0, mb1) of m [P][out_blocks][count][16] into Y (+ bias, Z, the
+ * activation). Tile t covers output rows T * (t / tiles_w) + [0, T) and
+ * columns T * (t % tiles_w) + [0, T). */
 typedef void (*onnxc_winograd_input_fn)(const onnxc_conv_nchwc_job *job,
-                                        int64_t n, int64_t tiles_w, int64_t t0,
-                                        int64_t count, float *v);
+                                        int tile, int64_t n, int64_t tiles_w,
+                                        int64_t t0, int64_t count, float *v);
 typedef void (*onnxc_winograd_output_fn)(const onnxc_conv_nchwc_job *job,
-                                         int64_t n, int64_t tiles_w, int64_t t0,
-                                         int64_t count, int64_t mb0,
+                                         int tile, int64_t n, int64_t tiles_w,
+                                         int64_t t0, int64_t count, int64_t mb0,
                                          int64_t mb1, const float *m);
 
 typedef struct onnxc_conv_nchwc_variant {

@@ -59,7 +59,8 @@ enum : int32_t {
   kHasResidual = 2,
   kDepthwise = 4,
   kWinograd = 8,
-  kNchwInput = 16
+  kNchwInput = 16,
+  kWinograd4x4 = 32
 };
 constexpr int64_t kBlock = 16;
 
@@ -169,9 +170,11 @@ struct BlockedConvCall : OpConversionPattern<fused::BlockedConvOp> {
     } else {
       wRef = asArgument(w, inputs[1]);
     }
+    auto tile = op->getAttrOfType<IntegerAttr>(kWinogradTileAttr);
+    bool winograd4x4 = winograd && tile && tile.getInt() == 4;
     int32_t flags = (bias ? kHasBias : 0) | (z ? kHasResidual : 0) |
                     (depthwise ? kDepthwise : 0) | (winograd ? kWinograd : 0) |
-                    (plain ? kNchwInput : 0);
+                    (plain ? kNchwInput : 0) | (winograd4x4 ? kWinograd4x4 : 0);
     // 1-D is 2-D with H = 1: the H stride, dilation and pad are neutral.
     int64_t h = spatial == 2 ? 0 : -1, wd = spatial - 1;
     rewriter.create<func::CallOp>(

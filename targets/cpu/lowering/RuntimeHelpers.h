@@ -60,6 +60,9 @@ inline constexpr llvm::StringLiteral kPrepackedIsaAttr = "onnxc.prepacked_isa";
 /// global in place of W, with the Winograd flag.
 inline constexpr llvm::StringLiteral kWinogradWeightsAttr =
     "onnxc.winograd_weights";
+/// Beside it, the I64 tile size U was made for: 2 (F(2x2, 3x3)) or 4
+/// (F(4x4, 3x3)).
+inline constexpr llvm::StringLiteral kWinogradTileAttr = "onnxc.winograd_tile";
 
 /// For an onnxc.BlockedConv that reads a plain [N, C, H, W] image through a
 /// ReorderToBlocked and whose call takes that image instead (the NCHW-input

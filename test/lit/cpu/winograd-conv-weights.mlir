@@ -30,6 +30,23 @@ func.func @winograd(%x: tensor<1x2x12x12x16xf32>) -> tensor<1x2x12x12x16xf32> {
 
 // -----
 
+// A 28x28 output: 4x4 tiles, F(4x4, 3x3). U is 36 positions x 2 x 2 blocks
+// x 256 floats; with g = 0.5, position (0,0) is g / 16 = 0.03125, (0,1)
+// -0.0625 and (1,1) 0.125. Flags 40 = Winograd + 4x4 tiles.
+// CHECK: memref.global "private" constant @[[U4:onnxc_winograd_u[_0-9]*]] : memref<36864xf32> = dense<[3.125000e-02, {{.*}}-6.250000e-02, {{.*}}1.250000e-01
+// CHECK-LABEL: func.func @winograd4
+// CHECK: %[[G4:.*]] = memref.get_global @[[U4]] : memref<36864xf32>
+// CHECK: %[[UC4:.*]] = memref.cast %[[G4]] : memref<36864xf32> to memref<?xf32>
+// CHECK: call @onnxc_rt_conv_nchwc_f32_r5_1_5_5(%{{.*}}, %[[UC4]], %{{.*}}, %{{.*}}, %{{.*}}, %c40_i32,
+func.func @winograd4(%x: tensor<1x2x28x28x16xf32>) -> tensor<1x2x28x28x16xf32> {
+  %w = "onnx.Constant"() <{value = dense<0.5> : tensor<2x2x3x3x16x16xf32>}> : () -> tensor<2x2x3x3x16x16xf32>
+  %none = "onnx.NoValue"() : () -> none
+  %y = "onnxc.BlockedConv"(%x, %w, %none, %none) <{group = 1 : i64, in_channels = 32 : i64, kernel_shape = [3, 3], out_channels = 32 : i64, pads = [1, 1, 1, 1]}> : (tensor<1x2x28x28x16xf32>, tensor<2x2x3x3x16x16xf32>, none, none) -> tensor<1x2x28x28x16xf32>
+  return %y : tensor<1x2x28x28x16xf32>
+}
+
+// -----
+
 // Left direct (W as it is, rank 6): a stride of 2, an output of 6x6 (9
 // tiles, too few: each would read U), 16 input channels
 // (too few), a dynamic output size, and a W with a second user (U would be
