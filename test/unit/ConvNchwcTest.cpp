@@ -246,9 +246,20 @@ TEST_P(ConvNchwcIsaTest, OneByOneFastPath) {
       checkCase({1, c, m, 7, 9, 1, 1}, GetParam(), 1);
       checkCase({2, c, m, 14, 14, 1, 1}, GetParam(), 1);
     }
-  ConvCase strided{1, 32, 48, 15, 15, 1, 1}; // the general path
+  ConvCase strided{1, 32, 48, 15, 15, 1, 1}; // copied at the strides
   strided.sh = strided.sw = 2;
   checkCase(strided, GetParam(), 1);
+  // Strides 2 and 3, an end pad (the last row and column read past X: bias
+  // only), a residual, two images and threads.
+  ConvCase padded{2, 40, 36, 10, 11, 1, 1};
+  padded.sh = 2, padded.sw = 3;
+  padded.pb = padded.pr = 1;
+  padded.residual = true;
+  for (int threads : {1, 3})
+    checkCase(padded, GetParam(), threads);
+  ConvCase wide{1, 24, 16, 9, 120, 1, 1}; // a wide map keeps its rows
+  wide.sh = wide.sw = 2;
+  checkCase(wide, GetParam(), 1);
 }
 
 // The register tile is chosen per convolution (1 to 4 output blocks, up to
