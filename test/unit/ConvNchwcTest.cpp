@@ -202,6 +202,17 @@ void checkCase(const ConvCase &c, int isa, int threads, int winogradTile = 0) {
 
 class ConvNchwcIsaTest : public ::testing::TestWithParam<int> {};
 
+/// Runs `check` with narrow maps gathered into columns, then with them run
+/// in their own rows (onnxc_conv_nchwc_force_direct).
+template <typename Check> void bothPaths(Check check) {
+  for (int direct : {0, 1}) {
+    SCOPED_TRACE(direct ? "direct" : "columns");
+    onnxc_conv_nchwc_force_direct(direct);
+    check();
+  }
+  onnxc_conv_nchwc_force_direct(0);
+}
+
 TEST_P(ConvNchwcIsaTest, KernelSizesStridesPadsDilations) {
   std::vector<ConvCase> cases;
   for (int64_t k : {1, 3, 5, 7})
@@ -236,8 +247,10 @@ TEST_P(ConvNchwcIsaTest, KernelSizesStridesPadsDilations) {
   ConvCase oneD{2, 33, 50, 1, 37, 1, 5}; // 1-D: H = KH = 1
   oneD.sw = 2, oneD.pl = 2, oneD.pr = 2;
   cases.push_back(oneD);
-  for (const ConvCase &c : cases)
-    checkCase(c, GetParam(), 1);
+  bothPaths([&] {
+    for (const ConvCase &c : cases)
+      checkCase(c, GetParam(), 1);
+  });
 }
 
 TEST_P(ConvNchwcIsaTest, OneByOneFastPath) {
@@ -267,17 +280,20 @@ TEST_P(ConvNchwcIsaTest, OneByOneFastPath) {
 // row widths 1 to 30 reaches every tile shape and width, with strides 1 and
 // 2 (constant in the kernel) and 3 (read from the shape), and channel counts
 // with and without a partial input block. Rows of 60 have few enough edge
-// pixels to be computed without the padded copy of X.
+// pixels to be computed without the padded copy of X. Rows narrower than 4
+// tiles are gathered into columns by default: both paths are run.
 TEST_P(ConvNchwcIsaTest, EveryTileShape) {
-  for (int64_t m : {16, 32, 48, 64, 80, 112, 144})
-    for (int64_t w : {1, 5, 7, 11, 14, 23, 30, 60})
-      for (int64_t stride : {1, 2, 3}) {
-        ConvCase c{1, m == 48 ? 21 : 32, m, 3, w * stride, 3, 3};
-        c.sh = c.sw = stride;
-        c.pt = c.pl = c.pb = c.pr = 1;
-        c.residual = m == 80;
-        checkCase(c, GetParam(), 1);
-      }
+  bothPaths([&] {
+    for (int64_t m : {16, 32, 48, 64, 80, 112, 144})
+      for (int64_t w : {1, 5, 7, 11, 14, 23, 30, 60})
+        for (int64_t stride : {1, 2, 3}) {
+          ConvCase c{1, m == 48 ? 21 : 32, m, 3, w * stride, 3, 3};
+          c.sh = c.sw = stride;
+          c.pt = c.pl = c.pb = c.pr = 1;
+          c.residual = m == 80;
+          checkCase(c, GetParam(), 1);
+        }
+  });
   // 1x1: one long flattened row, and a strided one.
   for (int64_t m : {16, 48, 64, 144}) {
     checkCase({1, 40, m, 7, 7, 1, 1}, GetParam(), 1);

@@ -259,47 +259,71 @@ static float *pad_columns(const float *x, int64_t rows, int64_t width,
   return buffer;
 }
 
-typedef struct subsample_work {
+typedef struct columns_work {
+  const onnxc_conv_nchwc_shape *s;
   const float *x;
   float *buffer;
-  int64_t rows, in_h, in_w, out_h, out_w, stride_h, stride_w;
-} subsample_work;
+  int64_t in_blocks, rows; /* rows: N * in_blocks * taps * out_h */
+} columns_work;
 
-/* Output row `task` (of all planes): X's pixels at the strides, 0 past its
- * bottom or right edge. */
-static void subsample_task(void *context, size_t task, int worker) {
+/* Output row `task` of one (image, input block, tap) plane of the columns:
+ * X's pixels under that tap, 0 outside X and in the lanes past C. */
+static void columns_task(void *context, size_t task, int worker) {
   (void)worker;
   const int64_t B = ONNXC_NCHWC_BLOCK;
-  const subsample_work *w = context;
-  int64_t plane = (int64_t)task / w->out_h, oh = (int64_t)task % w->out_h;
-  int64_t ih = oh * w->stride_h;
-  float *dst = w->buffer + (int64_t)task * w->out_w * B;
-  const float *src = w->x + (plane * w->in_h + ih) * w->in_w * B;
-  for (int64_t ow = 0; ow < w->out_w; ++ow, dst += B) {
-    int64_t iw = ow * w->stride_w;
-    if (ih < w->in_h && iw < w->in_w)
-      memcpy(dst, src + iw * B, B * sizeof(float));
-    else
+  const columns_work *w = context;
+  const onnxc_conv_nchwc_shape *s = w->s;
+  int64_t taps = s->kernel_h * s->kernel_w;
+  int64_t oh = (int64_t)task % s->out_h, t = (int64_t)task / s->out_h;
+  int64_t tap = t % taps, plane = t / taps; /* plane: image x input block */
+  int64_t kh = tap / s->kernel_w, kw = tap % s->kernel_w;
+  int64_t lanes = s->in_channels - plane % w->in_blocks * B;
+  if (lanes > B)
+    lanes = B;
+  int64_t ih = oh * s->stride_h - s->pad_top + kh * s->dilation_h;
+  float *dst = w->buffer + (int64_t)task * s->out_w * B;
+  const float *src = w->x + (plane * s->in_h + ih) * s->in_w * B;
+  for (int64_t ow = 0; ow < s->out_w; ++ow, dst += B) {
+    int64_t iw = ow * s->stride_w - s->pad_left + kw * s->dilation_w;
+    if (ih >= 0 && ih < s->in_h && iw >= 0 && iw < s->in_w) {
+      if (lanes == B) { /* a constant size: inlined (2-3% faster) */
+        memcpy(dst, src + iw * B, B * sizeof(float));
+        continue;
+      }
+      memcpy(dst, src + iw * B, (size_t)lanes * sizeof(float));
+      memset(dst + lanes, 0, (size_t)(B - lanes) * sizeof(float));
+    } else {
       memset(dst, 0, B * sizeof(float));
+    }
   }
 }
 
-/* X at a 1x1 convolution's strides, [N * Cb][out_h][out_w][16], in scratch
- * memory (freed with onnxc_rt_scratch_give(*block)); NULL when there is no
- * memory. */
-static float *subsample(const onnxc_conv_nchwc_job *job, void **block,
-                        int max_threads) {
+static int force_direct;
+
+int onnxc_conv_nchwc_force_direct(int direct) {
+  int previous = force_direct;
+  force_direct = direct;
+  return previous;
+}
+
+/* The columns of a group-1 convolution (im2col, blocked):
+ * [N][in_blocks * taps][out_h][out_w][16], block cb * taps + tap holding
+ * input block cb under that tap, in scratch memory (freed with
+ * onnxc_rt_scratch_give(*block)); NULL when there is no memory. With the
+ * block order of W's [Mb][Cb][KH][KW][16][16], the convolution is then a
+ * 1x1 over in_blocks * taps blocks with the same weights. */
+static float *gather_columns(const onnxc_conv_nchwc_job *job, void **block,
+                             int max_threads) {
   const int64_t B = ONNXC_NCHWC_BLOCK;
   const onnxc_conv_nchwc_shape *s = &job->s;
-  int64_t planes = s->batch * job->in_blocks;
+  int64_t rows =
+      s->batch * job->in_blocks * s->kernel_h * s->kernel_w * s->out_h;
   float *buffer = onnxc_rt_scratch_take(
-      (size_t)(planes * s->out_h * s->out_w * B) * sizeof(float), block);
+      (size_t)(rows * s->out_w * B) * sizeof(float), block);
   if (!buffer)
     return NULL;
-  subsample_work w = {job->x,   buffer,      planes * s->out_h,
-                      s->in_h,  s->in_w,     s->out_h,
-                      s->out_w, s->stride_h, s->stride_w};
-  onnxc_parallel_for((size_t)w.rows, max_threads, subsample_task, &w);
+  columns_work w = {s, job->x, buffer, job->in_blocks, rows};
+  onnxc_parallel_for((size_t)rows, max_threads, columns_task, &w);
   return buffer;
 }
 
@@ -360,21 +384,38 @@ void onnxc_conv_nchwc(const onnxc_conv_nchwc_shape *shape, const float *x,
   if (flops < (s->depthwise ? 2.0e5 : 1.0e6))
     max_threads = 1;
   void *padded = NULL;
-  /* A strided 1x1 convolution on a narrow map: its rows cut into short
-   * tiles, which reload each weight vector for few pixels (ResNet-50's
-   * downsamples to 14x14 and 7x7 ran at 73-78% of the FMA peak). Copied at
-   * the strides, X is a matrix of the output's pixels: the 1x1 fast path
-   * below then runs them as one long row in full tiles. */
-  if (!s->depthwise && !s->nchw_input && s->kernel_h == 1 && s->kernel_w == 1 &&
-      s->pad_top == 0 && s->pad_left == 0 &&
-      (s->stride_h > 1 || s->stride_w > 1) &&
-      s->out_w < 4 * work.variant->tile_w) {
-    const float *copy = subsample(job, &padded, max_threads);
-    if (copy) {
-      job->x = copy;
+  /* A narrow map (the 14x14 and 7x7 outputs of ResNet-50's strided 1x1
+   * and 3x3 convolutions): its rows cut into short tiles, which reload each
+   * weight vector for few pixels (73-81% of the FMA peak, bench/conv). As
+   * columns (gather_columns) the convolution is a 1x1 over the output's
+   * pixels, which the 1x1 fast path below runs as one long row in full
+   * tiles. A 1x1's columns are X at the strides; a KxK's are K^2 times the
+   * output, and pay off on narrower rows only (ResNet-50's 3x3 s2 to 7x7:
+   * -15% on 1 thread, -7% on 2; to 14x14: -2% on 1, +7% on 2). Not for a
+   * plain 1x1 (flattened already), nor when the columns would take more
+   * than 64 MB. */
+  int64_t taps = s->kernel_h * s->kernel_w;
+  double column_bytes = (double)(s->batch * job->in_blocks * taps) *
+                        (double)(s->out_h * s->out_w * B) * 4.0;
+  if (!force_direct && !s->depthwise && !s->nchw_input &&
+      s->out_w < (taps > 1 ? 2 : 4) * work.variant->tile_w &&
+      (taps > 1 || s->stride_h > 1 || s->stride_w > 1 || s->pad_top > 0 ||
+       s->pad_left > 0) &&
+      column_bytes <= 64.0 * 1024.0 * 1024.0) {
+    const float *columns = gather_columns(job, &padded, max_threads);
+    if (columns) {
+      job->x = columns;
+      /* The padding lanes of every block but the last are zero in the
+       * columns, as are W's there: read them as channels. */
+      s->in_channels = (job->in_blocks * taps - 1) * B +
+                       (s->in_channels - (job->in_blocks - 1) * B);
+      job->in_blocks *= taps;
       s->in_h = s->out_h;
       s->in_w = s->out_w;
+      s->kernel_h = s->kernel_w = 1;
       s->stride_h = s->stride_w = 1;
+      s->dilation_h = s->dilation_w = 1;
+      s->pad_top = s->pad_left = 0;
     }
   }
   int64_t lo, hi;

@@ -102,6 +102,12 @@ void onnxc_conv_nchwc_reference(const onnxc_conv_nchwc_shape *shape,
 
 /* The ISA is chosen with the GEMM's (onnxc_sgemm_force_isa in Gemm.h). */
 
+/* Test hook: with `direct` nonzero, onnxc_conv_nchwc runs narrow maps in
+ * their own rows instead of gathering them into columns first, so that the
+ * tests reach every tile of both paths. Returns the previous setting; not
+ * for use while convolutions run. */
+int onnxc_conv_nchwc_force_direct(int direct);
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif
