@@ -23,6 +23,9 @@
  * A plain NCHW X (nchw_input: an image) goes through the same tiles, with
  * pixel stride 1 and lane stride H x W in place of 16 and 1, and is never
  * copied: its edge pixels are computed one at a time.
+ * A group-1 convolution on a narrow map (rows of a few tiles) is first
+ * gathered into blocked columns (an im2col) and run as a 1x1 over its
+ * output pixels, one long row of full tiles.
  *
  *===----------------------------------------------------------------------===*/
 
@@ -30,6 +33,7 @@
 #include "../CpuRuntime.h"
 #include "../ThreadPool.h"
 #include "ConvNchwcKernels.h"
+#include "ConvWinogradWeights.h"
 
 #include <string.h>
 
@@ -524,7 +528,7 @@ typedef struct winograd_work {
   onnxc_conv_nchwc_job gemm; /* one position's product, a 1x1 convolution */
   const float *u;
   int tile;          /* outputs a side of a Winograd tile: 2 or 4 */
-  int64_t positions; /* (tile + 2)^2 */
+  int64_t positions; /* (tile + 2)^2, onnxc_conv_winograd_positions */
   int64_t tiles_w, tiles, band, bands, tile_nb;
   int64_t slices, slice_blocks; /* output blocks cut among the tasks */
   int prefetch;                 /* U is beyond L2: prefetch it (conv_rows) */
@@ -601,7 +605,7 @@ int onnxc_conv_nchwc_winograd(const onnxc_conv_nchwc_shape *shape, int tile,
     return 1;
   work.u = u;
   work.tile = tile == 4 ? 4 : 2;
-  work.positions = (work.tile + 2) * (work.tile + 2);
+  work.positions = onnxc_conv_winograd_positions(work.tile);
   work.tiles_w = (s->out_w + work.tile - 1) / work.tile;
   work.tiles = work.tiles_w * ((s->out_h + work.tile - 1) / work.tile);
   /* V and M of a band in well under L2 (2 MB on the machines measured);
