@@ -210,9 +210,7 @@ struct ReorderToBlockedCall : OpConversionPattern<fused::ReorderToBlockedOp> {
     if (!xType || !resultType || !xType.getElementType().isF32() ||
         op.getBlockSize() != kBlock || resultType.getShape().back() != kBlock)
       return rewriter.notifyMatchFailure(op, "not an f32 reorder of block 16");
-    if (!op->use_empty() && llvm::all_of(op->getUsers(), [](Operation *user) {
-          return blockedConvPlainInput(user) != nullptr;
-        }))
+    if (reorderReadOnlyAsPlainInput(op))
       return rewriter.notifyMatchFailure(op, "only read by NCHW-input convs");
     func::FuncOp callee = lookupRuntimeCallee(op);
     if (!callee)
@@ -343,6 +341,13 @@ Value blockedConvPlainInput(Operation *op) {
       !plain.getElementType().isF32())
     return Value();
   return reorder.getX();
+}
+
+bool reorderReadOnlyAsPlainInput(Operation *op) {
+  return llvm::isa<fused::ReorderToBlockedOp>(op) && !op->use_empty() &&
+         llvm::all_of(op->getUsers(), [](Operation *user) {
+           return blockedConvPlainInput(user) != nullptr;
+         });
 }
 
 void populateBlockedConvCallPatterns(const TypeConverter &typeConverter,

@@ -384,7 +384,7 @@ std::optional<RuntimeHelper> runtimeHelperFor(Operation *op) {
     auto y = llvm::dyn_cast<RankedTensorType>(op->getResult(0).getType());
     if (!x || !y || !x.getElementType().isF32() || x.getRank() < 3 ||
         x.getRank() > 5 || y.getRank() != x.getRank() + 1 ||
-        y.getShape().back() != 16)
+        y.getShape().back() != 16 || reorderReadOnlyAsPlainInput(op))
       return std::nullopt;
     auto dynamic = [&](int64_t rank) {
       return MemRefType::get(SmallVector<int64_t>(rank, ShapedType::kDynamic),

@@ -70,6 +70,11 @@ inline constexpr llvm::StringLiteral kWinogradTileAttr = "onnxc.winograd_tile";
 /// null.
 mlir::Value blockedConvPlainInput(mlir::Operation *op);
 
+/// Whether `op` is an onnxc.ReorderToBlocked read only by convs that take
+/// its input instead (blockedConvPlainInput): it gets no runtime call, and
+/// its unread linalg form is erased as dead code.
+bool reorderReadOnlyAsPlainInput(mlir::Operation *op);
+
 /// Whether `op` is an f32 matrix product the runtime GEMM takes:
 /// onnx.MatMul, onnx.Gemm, onnxc.FusedMatMul or onnxc.FusedGemm with a
 /// ranked f32 result (B is operand 1).
