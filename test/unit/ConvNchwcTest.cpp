@@ -342,6 +342,21 @@ TEST_P(ConvNchwcIsaTest, Depthwise) {
         c.alpha = 0.0f, c.beta = 0.5f;
         checkCase(c, GetParam(), 1);
       }
+  // 3-wide kernels take dw_slide_tile where the ISA has one: rows whose
+  // interior is shorter than, a multiple of, and not a multiple of its
+  // tile, with and without bias and Z, no padding, and an odd end pad.
+  for (int64_t width : {4, 6, 9, 13, 34})
+    for (int64_t stride : {1, 2})
+      for (bool residual : {false, true}) {
+        ConvCase c{1, 40, 40, 5, width, 3, 3};
+        c.depthwise = true;
+        c.sh = c.sw = stride;
+        c.pl = c.pt = residual ? 0 : 1;
+        c.pr = c.pb = stride == 2 ? 0 : 1;
+        c.bias = !residual;
+        c.residual = residual;
+        checkCase(c, GetParam(), 1);
+      }
   ConvCase dilated{2, 32, 32, 12, 11, 3, 3};
   dilated.depthwise = true;
   dilated.dh = 2, dilated.dw = 3;

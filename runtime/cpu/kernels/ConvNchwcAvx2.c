@@ -90,6 +90,7 @@ static inline vec16 v_leaky(vec16 v, float alpha) {
 #define TILE_ACC 6
 #define TILE_W 6
 #define TILE_DW 6
+#define TILE_DW_SLIDE 4
 #define TILE_ROLLED 1
 /* Every other activation, in registers (ActivationVector.h). */
 #define ACT_LANES 8
