@@ -1,6 +1,8 @@
 /*===- Loader.c - Open compiled artifacts with dlopen ---------------------===*/
 
+#ifndef _GNU_SOURCE /* the build may define it already */
 #define _GNU_SOURCE
+#endif
 #include "onnxc/onnxc.h"
 
 #include <dlfcn.h>

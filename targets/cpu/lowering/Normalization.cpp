@@ -344,15 +344,15 @@ struct LayerNormalizationLowering
       }
       Value value = stat;
       Type statElement = getElementTypeOrSelf(stat);
-      if (type.getElementType() != statElement) {
+      Type resultElement = type.getElementType();
+      if (resultElement != statElement) {
         auto statType = llvm::cast<RankedTensorType>(stat.getType());
         value = buildParallelGeneric(
-            rewriter, loc, statType.clone(type.getElementType()),
+            rewriter, loc, statType.clone(resultElement),
             tensorSizes(rewriter, loc, stat), stat,
             rewriter.getMultiDimIdentityMap(statType.getRank()),
             [&](OpBuilder &b, Location nloc, ValueRange args) {
-              return castScalar(b, nloc, args[0], statElement,
-                                type.getElementType());
+              return castScalar(b, nloc, args[0], statElement, resultElement);
             });
       }
       value = keepReducedDims(rewriter, loc, value, x, reducedDims);
