@@ -6,13 +6,17 @@
 //   (onnxc optimize stops after the graph optimizer: compiler/export writes
 //    the optimized graph back as an ONNX model)
 //   shape inference  compiler/dialect    ranked types for every value
+//   batch split      passes/graph        a graph that keeps its images apart
+//                                        is compiled for one image, run N
+//                                        times (runtime/cpu/Run.c)
 //   graph optimizer  passes/             by -O level (OptimizationPipeline)
 //   partition        passes/Partition    each op -> the first target that
 //                                        supports it (cpu last)
-//   lowering         targets/cpu         onnx -> linalg -> loops -> LLVM dialect
-//   LLVM IR          compiler/emit       + the ABI entry point, -O pipeline
-//   object file      compiler/emit       for --mtriple/--mcpu (host default)
-//   shared library   compiler/emit       lld, in process, with the runtime
+//   lowering         targets/cpu         onnx -> linalg -> loops -> LLVM
+//   dialect LLVM IR          compiler/emit       + the ABI entry point, -O
+//   pipeline object file      compiler/emit       for --mtriple/--mcpu (host
+//   default) shared library   compiler/emit       lld, in process, with the
+//   runtime
 //
 //===----------------------------------------------------------------------===//
 
@@ -29,6 +33,7 @@
 #include "passes/OptimizationPipeline.h"
 #include "passes/Passes.h"
 #include "passes/RewriteCounts.h"
+#include "passes/graph/BatchSplit.h"
 #include "passes/graph/GraphUtils.h"
 #include "targets/cpu/Passes.h"
 
@@ -148,12 +153,13 @@ std::string defaultOutputPath(const CompilerOptions &options) {
   return path.str().str();
 }
 
-/// Everything from the model file to the optimized graph: import, shape
-/// inference, the graph optimizer of `options.optLevel`.
-OwningOpRef<ModuleOp> importAndOptimize(MLIRContext &ctx,
-                                        const CompilerOptions &options) {
+/// The model file as the onnx dialect with every value's shape inferred,
+/// `shapes` fixing the inputs'.
+OwningOpRef<ModuleOp> importAndInferShapes(
+    MLIRContext &ctx, const CompilerOptions &options,
+    const std::map<std::string, std::vector<int64_t>> &shapes) {
   ImportOptions importOptions;
-  importOptions.inputShapes = options.inputShapes;
+  importOptions.inputShapes = shapes;
   OwningOpRef<ModuleOp> module =
       importOnnxModel(ctx, options.modelPath, importOptions);
   if (!module)
@@ -162,6 +168,58 @@ OwningOpRef<ModuleOp> importAndOptimize(MLIRContext &ctx,
   shapePm.addNestedPass<func::FuncOp>(createShapeInferencePass());
   if (failed(shapePm.run(*module)))
     return nullptr;
+  return module;
+}
+
+/// When the graph of `module` may run image by image
+/// (passes/graph/BatchSplit.h): the same model imported for one image, its
+/// module marked with the batch (`onnxc.batch_split`), which the artifact's
+/// metadata keeps. Else `module` itself.
+OwningOpRef<ModuleOp> splitBatch(MLIRContext &ctx,
+                                 const CompilerOptions &options,
+                                 OwningOpRef<ModuleOp> module) {
+  auto graph = module->lookupSymbol<func::FuncOp>("main_graph");
+  if (!graph)
+    return module;
+  std::string whyNot;
+  int64_t batch = batchSplitCount(graph, whyNot);
+  if (batch <= 1) {
+    if (options.printPassStats)
+      llvm::errs() << "onnxc: batch split: no (" << whyNot << ")\n";
+    return module;
+  }
+  std::map<std::string, std::vector<int64_t>> oneImage;
+  for (auto [i, type] : llvm::enumerate(graph.getArgumentTypes())) {
+    auto name = graph.getArgAttrOfType<StringAttr>(i, "onnxc.name");
+    // The batch must come from --shape, over a dim 0 the model left open:
+    // a model's own static batch may be spelled in its value infos too.
+    if (!name || !graph.getArgAttr(i, "onnxc.open_batch")) {
+      if (options.printPassStats)
+        llvm::errs() << "onnxc: batch split: no (the model's own dim 0 is "
+                        "static; --shape sets a batch over a dynamic one)\n";
+      return module;
+    }
+    auto ranked = llvm::cast<RankedTensorType>(type);
+    std::vector<int64_t> dims(ranked.getShape().begin(),
+                              ranked.getShape().end());
+    dims[0] = 1;
+    oneImage[name.str()] = dims;
+  }
+  OwningOpRef<ModuleOp> split = importAndInferShapes(ctx, options, oneImage);
+  if (!split)
+    return nullptr;
+  split->getOperation()->setAttr(
+      "onnxc.batch_split", IntegerAttr::get(IntegerType::get(&ctx, 64), batch));
+  if (options.printPassStats)
+    llvm::errs() << "onnxc: batch split: " << batch << " runs of one image\n";
+  return split;
+}
+
+/// The graph optimizer of `options.optLevel` on `module`; prints what it
+/// did with --print-pass-stats.
+OwningOpRef<ModuleOp> optimizeGraph(MLIRContext &ctx,
+                                    const CompilerOptions &options,
+                                    OwningOpRef<ModuleOp> module) {
 
   auto countModuleNodes = [&] {
     int64_t count = 0;
@@ -223,6 +281,22 @@ OwningOpRef<ModuleOp> importAndOptimize(MLIRContext &ctx,
       llvm::errs() << "onnxc: ops changed:" << changes << "\n";
   }
   return module;
+}
+
+/// Everything from the model file to the optimized graph: import, shape
+/// inference, the graph optimizer of `options.optLevel`. With `allowSplit`
+/// (an artifact, not `onnxc optimize`'s ONNX model), a graph that may run
+/// image by image is compiled for one image (splitBatch).
+OwningOpRef<ModuleOp> importAndOptimize(MLIRContext &ctx,
+                                        const CompilerOptions &options,
+                                        bool allowSplit = false) {
+  OwningOpRef<ModuleOp> module =
+      importAndInferShapes(ctx, options, options.inputShapes);
+  if (module && allowSplit && options.batchSplit && options.optLevel >= 1)
+    module = splitBatch(ctx, options, std::move(module));
+  if (!module)
+    return nullptr;
+  return optimizeGraph(ctx, options, std::move(module));
 }
 
 /// The prefix of the header's names: --name, else the header file's stem made
@@ -368,7 +442,8 @@ bool compileModel(const CompilerOptions &options) {
   }
 
   // Import, shape inference, the graph optimizer; then partitioning.
-  OwningOpRef<ModuleOp> module = importAndOptimize(ctx, options);
+  OwningOpRef<ModuleOp> module =
+      importAndOptimize(ctx, options, /*allowSplit=*/true);
   if (!module)
     return false;
   PassManager graphPm(&ctx);

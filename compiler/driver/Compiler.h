@@ -38,6 +38,10 @@ struct CompilerOptions {
   // header's names start with <name>. An object file built with a name
   // exports nothing else, so several link into one program.
   std::string name;
+  // A graph whose nodes keep the images of its static batch apart is
+  // compiled for one image and run once per image (passes/graph/
+  // BatchSplit.h); --no-batch-split runs the batch as one.
+  bool batchSplit = true;
   const char *argv0 = "onnxc";
 };
 

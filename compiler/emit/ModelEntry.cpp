@@ -115,6 +115,17 @@ Expected<ModelMeta> collectModelMeta(mlir::ModuleOp module) {
       return t.takeError();
     meta.outputs.push_back(std::move(*t));
   }
+  // A graph compiled for one image of the batch (passes/graph/BatchSplit.h)
+  // takes and gives the whole batch: the runtime runs it once per image.
+  if (auto split =
+          module->getAttrOfType<mlir::IntegerAttr>("onnxc.batch_split");
+      split && split.getInt() > 1) {
+    meta.batchRuns = split.getInt();
+    for (auto *tensors : {&meta.inputs, &meta.outputs})
+      for (TensorMeta &t : *tensors)
+        if (!t.dims.empty())
+          t.dims[0] = meta.batchRuns;
+  }
   return meta;
 }
 
@@ -270,7 +281,7 @@ Error addModelEntry(Module &module, const ModelMeta &meta,
       "onnxc_cpu_set_num_threads",
       FunctionType::get(b.i32Ty, {b.i32Ty}, false));
 
-  // struct onnxc_model { u32 abi; i32 nin; i32 nout; i32 reserved; ptr name;
+  // struct onnxc_model { u32 abi; i32 nin; i32 nout; i32 batch_runs; ptr name;
   //   ptr inputs; ptr outputs; ptr run; ptr release; ptr graph_invoke;
   //   ptr set_num_threads; u64 workspace_size; ptr run_with_workspace; }
   StructType *modelTy =
@@ -281,7 +292,7 @@ Error addModelEntry(Module &module, const ModelMeta &meta,
       {ConstantInt::get(b.i32Ty, ONNXC_ABI_VERSION),
        ConstantInt::get(b.i32Ty, meta.inputs.size()),
        ConstantInt::get(b.i32Ty, meta.outputs.size()),
-       ConstantInt::get(b.i32Ty, 0), b.string(meta.graphName),
+       ConstantInt::get(b.i32Ty, meta.batchRuns), b.string(meta.graphName),
        b.tensorInfos(meta.inputs, "inputs"),
        b.tensorInfos(meta.outputs, "outputs"), cast<Constant>(run.getCallee()),
        cast<Constant>(release.getCallee()), invoke,

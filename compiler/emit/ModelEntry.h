@@ -44,6 +44,10 @@ struct ModelMeta {
   /// takes its descriptor after the inputs'.
   uint64_t workspaceSize = 0;
   uint64_t plannedBytes = 0;
+  /// 0, or the batch of a graph compiled for one image (the module's
+  /// onnxc.batch_split): `run` calls it once per image. The tensors' dims
+  /// are the batch's.
+  int32_t batchRuns = 0;
 };
 
 /// Reads the metadata from the imported (and shape-inferred) module's

@@ -271,6 +271,7 @@ ModelImporter::importInputs(const ::onnx::GraphProto &graph,
              << "' is not a tensor with an element type (sequence, map and "
                 "optional inputs are not supported)";
     auto shapeIt = options.inputShapes.find(input.name());
+    bool batchOpen = false;
     if (shapeIt != options.inputShapes.end()) {
       const std::vector<int64_t> &dims = shapeIt->second;
       std::string spec = input.name() + "=" + formatDims(dims);
@@ -287,11 +288,17 @@ ModelImporter::importInputs(const ::onnx::GraphProto &graph,
                    << input.name() << "' is " << d << " in the model, not "
                    << dims[i];
       }
+      // Whether the model left dim 0 open: only then may the driver import
+      // it again for one image (a batch split).
+      auto ranked = llvm::dyn_cast<RankedTensorType>(*type);
+      batchOpen = !ranked || (ranked.getRank() >= 1 && ranked.isDynamicDim(0));
       *type = RankedTensorType::get(dims, type->getElementType());
       dimParams.clear();
     }
     NamedAttrList attrList;
     attrList.set("onnxc.name", builder.getStringAttr(input.name()));
+    if (batchOpen)
+      attrList.set("onnxc.open_batch", builder.getUnitAttr());
     if (llvm::any_of(dimParams, [](auto &p) { return !p.empty(); }))
       attrList.set("onnxc.dim_params",
                    builder.getStrArrayAttr(SmallVector<StringRef>(
@@ -389,8 +396,8 @@ ModelImporter::importInitializers(const ::onnx::GraphProto &graph) {
     if (init.name().empty())
       return emitError(fileLoc) << "an initializer has an empty name";
     FailureOr<DenseElementsAttr> value =
-        convertTensor(&ctx, init, externalData, [&] {
-          return emitError(fileLoc) << "initializer '" << init.name() << "': ";
+        convertTensor(&ctx, init, externalData, [&, &name = init.name()] {
+          return emitError(fileLoc) << "initializer '" << name << "': ";
         });
     if (failed(value))
       return failure();

@@ -72,7 +72,7 @@ RunFn = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.POINTER(Model), ctypes.POINTER(Ten
                          ctypes.POINTER(Error))
 ReleaseFn = ctypes.CFUNCTYPE(None, ctypes.POINTER(Tensor))
 Model._fields_ = [("abi_version", ctypes.c_uint32), ("num_inputs", ctypes.c_int32),
-                  ("num_outputs", ctypes.c_int32), ("reserved", ctypes.c_int32),
+                  ("num_outputs", ctypes.c_int32), ("batch_runs", ctypes.c_int32),
                   ("name", ctypes.c_char_p), ("inputs", ctypes.POINTER(TensorInfo)),
                   ("outputs", ctypes.POINTER(TensorInfo)), ("run", RunFn),
                   ("release_tensor", ReleaseFn), ("graph_invoke", ctypes.c_void_p),

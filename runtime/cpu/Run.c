@@ -27,6 +27,10 @@
  * caller output buffers, calls no allocator unless the graph itself still
  * allocates (dynamic dims) or the descriptors outgrow the stack.
  *
+ * A model compiled for one image of its batch (`batch_runs` > 1: onnxc
+ * compile's batch split) is called once per image, on views of the
+ * inputs' slices, each result copied into its slice of the outputs.
+ *
  * Nothing else is kept between calls: run is reentrant.
  *
  *===----------------------------------------------------------------------===*/
@@ -317,6 +321,98 @@ static int run_graph(const onnxc_model *model, const onnxc_tensor *inputs,
   return code;
 }
 
+/* A graph compiled for one image of the batch (model->batch_runs = N > 1;
+ * every input and output has the static shape of its metadata, dim 0 = N):
+ * run_graph once per image, on views of each input's slice and into each
+ * output's slice. The outputs are allocated whole first (or are the
+ * caller's buffers, checked to hold the batch), so that each image's
+ * result is copied where it belongs. One workspace serves every image in
+ * turn. */
+static int run_per_image(const onnxc_model *model, const onnxc_tensor *inputs,
+                         int32_t num_inputs, onnxc_tensor *outputs,
+                         int32_t num_outputs, void *workspace,
+                         onnxc_error *err) {
+  enum { STACK_TENSORS = 16 };
+  const int64_t runs = model->batch_runs;
+  onnxc_tensor stack_tensors[2 * STACK_TENSORS];
+  size_t count = (size_t)num_inputs + (size_t)num_outputs;
+  onnxc_tensor *views = count <= 2 * STACK_TENSORS
+                            ? stack_tensors
+                            : malloc(count * sizeof(onnxc_tensor));
+  if (!views)
+    return fail(err, ONNXC_OUT_OF_MEMORY, "run: out of memory");
+  onnxc_tensor *slices = views + num_inputs;
+  int code = ONNXC_OK;
+  for (int32_t o = 0; o < num_outputs && code == ONNXC_OK; ++o) {
+    const onnxc_tensor_info *info = &model->outputs[o];
+    size_t bytes = (size_t)element_count(info->dims, info->rank) *
+                   onnxc_dtype_size(info->dtype);
+    onnxc_tensor *out = &outputs[o];
+    if (out->data && out->size_bytes < bytes) {
+      code = fail(err, ONNXC_INVALID_ARGUMENT,
+                  "output '%s': the buffer holds %zu bytes, the result "
+                  "needs %zu",
+                  info->name, out->size_bytes, bytes);
+    } else if (!out->data) {
+      out->owner = out->data = malloc(bytes ? bytes : 1);
+      out->size_bytes = bytes;
+      if (!out->data)
+        code =
+            fail(err, ONNXC_OUT_OF_MEMORY,
+                 "output '%s': out of memory (%zu bytes)", info->name, bytes);
+    }
+  }
+  for (int64_t r = 0; r < runs && code == ONNXC_OK; ++r) {
+    for (int32_t i = 0; i < num_inputs; ++i) {
+      size_t image = (size_t)element_count(inputs[i].shape, inputs[i].rank) /
+                     (size_t)runs * onnxc_dtype_size(inputs[i].dtype);
+      views[i] = inputs[i];
+      views[i].data = (char *)inputs[i].data + (size_t)r * image;
+      views[i].shape[0] = 1;
+    }
+    for (int32_t o = 0; o < num_outputs; ++o) {
+      const onnxc_tensor_info *info = &model->outputs[o];
+      size_t image = (size_t)element_count(info->dims, info->rank) /
+                     (size_t)runs * onnxc_dtype_size(info->dtype);
+      memset(&slices[o], 0, sizeof slices[o]);
+      slices[o].data = (char *)outputs[o].data + (size_t)r * image;
+      slices[o].size_bytes = image;
+    }
+    code = run_graph(model, views, num_inputs, slices, num_outputs, workspace,
+                     err);
+  }
+  for (int32_t o = 0; o < num_outputs; ++o) {
+    onnxc_tensor *out = &outputs[o];
+    if (code != ONNXC_OK) {
+      if (out->owner) {
+        free(out->owner);
+        out->owner = out->data = NULL;
+        out->size_bytes = 0;
+      }
+      continue;
+    }
+    const onnxc_tensor_info *info = &model->outputs[o];
+    out->rank = info->rank;
+    out->dtype = info->dtype;
+    for (int32_t d = 0; d < info->rank; ++d)
+      out->shape[d] = info->dims[d];
+  }
+  if (views != stack_tensors)
+    free(views);
+  return code;
+}
+
+/* Runs a checked call: once, or once per image (run_per_image). */
+static int run_checked(const onnxc_model *model, const onnxc_tensor *inputs,
+                       int32_t num_inputs, onnxc_tensor *outputs,
+                       int32_t num_outputs, void *workspace, onnxc_error *err) {
+  if (model->batch_runs > 1)
+    return run_per_image(model, inputs, num_inputs, outputs, num_outputs,
+                         workspace, err);
+  return run_graph(model, inputs, num_inputs, outputs, num_outputs, workspace,
+                   err);
+}
+
 /* Block pools: each slot holds a free block or NULL. A block starts with
  * its capacity; the usable memory follows at ONNXC_WORKSPACE_ALIGNMENT. One
  * pool keeps run workspaces, the other kernels' scratch (packed GEMM
@@ -398,15 +494,15 @@ int onnxc_cpu_run(const onnxc_model *model, const onnxc_tensor *inputs,
   if (code != ONNXC_OK)
     return code;
   if (model->workspace_size == 0)
-    return run_graph(model, inputs, num_inputs, outputs, num_outputs, NULL,
-                     err);
+    return run_checked(model, inputs, num_inputs, outputs, num_outputs, NULL,
+                       err);
   void *block = take_block(workspace_pool, model->workspace_size);
   if (!block)
     return fail(err, ONNXC_OUT_OF_MEMORY,
                 "run: out of memory (a workspace of %llu bytes)",
                 (unsigned long long)model->workspace_size);
-  code = run_graph(model, inputs, num_inputs, outputs, num_outputs,
-                   (char *)block + ONNXC_WORKSPACE_ALIGNMENT, err);
+  code = run_checked(model, inputs, num_inputs, outputs, num_outputs,
+                     (char *)block + ONNXC_WORKSPACE_ALIGNMENT, err);
   give_block(workspace_pool, block);
   return code;
 }
@@ -436,8 +532,8 @@ int onnxc_cpu_run_with_workspace(const onnxc_model *model,
                   "bytes",
                   ONNXC_WORKSPACE_ALIGNMENT);
   }
-  return run_graph(model, inputs, num_inputs, outputs, num_outputs,
-                   model->workspace_size > 0 ? workspace : NULL, err);
+  return run_checked(model, inputs, num_inputs, outputs, num_outputs,
+                     model->workspace_size > 0 ? workspace : NULL, err);
 }
 
 void onnxc_cpu_release_tensor(onnxc_tensor *tensor) {

@@ -20,6 +20,7 @@ struct CompileOptions {
   std::string output;       // -o; derived from the model name when empty
   int optLevel = 2;         // -O0..-O3 (kDefaultOptLevel)
   bool printPassStats = false;
+  bool noBatchSplit = false;
   std::string emit = "lib"; // onnx | mlir | llvm | obj | lib
   std::vector<std::string> shapes; // NAME=1x3x224x224
   std::string mtriple;

@@ -40,6 +40,7 @@ int runCompile(const CompileOptions &opts) {
   options.outputPath = opts.output;
   options.optLevel = opts.optLevel;
   options.printPassStats = opts.printPassStats;
+  options.batchSplit = !opts.noBatchSplit;
   options.triple = opts.mtriple;
   options.cpu = opts.mcpu;
   options.headerPath = opts.header;

@@ -151,6 +151,10 @@ int artifactInfo(const std::string &path) {
   printInfos("inputs", model->inputs, model->num_inputs);
   printInfos("outputs", model->outputs, model->num_outputs);
   fmt::print("workspace_size: {} bytes\n", model->workspace_size);
+  if (model->batch_runs > 1)
+    fmt::print("batch_split: {} runs of one image (the workspace is one "
+               "image's)\n",
+               model->batch_runs);
   // The sum of the planned buffers is not in the model struct; a shared
   // library exports it (still loaded: this only takes a reference).
   std::string openPath =

@@ -43,6 +43,10 @@ int main(int argc, char **argv) {
       ->check(CLI::IsMember({"onnx", "mlir", "llvm", "obj", "lib", "static"}));
   compileCmd->add_option("--shape", compile.shapes,
                          "fix an input's shape: NAME=1x3x224x224");
+  compileCmd->add_flag("--no-batch-split", compile.noBatchSplit,
+                       "run a static batch as one, even when every node "
+                       "keeps its images apart (by default such a graph is "
+                       "compiled for one image and run once per image)");
   compileCmd->add_option("--mtriple", compile.mtriple, "target triple");
   compileCmd->add_option("--mcpu", compile.mcpu, "target CPU");
   compileCmd->add_option("--header", compile.header,

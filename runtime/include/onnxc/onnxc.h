@@ -148,7 +148,10 @@ struct onnxc_model {
   uint32_t abi_version;
   int32_t num_inputs;
   int32_t num_outputs;
-  int32_t reserved;
+  /* Private to the runtime: 0, or N > 1 when graph_invoke computes one
+   * image of the batch N that `inputs` and `outputs` lead with, and `run`
+   * calls it once per image (onnxc compile's batch split). */
+  int32_t batch_runs;
   const char *name; /* the ONNX graph name */
   const onnxc_tensor_info *inputs;
   const onnxc_tensor_info *outputs;

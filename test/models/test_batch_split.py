@@ -1,0 +1,183 @@
+"""The batch split (passes/graph/BatchSplit.cpp, runtime/cpu/Run.c): a graph
+whose nodes keep the images of a --shape batch apart is compiled for one
+image and run once per image. Every case checks the outputs against ONNX
+Runtime on the whole batch, with the images' inputs all different, so a
+split that mixed or dropped images would fail; and whether the compiler
+split, from --print-pass-stats and `onnxc info`."""
+import os
+import subprocess
+import tempfile
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+from onnxc_runner import Artifact, max_relative_error, onnxc_binary, run_ort
+
+RNG = np.random.default_rng(11)
+BATCH = 3
+
+
+def weight(name, *shape):
+    return numpy_helper.from_array(
+        (RNG.standard_normal(shape) * 0.3).astype(np.float32), name)
+
+
+def small_cnn():
+    """Conv + Relu, depthwise Conv + Clip, 1x1 Conv + residual Add, then
+    GlobalAveragePool, Flatten, Gemm, Softmax; two outputs (the logits'
+    softmax and the pooled features). Batch dim symbolic."""
+    nodes = [
+        helper.make_node("Conv", ["x", "w1", "b1"], ["c1"], pads=[1, 1, 1, 1]),
+        helper.make_node("Relu", ["c1"], ["r1"]),
+        helper.make_node("Conv", ["r1", "w2"], ["c2"], group=8,
+                         pads=[1, 1, 1, 1], strides=[2, 2]),
+        helper.make_node("Clip", ["c2", "lo", "hi"], ["r2"]),
+        helper.make_node("Conv", ["r2", "w3"], ["c3"]),
+        helper.make_node("Add", ["c3", "r2"], ["s"]),
+        helper.make_node("GlobalAveragePool", ["s"], ["p"]),
+        helper.make_node("Flatten", ["p"], ["features"]),
+        helper.make_node("Gemm", ["features", "wf", "bf"], ["logits"], transB=1),
+        helper.make_node("Softmax", ["logits"], ["probs"], axis=1),
+    ]
+    inits = [weight("w1", 8, 3, 3, 3), weight("b1", 8), weight("w2", 8, 1, 3, 3),
+             weight("w3", 8, 8, 1, 1), weight("wf", 5, 8), weight("bf", 5),
+             numpy_helper.from_array(np.array(0.0, np.float32), "lo"),
+             numpy_helper.from_array(np.array(6.0, np.float32), "hi")]
+    graph = helper.make_graph(
+        nodes, "small_cnn",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["N", 3, 12, 12])],
+        [helper.make_tensor_value_info("probs", TensorProto.FLOAT, ["N", 5]),
+         helper.make_tensor_value_info("features", TensorProto.FLOAT, ["N", 8])],
+        inits)
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+
+
+def mixing(op):
+    """[N, 6] -> [N, 6] through a node that reads other images' rows: a
+    mean over the batch subtracted from x, or a softmax over the batch."""
+    if op == "batch_mean":
+        nodes = [helper.make_node("ReduceMean", ["x"], ["m"], axes=[0]),
+                 helper.make_node("Sub", ["x", "m"], ["y"])]
+    else:
+        nodes = [helper.make_node("Softmax", ["x"], ["y"], axis=0)]
+    graph = helper.make_graph(
+        nodes, op,
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["N", 6])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["N", 6])])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+
+
+def conv_on_a_tiny_map():
+    """A 64-channel 3x3 conv on a 2x2 map: 147 KB of weights, 1 KB of
+    activations an image: split, each image would read the weights again."""
+    graph = helper.make_graph(
+        [helper.make_node("Conv", ["x", "w"], ["y"], pads=[1, 1, 1, 1])],
+        "tiny_map",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["N", 64, 2, 2])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["N", 64, 2, 2])],
+        [weight("w", 64, 64, 3, 3)])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+
+
+def mlp():
+    """Gemm + Relu + Gemm: the images are the rows of the products."""
+    graph = helper.make_graph(
+        [helper.make_node("Gemm", ["x", "w1"], ["h"]),
+         helper.make_node("Relu", ["h"], ["r"]),
+         helper.make_node("Gemm", ["r", "w2"], ["y"])],
+        "mlp",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["N", 6])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["N", 4])],
+        [weight("w1", 6, 16), weight("w2", 16, 4)])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+
+
+def compile_with_stats(model, tmp, shape, extra=()):
+    """Compiles with --shape and --print-pass-stats; returns (artifact,
+    stderr)."""
+    onnx_path = os.path.join(tmp, "model.onnx")
+    so_path = os.path.join(tmp, "model.so")
+    onnx.save(model, onnx_path)
+    proc = subprocess.run(
+        [onnxc_binary(), "compile", "-O3", "--print-pass-stats", onnx_path,
+         "-o", so_path, "--shape", shape, *extra],
+        capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    return so_path, proc.stderr
+
+
+def info(path):
+    proc = subprocess.run([onnxc_binary(), "info", path], capture_output=True,
+                          text=True)
+    assert proc.returncode == 0, proc.stderr
+    return proc.stdout
+
+
+def check_outputs(got, want, rtol=1e-4):
+    assert len(got) == len(want)
+    for i, (g, w) in enumerate(zip(got, want)):
+        assert g.shape == w.shape, f"output {i}: {g.shape}, ORT {w.shape}"
+        err = max_relative_error(g, w)
+        assert err <= rtol, f"output {i}: max relative error {err:.3g}"
+
+
+def test_cnn_splits_and_matches_ort():
+    model = small_cnn()
+    x = RNG.standard_normal((BATCH, 3, 12, 12)).astype(np.float32)
+    want = run_ort(model, {"x": x})
+    with tempfile.TemporaryDirectory() as tmp:
+        so, stderr = compile_with_stats(model, tmp, f"x={BATCH}x3x12x12")
+        assert f"batch split: {BATCH} runs of one image" in stderr, stderr
+        text = info(so)
+        assert f"batch_split: {BATCH} runs" in text, text
+        # The metadata keeps the batch; the run takes and gives all of it.
+        assert f"x: float [{BATCH}, 3, 12, 12]" in text, text
+        # Caller buffers (the Python API writes static outputs in place).
+        check_outputs(Artifact(so).run({"x": x}), want)
+        # Buffers the runtime allocates (onnxc run).
+        np.save(os.path.join(tmp, "x.npy"), x)
+        out_dir = os.path.join(tmp, "out")
+        proc = subprocess.run(
+            [onnxc_binary(), "run", so, "--input",
+             "x=" + os.path.join(tmp, "x.npy"), "--output-dir", out_dir],
+            capture_output=True, text=True)
+        assert proc.returncode == 0, proc.stderr
+        got = [np.load(os.path.join(out_dir, n + ".npy"))
+               for n in ("probs", "features")]
+        check_outputs(got, want)
+
+
+def test_no_batch_split_runs_the_batch_as_one():
+    model = small_cnn()
+    x = RNG.standard_normal((BATCH, 3, 12, 12)).astype(np.float32)
+    with tempfile.TemporaryDirectory() as tmp:
+        so, stderr = compile_with_stats(model, tmp, f"x={BATCH}x3x12x12",
+                                        ["--no-batch-split"])
+        assert "batch split" not in stderr, stderr
+        assert "batch_split" not in info(so)
+        check_outputs(Artifact(so).run({"x": x}), run_ort(model, {"x": x}))
+
+
+def test_nodes_that_mix_images_keep_the_batch_whole():
+    x = RNG.standard_normal((BATCH, 6)).astype(np.float32)
+    for op, why in (("batch_mean", "onnx.ReduceMean node"),
+                    ("batch_softmax", "it normalizes over the batch")):
+        model = mixing(op)
+        with tempfile.TemporaryDirectory() as tmp:
+            so, stderr = compile_with_stats(model, tmp, f"x={BATCH}x6")
+            assert "batch split: no" in stderr and why in stderr, stderr
+            assert "batch_split" not in info(so)
+            check_outputs(Artifact(so).run({"x": x}), run_ort(model, {"x": x}))
+
+
+def test_splits_that_would_not_pay_are_not_taken():
+    cases = ((conv_on_a_tiny_map(), (BATCH, 64, 2, 2), "under twice the weights"),
+             (mlp(), (BATCH, 6), "no convolution"))
+    for model, shape, why in cases:
+        x = RNG.standard_normal(shape).astype(np.float32)
+        with tempfile.TemporaryDirectory() as tmp:
+            so, stderr = compile_with_stats(model, tmp,
+                                            "x=" + "x".join(map(str, shape)))
+            assert "batch split: no" in stderr and why in stderr, stderr
+            check_outputs(Artifact(so).run({"x": x}), run_ort(model, {"x": x}))
