@@ -16,7 +16,8 @@
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "llvm/ADT/DenseSet.h"
-#include "llvm/ADT/StringSet.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringRef.h"
 
 using namespace mlir;
 
@@ -25,70 +26,77 @@ namespace {
 
 /// Ops whose every output element reads the same position (after
 /// broadcasting) of its inputs.
-const llvm::StringSet<> kElementwise = {
-    "onnx.Abs",       "onnx.Acos",
-    "onnx.Add",       "onnx.And",
-    "onnx.Asin",      "onnx.Atan",
-    "onnx.Cast",      "onnx.Ceil",
-    "onnx.Celu",      "onnx.Clip",
-    "onnx.Cos",       "onnx.Div",
-    "onnx.Elu",       "onnx.Equal",
-    "onnx.Erf",       "onnx.Exp",
-    "onnx.Floor",     "onnx.Gelu",
-    "onnx.Greater",   "onnx.HardSigmoid",
-    "onnx.HardSwish", "onnx.Identity",
-    "onnx.LeakyRelu", "onnx.Less",
-    "onnx.Log",       "onnx.Max",
-    "onnx.Mean",      "onnx.Min",
-    "onnx.Mish",      "onnx.Mul",
-    "onnx.Neg",       "onnx.Not",
-    "onnx.Or",        "onnx.Pow",
-    "onnx.PRelu",     "onnx.Reciprocal",
-    "onnx.Relu",      "onnx.Round",
-    "onnx.Selu",      "onnx.Sigmoid",
-    "onnx.Sign",      "onnx.Sin",
-    "onnx.Softplus",  "onnx.Softsign",
-    "onnx.Sqrt",      "onnx.Sub",
-    "onnx.Sum",       "onnx.Tan",
-    "onnx.Tanh",      "onnx.ThresholdedRelu",
-    "onnx.Where",     "onnx.Xor"};
+bool isElementwise(StringRef name) {
+  static constexpr llvm::StringLiteral kNames[] = {
+      "onnx.Abs",       "onnx.Acos",
+      "onnx.Add",       "onnx.And",
+      "onnx.Asin",      "onnx.Atan",
+      "onnx.Cast",      "onnx.Ceil",
+      "onnx.Celu",      "onnx.Clip",
+      "onnx.Cos",       "onnx.Div",
+      "onnx.Elu",       "onnx.Equal",
+      "onnx.Erf",       "onnx.Exp",
+      "onnx.Floor",     "onnx.Gelu",
+      "onnx.Greater",   "onnx.HardSigmoid",
+      "onnx.HardSwish", "onnx.Identity",
+      "onnx.LeakyRelu", "onnx.Less",
+      "onnx.Log",       "onnx.Max",
+      "onnx.Mean",      "onnx.Min",
+      "onnx.Mish",      "onnx.Mul",
+      "onnx.Neg",       "onnx.Not",
+      "onnx.Or",        "onnx.Pow",
+      "onnx.PRelu",     "onnx.Reciprocal",
+      "onnx.Relu",      "onnx.Round",
+      "onnx.Selu",      "onnx.Sigmoid",
+      "onnx.Sign",      "onnx.Sin",
+      "onnx.Softplus",  "onnx.Softsign",
+      "onnx.Sqrt",      "onnx.Sub",
+      "onnx.Sum",       "onnx.Tan",
+      "onnx.Tanh",      "onnx.ThresholdedRelu",
+      "onnx.Where",     "onnx.Xor"};
+  return llvm::is_contained(kNames, name);
+}
 
 /// Ops whose operand 0 is batched and whose other operands are weights:
 /// each image's output reads only that image's input.
-const llvm::StringSet<> kPerImage = {"onnx.AveragePool",
-                                     "onnx.BatchNormalization",
-                                     "onnx.Conv",
-                                     "onnx.ConvTranspose",
-                                     "onnx.DepthToSpace",
-                                     "onnx.GlobalAveragePool",
-                                     "onnx.GlobalLpPool",
-                                     "onnx.GlobalMaxPool",
-                                     "onnx.InstanceNormalization",
-                                     "onnx.LpNormalization",
-                                     "onnx.LpPool",
-                                     "onnx.LRN",
-                                     "onnx.MaxPool",
-                                     "onnx.SpaceToDepth"};
+bool isPerImage(StringRef name) {
+  static constexpr llvm::StringLiteral kNames[] = {"onnx.AveragePool",
+                                                   "onnx.BatchNormalization",
+                                                   "onnx.Conv",
+                                                   "onnx.ConvTranspose",
+                                                   "onnx.DepthToSpace",
+                                                   "onnx.GlobalAveragePool",
+                                                   "onnx.GlobalLpPool",
+                                                   "onnx.GlobalMaxPool",
+                                                   "onnx.InstanceNormalization",
+                                                   "onnx.LpPool",
+                                                   "onnx.LRN",
+                                                   "onnx.MaxPool",
+                                                   "onnx.SpaceToDepth"};
+  return llvm::is_contained(kNames, name);
+}
 
 /// The other ops keepsImagesApart knows, each with its own conditions.
-const llvm::StringSet<> kReshaping = {"onnx.Concat",
-                                      "onnx.Flatten",
-                                      "onnx.Gemm",
-                                      "onnx.Hardmax",
-                                      "onnx.LayerNormalization",
-                                      "onnx.LogSoftmax",
-                                      "onnx.MatMul",
-                                      "onnx.ReduceL2",
-                                      "onnx.ReduceMax",
-                                      "onnx.ReduceMean",
-                                      "onnx.ReduceMin",
-                                      "onnx.ReduceProd",
-                                      "onnx.ReduceSum",
-                                      "onnx.Reshape",
-                                      "onnx.Softmax",
-                                      "onnx.Squeeze",
-                                      "onnx.Transpose",
-                                      "onnx.Unsqueeze"};
+bool isReshaping(StringRef name) {
+  static constexpr llvm::StringLiteral kNames[] = {"onnx.Concat",
+                                                   "onnx.Flatten",
+                                                   "onnx.Gemm",
+                                                   "onnx.Hardmax",
+                                                   "onnx.LayerNormalization",
+                                                   "onnx.LogSoftmax",
+                                                   "onnx.MatMul",
+                                                   "onnx.ReduceMax",
+                                                   "onnx.ReduceMean",
+                                                   "onnx.ReduceMin",
+                                                   "onnx.ReduceProd",
+                                                   "onnx.ReduceSum",
+                                                   "onnx.Reshape",
+                                                   "onnx.Softmax",
+                                                   "onnx.Squeeze",
+                                                   "onnx.Transpose",
+                                                   "onnx.Unsqueeze"};
+  return llvm::is_contained(kNames, name);
+}
 
 int64_t intAttr(Operation *op, StringRef name, int64_t fallback) {
   if (auto attr = op->getAttrOfType<IntegerAttr>(name))
@@ -125,8 +133,7 @@ public:
   /// else sets `why`.
   bool keepsImagesApart(Operation *op, std::string &why) {
     StringRef name = op->getName().getStringRef();
-    if (!kElementwise.contains(name) && !kPerImage.contains(name) &&
-        !kReshaping.contains(name))
+    if (!isElementwise(name) && !isPerImage(name) && !isReshaping(name))
       return refuse(why, "it is not known to keep images apart");
     // Every batched operand and result: ranked, dim 0 = the batch.
     for (Value v : op->getOperands())
@@ -136,10 +143,14 @@ public:
       if (!llvm::isa<NoneType>(v.getType()) && !leadsWithBatch(v))
         return refuse(why, "a result's dim 0 is not the batch");
 
-    if (kElementwise.contains(name)) {
-      // Weights broadcast over the batch: a lower rank, or dim 0 of 1.
+    if (isElementwise(name)) {
+      // Batched operands of the result's rank (broadcast into more dims,
+      // their dim 0 would not be the result's); weights broadcast over the
+      // batch: a lower rank, or dim 0 of 1.
       int64_t rank = rankOf(op->getResult(0));
       for (Value v : op->getOperands()) {
+        if (isBatched(v) && rankOf(v) != rank)
+          return refuse(why, "an image's values broadcast into more dims");
         if (isBatched(v) || llvm::isa<NoneType>(v.getType()))
           continue;
         auto type = llvm::dyn_cast<RankedTensorType>(v.getType());
@@ -148,7 +159,7 @@ public:
       }
       return true;
     }
-    if (kPerImage.contains(name)) {
+    if (isPerImage(name)) {
       if (!firstOperandOnlyBatched(op))
         return refuse(why, "a batched value is not its first input");
       if (name == "onnx.BatchNormalization" &&

@@ -54,17 +54,42 @@ def small_cnn():
 
 
 def mixing(op):
-    """[N, 6] -> [N, 6] through a node that reads other images' rows: a
-    mean over the batch subtracted from x, or a softmax over the batch."""
+    """x [N, 6, 8, 8] -> a 1x1 Conv -> c [N, 384] -> y through nodes that
+    read other images' values; with the Conv and activations well over the
+    weights, only the mixing node refuses (a wrong legality check would
+    split, and the values would differ from ORT's): a mean over the
+    batch subtracted from x; a softmax over the batch; a transpose there
+    and back with a MatMul between; [N, 1, 6] + [N, 6] broadcast into
+    [N, N, 6] (y[i] reads every image); a Squeeze without axes (one
+    image's dim 0 would go)."""
+    conv = helper.make_node("Conv", ["x", "w"], ["c4"])
+    to2 = helper.make_node("Reshape", ["c4", "shape2"], ["c"])
+    out_shape = ["N", 384]
     if op == "batch_mean":
-        nodes = [helper.make_node("ReduceMean", ["x"], ["m"], axes=[0]),
-                 helper.make_node("Sub", ["x", "m"], ["y"])]
+        nodes = [helper.make_node("ReduceMean", ["c"], ["m"], axes=[0]),
+                 helper.make_node("Sub", ["c", "m"], ["y"])]
+    elif op == "batch_softmax":
+        nodes = [helper.make_node("Softmax", ["c"], ["y"], axis=0)]
+    elif op == "transpose":
+        nodes = [helper.make_node("Transpose", ["c"], ["t"], perm=[1, 0]),
+                 helper.make_node("MatMul", ["t", "m66"], ["u"]),
+                 helper.make_node("Transpose", ["u"], ["y"], perm=[1, 0])]
+    elif op == "broadcast":
+        # y[i, j] = c[i] + c[j]: [N, 1, 6] + [N, 6].
+        nodes = [helper.make_node("Unsqueeze", ["c", "ax1"], ["u"]),
+                 helper.make_node("Add", ["u", "c"], ["y"])]
+        out_shape = ["N", "N", 384]
     else:
-        nodes = [helper.make_node("Softmax", ["x"], ["y"], axis=0)]
+        nodes = [helper.make_node("Unsqueeze", ["c", "ax"], ["u"]),
+                 helper.make_node("Squeeze", ["u"], ["y"])]
     graph = helper.make_graph(
-        nodes, op,
-        [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["N", 6])],
-        [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["N", 6])])
+        [conv, to2] + nodes, op,
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["N", 6, 8, 8])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, out_shape)],
+        [weight("w", 6, 6, 1, 1), weight("m66", BATCH, BATCH),
+         numpy_helper.from_array(np.array([1], np.int64), "ax1"),
+         numpy_helper.from_array(np.array([0, 384], np.int64), "shape2"),
+         numpy_helper.from_array(np.array([2], np.int64), "ax")])
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
 
 
@@ -160,12 +185,15 @@ def test_no_batch_split_runs_the_batch_as_one():
 
 
 def test_nodes_that_mix_images_keep_the_batch_whole():
-    x = RNG.standard_normal((BATCH, 6)).astype(np.float32)
+    x = RNG.standard_normal((BATCH, 6, 8, 8)).astype(np.float32)
     for op, why in (("batch_mean", "onnx.ReduceMean node"),
-                    ("batch_softmax", "it normalizes over the batch")):
+                    ("batch_softmax", "it normalizes over the batch"),
+                    ("transpose", "onnx.Transpose node"),
+                    ("broadcast", "broadcast into more dims"),
+                    ("squeeze", "its axes are not constant")):
         model = mixing(op)
         with tempfile.TemporaryDirectory() as tmp:
-            so, stderr = compile_with_stats(model, tmp, f"x={BATCH}x6")
+            so, stderr = compile_with_stats(model, tmp, f"x={BATCH}x6x8x8")
             assert "batch split: no" in stderr and why in stderr, stderr
             assert "batch_split" not in info(so)
             check_outputs(Artifact(so).run({"x": x}), run_ort(model, {"x": x}))
