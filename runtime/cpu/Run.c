@@ -36,6 +36,7 @@
  *===----------------------------------------------------------------------===*/
 
 #include "CpuRuntime.h"
+#include "ThreadPool.h"
 
 #include <stdarg.h>
 #include <stdatomic.h>
@@ -321,98 +322,6 @@ static int run_graph(const onnxc_model *model, const onnxc_tensor *inputs,
   return code;
 }
 
-/* A graph compiled for one image of the batch (model->batch_runs = N > 1;
- * every input and output has the static shape of its metadata, dim 0 = N):
- * run_graph once per image, on views of each input's slice and into each
- * output's slice. The outputs are allocated whole first (or are the
- * caller's buffers, checked to hold the batch), so that each image's
- * result is copied where it belongs. One workspace serves every image in
- * turn. */
-static int run_per_image(const onnxc_model *model, const onnxc_tensor *inputs,
-                         int32_t num_inputs, onnxc_tensor *outputs,
-                         int32_t num_outputs, void *workspace,
-                         onnxc_error *err) {
-  enum { STACK_TENSORS = 16 };
-  const int64_t runs = model->batch_runs;
-  onnxc_tensor stack_tensors[2 * STACK_TENSORS];
-  size_t count = (size_t)num_inputs + (size_t)num_outputs;
-  onnxc_tensor *views = count <= 2 * STACK_TENSORS
-                            ? stack_tensors
-                            : malloc(count * sizeof(onnxc_tensor));
-  if (!views)
-    return fail(err, ONNXC_OUT_OF_MEMORY, "run: out of memory");
-  onnxc_tensor *slices = views + num_inputs;
-  int code = ONNXC_OK;
-  for (int32_t o = 0; o < num_outputs && code == ONNXC_OK; ++o) {
-    const onnxc_tensor_info *info = &model->outputs[o];
-    size_t bytes = (size_t)element_count(info->dims, info->rank) *
-                   onnxc_dtype_size(info->dtype);
-    onnxc_tensor *out = &outputs[o];
-    if (out->data && out->size_bytes < bytes) {
-      code = fail(err, ONNXC_INVALID_ARGUMENT,
-                  "output '%s': the buffer holds %zu bytes, the result "
-                  "needs %zu",
-                  info->name, out->size_bytes, bytes);
-    } else if (!out->data) {
-      out->owner = out->data = malloc(bytes ? bytes : 1);
-      out->size_bytes = bytes;
-      if (!out->data)
-        code =
-            fail(err, ONNXC_OUT_OF_MEMORY,
-                 "output '%s': out of memory (%zu bytes)", info->name, bytes);
-    }
-  }
-  for (int64_t r = 0; r < runs && code == ONNXC_OK; ++r) {
-    for (int32_t i = 0; i < num_inputs; ++i) {
-      size_t image = (size_t)element_count(inputs[i].shape, inputs[i].rank) /
-                     (size_t)runs * onnxc_dtype_size(inputs[i].dtype);
-      views[i] = inputs[i];
-      views[i].data = (char *)inputs[i].data + (size_t)r * image;
-      views[i].shape[0] = 1;
-    }
-    for (int32_t o = 0; o < num_outputs; ++o) {
-      const onnxc_tensor_info *info = &model->outputs[o];
-      size_t image = (size_t)element_count(info->dims, info->rank) /
-                     (size_t)runs * onnxc_dtype_size(info->dtype);
-      memset(&slices[o], 0, sizeof slices[o]);
-      slices[o].data = (char *)outputs[o].data + (size_t)r * image;
-      slices[o].size_bytes = image;
-    }
-    code = run_graph(model, views, num_inputs, slices, num_outputs, workspace,
-                     err);
-  }
-  for (int32_t o = 0; o < num_outputs; ++o) {
-    onnxc_tensor *out = &outputs[o];
-    if (code != ONNXC_OK) {
-      if (out->owner) {
-        free(out->owner);
-        out->owner = out->data = NULL;
-        out->size_bytes = 0;
-      }
-      continue;
-    }
-    const onnxc_tensor_info *info = &model->outputs[o];
-    out->rank = info->rank;
-    out->dtype = info->dtype;
-    for (int32_t d = 0; d < info->rank; ++d)
-      out->shape[d] = info->dims[d];
-  }
-  if (views != stack_tensors)
-    free(views);
-  return code;
-}
-
-/* Runs a checked call: once, or once per image (run_per_image). */
-static int run_checked(const onnxc_model *model, const onnxc_tensor *inputs,
-                       int32_t num_inputs, onnxc_tensor *outputs,
-                       int32_t num_outputs, void *workspace, onnxc_error *err) {
-  if (model->batch_runs > 1)
-    return run_per_image(model, inputs, num_inputs, outputs, num_outputs,
-                         workspace, err);
-  return run_graph(model, inputs, num_inputs, outputs, num_outputs, workspace,
-                   err);
-}
-
 /* Block pools: each slot holds a free block or NULL. A block starts with
  * its capacity; the usable memory follows at ONNXC_WORKSPACE_ALIGNMENT. One
  * pool keeps run workspaces, the other kernels' scratch (packed GEMM
@@ -487,22 +396,185 @@ void onnxc_rt_scratch_give(void *block) {
     give_block(scratch_pool, block);
 }
 
+/* A graph compiled for one image of the batch (model->batch_runs = N > 1;
+ * every input and output has the static shape of its metadata, dim 0 = N)
+ * runs once per image, on views of each input's slice and into each
+ * output's slice. The outputs are allocated whole first (or are the
+ * caller's buffers, checked to hold the batch), so that each image's
+ * result is copied where it belongs. */
+typedef struct image_work {
+  const onnxc_model *model;
+  const onnxc_tensor *inputs;
+  onnxc_tensor *outputs;
+  int32_t num_inputs, num_outputs;
+  /* The first failure of a parallel run, and its message. */
+  _Atomic int code;
+  onnxc_error *err;
+} image_work;
+
+/* Image `r` of `w`'s batch with `workspace` (the model's size, or NULL). */
+static int run_image(const image_work *w, int64_t r, void *workspace,
+                     onnxc_error *err) {
+  enum { STACK_TENSORS = 32 };
+  const onnxc_model *model = w->model;
+  const int64_t runs = model->batch_runs;
+  onnxc_tensor stack_tensors[STACK_TENSORS];
+  size_t count = (size_t)w->num_inputs + (size_t)w->num_outputs;
+  onnxc_tensor *views = count <= STACK_TENSORS
+                            ? stack_tensors
+                            : malloc(count * sizeof(onnxc_tensor));
+  if (!views)
+    return fail(err, ONNXC_OUT_OF_MEMORY, "run: out of memory");
+  onnxc_tensor *slices = views + w->num_inputs;
+  for (int32_t i = 0; i < w->num_inputs; ++i) {
+    const onnxc_tensor *in = &w->inputs[i];
+    size_t image = (size_t)element_count(in->shape, in->rank) / (size_t)runs *
+                   onnxc_dtype_size(in->dtype);
+    views[i] = *in;
+    views[i].data = (char *)in->data + (size_t)r * image;
+    views[i].shape[0] = 1;
+  }
+  for (int32_t o = 0; o < w->num_outputs; ++o) {
+    const onnxc_tensor_info *info = &model->outputs[o];
+    size_t image = (size_t)element_count(info->dims, info->rank) /
+                   (size_t)runs * onnxc_dtype_size(info->dtype);
+    memset(&slices[o], 0, sizeof slices[o]);
+    slices[o].data = (char *)w->outputs[o].data + (size_t)r * image;
+    slices[o].size_bytes = image;
+  }
+  int code = run_graph(model, views, w->num_inputs, slices, w->num_outputs,
+                       workspace, err);
+  if (views != stack_tensors)
+    free(views);
+  return code;
+}
+
+/* One image of a parallel run, with a workspace of its own from the pool
+ * (its kernels run on this thread: a region nested in a task is inline). */
+static void image_task(void *context, size_t task, int worker) {
+  (void)worker;
+  image_work *w = context;
+  if (atomic_load(&w->code) != ONNXC_OK)
+    return;
+  onnxc_error local;
+  int code = ONNXC_OK;
+  void *block = NULL;
+  if (w->model->workspace_size > 0) {
+    block = take_block(workspace_pool, w->model->workspace_size);
+    if (!block)
+      code = fail(&local, ONNXC_OUT_OF_MEMORY,
+                  "run: out of memory (a workspace of %llu bytes)",
+                  (unsigned long long)w->model->workspace_size);
+  }
+  if (code == ONNXC_OK)
+    code = run_image(w, (int64_t)task,
+                     block ? (char *)block + ONNXC_WORKSPACE_ALIGNMENT : NULL,
+                     &local);
+  if (block)
+    give_block(workspace_pool, block);
+  int expected = ONNXC_OK;
+  if (code != ONNXC_OK &&
+      atomic_compare_exchange_strong(&w->code, &expected, code) && w->err)
+    *w->err = local;
+}
+
+/* Whether the images of a batch run side by side, one thread each (kernels
+ * single-threaded), rather than one after another on all threads: when
+ * every thread gets as many images, or several. Each then works in its own
+ * core's cache. */
+static int images_side_by_side(int64_t runs) {
+  int64_t threads = onnxc_num_threads();
+  return threads > 1 && runs >= threads &&
+         (runs % threads == 0 || runs >= 4 * threads);
+}
+
+/* `workspace`: the caller's (images one after another), or NULL to take
+ * workspaces from the pool (then images may run side by side). */
+static int run_per_image(const onnxc_model *model, const onnxc_tensor *inputs,
+                         int32_t num_inputs, onnxc_tensor *outputs,
+                         int32_t num_outputs, void *workspace, int pooled,
+                         onnxc_error *err) {
+  int code = ONNXC_OK;
+  for (int32_t o = 0; o < num_outputs && code == ONNXC_OK; ++o) {
+    const onnxc_tensor_info *info = &model->outputs[o];
+    size_t bytes = (size_t)element_count(info->dims, info->rank) *
+                   onnxc_dtype_size(info->dtype);
+    onnxc_tensor *out = &outputs[o];
+    if (out->data && out->size_bytes < bytes) {
+      code = fail(err, ONNXC_INVALID_ARGUMENT,
+                  "output '%s': the buffer holds %zu bytes, the result "
+                  "needs %zu",
+                  info->name, out->size_bytes, bytes);
+    } else if (!out->data) {
+      out->owner = out->data = malloc(bytes ? bytes : 1);
+      out->size_bytes = bytes;
+      if (!out->data)
+        code =
+            fail(err, ONNXC_OUT_OF_MEMORY,
+                 "output '%s': out of memory (%zu bytes)", info->name, bytes);
+    }
+  }
+  image_work w = {model,       inputs,   outputs, num_inputs,
+                  num_outputs, ONNXC_OK, err};
+  if (code == ONNXC_OK && pooled && images_side_by_side(model->batch_runs)) {
+    onnxc_parallel_for((size_t)model->batch_runs, 0, image_task, &w);
+    code = atomic_load(&w.code);
+  } else if (code == ONNXC_OK && pooled) {
+    void *block = NULL;
+    if (model->workspace_size > 0) {
+      block = take_block(workspace_pool, model->workspace_size);
+      if (!block)
+        code = fail(err, ONNXC_OUT_OF_MEMORY,
+                    "run: out of memory (a workspace of %llu bytes)",
+                    (unsigned long long)model->workspace_size);
+    }
+    for (int64_t r = 0; r < model->batch_runs && code == ONNXC_OK; ++r)
+      code = run_image(
+          &w, r, block ? (char *)block + ONNXC_WORKSPACE_ALIGNMENT : NULL, err);
+    if (block)
+      give_block(workspace_pool, block);
+  } else {
+    for (int64_t r = 0; r < model->batch_runs && code == ONNXC_OK; ++r)
+      code = run_image(&w, r, workspace, err);
+  }
+  for (int32_t o = 0; o < num_outputs; ++o) {
+    onnxc_tensor *out = &outputs[o];
+    if (code != ONNXC_OK) {
+      if (out->owner) {
+        free(out->owner);
+        out->owner = out->data = NULL;
+        out->size_bytes = 0;
+      }
+      continue;
+    }
+    const onnxc_tensor_info *info = &model->outputs[o];
+    out->rank = info->rank;
+    out->dtype = info->dtype;
+    for (int32_t d = 0; d < info->rank; ++d)
+      out->shape[d] = info->dims[d];
+  }
+  return code;
+}
+
 int onnxc_cpu_run(const onnxc_model *model, const onnxc_tensor *inputs,
                   int32_t num_inputs, onnxc_tensor *outputs,
                   int32_t num_outputs, onnxc_error *err) {
   int code = check_call(model, inputs, num_inputs, outputs, num_outputs, err);
   if (code != ONNXC_OK)
     return code;
+  if (model->batch_runs > 1)
+    return run_per_image(model, inputs, num_inputs, outputs, num_outputs, NULL,
+                         /*pooled=*/1, err);
   if (model->workspace_size == 0)
-    return run_checked(model, inputs, num_inputs, outputs, num_outputs, NULL,
-                       err);
+    return run_graph(model, inputs, num_inputs, outputs, num_outputs, NULL,
+                     err);
   void *block = take_block(workspace_pool, model->workspace_size);
   if (!block)
     return fail(err, ONNXC_OUT_OF_MEMORY,
                 "run: out of memory (a workspace of %llu bytes)",
                 (unsigned long long)model->workspace_size);
-  code = run_checked(model, inputs, num_inputs, outputs, num_outputs,
-                     (char *)block + ONNXC_WORKSPACE_ALIGNMENT, err);
+  code = run_graph(model, inputs, num_inputs, outputs, num_outputs,
+                   (char *)block + ONNXC_WORKSPACE_ALIGNMENT, err);
   give_block(workspace_pool, block);
   return code;
 }
@@ -532,8 +604,12 @@ int onnxc_cpu_run_with_workspace(const onnxc_model *model,
                   "bytes",
                   ONNXC_WORKSPACE_ALIGNMENT);
   }
-  return run_checked(model, inputs, num_inputs, outputs, num_outputs,
-                     model->workspace_size > 0 ? workspace : NULL, err);
+  workspace = model->workspace_size > 0 ? workspace : NULL;
+  if (model->batch_runs > 1)
+    return run_per_image(model, inputs, num_inputs, outputs, num_outputs,
+                         workspace, /*pooled=*/0, err);
+  return run_graph(model, inputs, num_inputs, outputs, num_outputs, workspace,
+                   err);
 }
 
 void onnxc_cpu_release_tensor(onnxc_tensor *tensor) {

@@ -158,8 +158,16 @@ def test_cnn_splits_and_matches_ort():
         assert f"batch_split: {BATCH} runs" in text, text
         # The metadata keeps the batch; the run takes and gives all of it.
         assert f"x: float [{BATCH}, 3, 12, 12]" in text, text
-        # Caller buffers (the Python API writes static outputs in place).
-        check_outputs(Artifact(so).run({"x": x}), want)
+        # Caller buffers (the Python API writes static outputs in place, in
+        # arrays it reuses: new inputs each time, so that a stale result
+        # cannot pass): images one after another (1 thread), and side by
+        # side, one thread each (3 threads: one image each; 2: uneven, so
+        # one after another on both threads).
+        artifact = Artifact(so)
+        for threads in (1, 3, 2, 1, 3):
+            artifact.set_num_threads(threads)
+            xt = RNG.standard_normal(x.shape).astype(np.float32)
+            check_outputs(artifact.run({"x": xt}), run_ort(model, {"x": xt}))
         # Buffers the runtime allocates (onnxc run).
         np.save(os.path.join(tmp, "x.npy"), x)
         out_dir = os.path.join(tmp, "out")
