@@ -488,8 +488,9 @@ static int images_side_by_side(int64_t runs) {
          (runs % threads == 0 || runs >= 4 * threads);
 }
 
-/* `workspace`: the caller's (images one after another), or NULL to take
- * workspaces from the pool (then images may run side by side). */
+/* With `pooled`, workspaces come from the pool and the images may run side
+ * by side; else they run one after another in `workspace` (the caller's,
+ * or NULL when the model needs none). */
 static int run_per_image(const onnxc_model *model, const onnxc_tensor *inputs,
                          int32_t num_inputs, onnxc_tensor *outputs,
                          int32_t num_outputs, void *workspace, int pooled,
