@@ -24,10 +24,14 @@ using namespace mlir;
 namespace onnxc {
 namespace {
 
-/// Ops whose every output element reads the same position (after
-/// broadcasting) of its inputs.
-bool isElementwise(StringRef name) {
-  static constexpr llvm::StringLiteral kNames[] = {
+enum class OpKind { Unknown, Elementwise, PerImage, Conditional };
+
+/// What keepsImagesApart knows of an op: elementwise (every output element
+/// reads the same position of its inputs, after broadcasting); per image
+/// (operand 0 batched, the others weights: each image's output reads only
+/// that image's input); or conditional (each with its own conditions).
+OpKind kindOf(StringRef name) {
+  static constexpr llvm::StringLiteral kElementwise[] = {
       "onnx.Abs",       "onnx.Acos",
       "onnx.Add",       "onnx.And",
       "onnx.Asin",      "onnx.Atan",
@@ -54,48 +58,46 @@ bool isElementwise(StringRef name) {
       "onnx.Sum",       "onnx.Tan",
       "onnx.Tanh",      "onnx.ThresholdedRelu",
       "onnx.Where",     "onnx.Xor"};
-  return llvm::is_contained(kNames, name);
-}
-
-/// Ops whose operand 0 is batched and whose other operands are weights:
-/// each image's output reads only that image's input.
-bool isPerImage(StringRef name) {
-  static constexpr llvm::StringLiteral kNames[] = {"onnx.AveragePool",
-                                                   "onnx.BatchNormalization",
-                                                   "onnx.Conv",
-                                                   "onnx.ConvTranspose",
-                                                   "onnx.DepthToSpace",
-                                                   "onnx.GlobalAveragePool",
-                                                   "onnx.GlobalLpPool",
-                                                   "onnx.GlobalMaxPool",
-                                                   "onnx.InstanceNormalization",
-                                                   "onnx.LpPool",
-                                                   "onnx.LRN",
-                                                   "onnx.MaxPool",
-                                                   "onnx.SpaceToDepth"};
-  return llvm::is_contained(kNames, name);
-}
-
-/// The other ops keepsImagesApart knows, each with its own conditions.
-bool isReshaping(StringRef name) {
-  static constexpr llvm::StringLiteral kNames[] = {"onnx.Concat",
-                                                   "onnx.Flatten",
-                                                   "onnx.Gemm",
-                                                   "onnx.Hardmax",
-                                                   "onnx.LayerNormalization",
-                                                   "onnx.LogSoftmax",
-                                                   "onnx.MatMul",
-                                                   "onnx.ReduceMax",
-                                                   "onnx.ReduceMean",
-                                                   "onnx.ReduceMin",
-                                                   "onnx.ReduceProd",
-                                                   "onnx.ReduceSum",
-                                                   "onnx.Reshape",
-                                                   "onnx.Softmax",
-                                                   "onnx.Squeeze",
-                                                   "onnx.Transpose",
-                                                   "onnx.Unsqueeze"};
-  return llvm::is_contained(kNames, name);
+  static constexpr llvm::StringLiteral kPerImage[] = {
+      "onnx.AveragePool",
+      "onnx.BatchNormalization",
+      "onnx.Conv",
+      "onnx.ConvTranspose",
+      "onnx.DepthToSpace",
+      "onnx.GlobalAveragePool",
+      "onnx.GlobalLpPool",
+      "onnx.GlobalMaxPool",
+      "onnx.InstanceNormalization",
+      "onnx.LpPool",
+      "onnx.LRN",
+      "onnx.MaxPool",
+      "onnx.SpaceToDepth"};
+  static constexpr llvm::StringLiteral kConditional[] = {
+      "onnx.Concat",
+      "onnx.Flatten",
+      "onnx.Gemm",
+      "onnx.Hardmax",
+      "onnx.LayerNormalization",
+      "onnx.LogSoftmax",
+      "onnx.MatMul",
+      "onnx.ReduceL2",
+      "onnx.ReduceMax",
+      "onnx.ReduceMean",
+      "onnx.ReduceMin",
+      "onnx.ReduceProd",
+      "onnx.ReduceSum",
+      "onnx.Reshape",
+      "onnx.Softmax",
+      "onnx.Squeeze",
+      "onnx.Transpose",
+      "onnx.Unsqueeze"};
+  if (llvm::is_contained(kElementwise, name))
+    return OpKind::Elementwise;
+  if (llvm::is_contained(kPerImage, name))
+    return OpKind::PerImage;
+  if (llvm::is_contained(kConditional, name))
+    return OpKind::Conditional;
+  return OpKind::Unknown;
 }
 
 int64_t intAttr(Operation *op, StringRef name, int64_t fallback) {
@@ -133,7 +135,8 @@ public:
   /// else sets `why`.
   bool keepsImagesApart(Operation *op, std::string &why) {
     StringRef name = op->getName().getStringRef();
-    if (!isElementwise(name) && !isPerImage(name) && !isReshaping(name))
+    OpKind kind = kindOf(name);
+    if (kind == OpKind::Unknown)
       return refuse(why, "it is not known to keep images apart");
     // Every batched operand and result: ranked, dim 0 = the batch.
     for (Value v : op->getOperands())
@@ -143,7 +146,7 @@ public:
       if (!llvm::isa<NoneType>(v.getType()) && !leadsWithBatch(v))
         return refuse(why, "a result's dim 0 is not the batch");
 
-    if (isElementwise(name)) {
+    if (kind == OpKind::Elementwise) {
       // Batched operands of the result's rank (broadcast into more dims,
       // their dim 0 would not be the result's); weights broadcast over the
       // batch: a lower rank, or dim 0 of 1.
@@ -159,7 +162,7 @@ public:
       }
       return true;
     }
-    if (isPerImage(name)) {
+    if (kind == OpKind::PerImage) {
       if (!firstOperandOnlyBatched(op))
         return refuse(why, "a batched value is not its first input");
       if (name == "onnx.BatchNormalization" &&
@@ -249,7 +252,8 @@ public:
           return refuse(why, "its axes include the batch");
       return true;
     }
-    llvm_unreachable("every name in the sets is handled above");
+    // A conditional op without its conditions above: refuse, to be safe.
+    return refuse(why, "it is not known to keep images apart");
   }
 
   /// Books what the split costs and gains at `op` (known to keep the

@@ -396,6 +396,27 @@ void onnxc_rt_scratch_give(void *block) {
     give_block(scratch_pool, block);
 }
 
+/* A workspace for one run of `model` from the pool: *block to give back
+ * (NULL when the model needs none) and *workspace, its usable memory. */
+static int take_workspace(const onnxc_model *model, void **block,
+                          void **workspace, onnxc_error *err) {
+  *block = *workspace = NULL;
+  if (model->workspace_size == 0)
+    return ONNXC_OK;
+  *block = take_block(workspace_pool, model->workspace_size);
+  if (!*block)
+    return fail(err, ONNXC_OUT_OF_MEMORY,
+                "run: out of memory (a workspace of %llu bytes)",
+                (unsigned long long)model->workspace_size);
+  *workspace = (char *)*block + ONNXC_WORKSPACE_ALIGNMENT;
+  return ONNXC_OK;
+}
+
+static void give_workspace(void *block) {
+  if (block)
+    give_block(workspace_pool, block);
+}
+
 /* A graph compiled for one image of the batch (model->batch_runs = N > 1;
  * every input and output has the static shape of its metadata, dim 0 = N)
  * runs once per image, on views of each input's slice and into each
@@ -457,21 +478,11 @@ static void image_task(void *context, size_t task, int worker) {
   if (atomic_load(&w->code) != ONNXC_OK)
     return;
   onnxc_error local;
-  int code = ONNXC_OK;
-  void *block = NULL;
-  if (w->model->workspace_size > 0) {
-    block = take_block(workspace_pool, w->model->workspace_size);
-    if (!block)
-      code = fail(&local, ONNXC_OUT_OF_MEMORY,
-                  "run: out of memory (a workspace of %llu bytes)",
-                  (unsigned long long)w->model->workspace_size);
-  }
+  void *block, *workspace;
+  int code = take_workspace(w->model, &block, &workspace, &local);
   if (code == ONNXC_OK)
-    code = run_image(w, (int64_t)task,
-                     block ? (char *)block + ONNXC_WORKSPACE_ALIGNMENT : NULL,
-                     &local);
-  if (block)
-    give_block(workspace_pool, block);
+    code = run_image(w, (int64_t)task, workspace, &local);
+  give_workspace(block);
   int expected = ONNXC_OK;
   if (code != ONNXC_OK &&
       atomic_compare_exchange_strong(&w->code, &expected, code) && w->err)
@@ -520,23 +531,13 @@ static int run_per_image(const onnxc_model *model, const onnxc_tensor *inputs,
   if (code == ONNXC_OK && pooled && images_side_by_side(model->batch_runs)) {
     onnxc_parallel_for((size_t)model->batch_runs, 0, image_task, &w);
     code = atomic_load(&w.code);
-  } else if (code == ONNXC_OK && pooled) {
-    void *block = NULL;
-    if (model->workspace_size > 0) {
-      block = take_block(workspace_pool, model->workspace_size);
-      if (!block)
-        code = fail(err, ONNXC_OUT_OF_MEMORY,
-                    "run: out of memory (a workspace of %llu bytes)",
-                    (unsigned long long)model->workspace_size);
-    }
-    for (int64_t r = 0; r < model->batch_runs && code == ONNXC_OK; ++r)
-      code = run_image(
-          &w, r, block ? (char *)block + ONNXC_WORKSPACE_ALIGNMENT : NULL, err);
-    if (block)
-      give_block(workspace_pool, block);
   } else {
+    void *block = NULL;
+    if (code == ONNXC_OK && pooled)
+      code = take_workspace(model, &block, &workspace, err);
     for (int64_t r = 0; r < model->batch_runs && code == ONNXC_OK; ++r)
       code = run_image(&w, r, workspace, err);
+    give_workspace(block);
   }
   for (int32_t o = 0; o < num_outputs; ++o) {
     onnxc_tensor *out = &outputs[o];
@@ -566,17 +567,12 @@ int onnxc_cpu_run(const onnxc_model *model, const onnxc_tensor *inputs,
   if (model->batch_runs > 1)
     return run_per_image(model, inputs, num_inputs, outputs, num_outputs, NULL,
                          /*pooled=*/1, err);
-  if (model->workspace_size == 0)
-    return run_graph(model, inputs, num_inputs, outputs, num_outputs, NULL,
+  void *block, *workspace;
+  code = take_workspace(model, &block, &workspace, err);
+  if (code == ONNXC_OK)
+    code = run_graph(model, inputs, num_inputs, outputs, num_outputs, workspace,
                      err);
-  void *block = take_block(workspace_pool, model->workspace_size);
-  if (!block)
-    return fail(err, ONNXC_OUT_OF_MEMORY,
-                "run: out of memory (a workspace of %llu bytes)",
-                (unsigned long long)model->workspace_size);
-  code = run_graph(model, inputs, num_inputs, outputs, num_outputs,
-                   (char *)block + ONNXC_WORKSPACE_ALIGNMENT, err);
-  give_block(workspace_pool, block);
+  give_workspace(block);
   return code;
 }
 
