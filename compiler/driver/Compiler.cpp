@@ -13,10 +13,10 @@
 //   partition        passes/Partition    each op -> the first target that
 //                                        supports it (cpu last)
 //   lowering         targets/cpu         onnx -> linalg -> loops -> LLVM
-//   dialect LLVM IR          compiler/emit       + the ABI entry point, -O
-//   pipeline object file      compiler/emit       for --mtriple/--mcpu (host
-//   default) shared library   compiler/emit       lld, in process, with the
-//   runtime
+//                                        dialect
+//   LLVM IR          compiler/emit       + the ABI entry point, -O pipeline
+//   object file      compiler/emit       for --mtriple/--mcpu (host default)
+//   shared library   compiler/emit       lld, in process, with the runtime
 //
 //===----------------------------------------------------------------------===//
 

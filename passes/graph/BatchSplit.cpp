@@ -165,8 +165,13 @@ public:
     if (kind == OpKind::PerImage) {
       if (!firstOperandOnlyBatched(op))
         return refuse(why, "a batched value is not its first input");
+      // Inference only: no running mean and variance out (the op always
+      // has the three results; omitted ones are none).
       if (name == "onnx.BatchNormalization" &&
-          (intAttr(op, "training_mode", 0) != 0 || op->getNumResults() != 1))
+          (intAttr(op, "training_mode", 0) != 0 ||
+           llvm::any_of(llvm::drop_begin(op->getResults()), [](Value v) {
+             return !llvm::isa<NoneType>(v.getType());
+           })))
         return refuse(why, "it computes batch statistics");
       return true;
     }

@@ -24,11 +24,14 @@ def weight(name, *shape):
 
 
 def small_cnn():
-    """Conv + Relu, depthwise Conv + Clip, 1x1 Conv + residual Add, then
-    GlobalAveragePool, Flatten, Gemm, Softmax; two outputs (the logits'
-    softmax and the pooled features). Batch dim symbolic."""
+    """Conv + BatchNormalization (inference) + Relu, depthwise Conv + Clip,
+    1x1 Conv + residual Add, then GlobalAveragePool, Flatten, Gemm,
+    Softmax; two outputs (the logits' softmax and the pooled features).
+    Batch dim symbolic."""
     nodes = [
-        helper.make_node("Conv", ["x", "w1", "b1"], ["c1"], pads=[1, 1, 1, 1]),
+        helper.make_node("Conv", ["x", "w1", "b1"], ["c0"], pads=[1, 1, 1, 1]),
+        helper.make_node("BatchNormalization",
+                         ["c0", "scale", "bias", "mean", "var"], ["c1"]),
         helper.make_node("Relu", ["c1"], ["r1"]),
         helper.make_node("Conv", ["r1", "w2"], ["c2"], group=8,
                          pads=[1, 1, 1, 1], strides=[2, 2]),
@@ -42,6 +45,9 @@ def small_cnn():
     ]
     inits = [weight("w1", 8, 3, 3, 3), weight("b1", 8), weight("w2", 8, 1, 3, 3),
              weight("w3", 8, 8, 1, 1), weight("wf", 5, 8), weight("bf", 5),
+             weight("scale", 8), weight("bias", 8), weight("mean", 8),
+             numpy_helper.from_array(
+                 (RNG.random(8) + 0.5).astype(np.float32), "var"),
              numpy_helper.from_array(np.array(0.0, np.float32), "lo"),
              numpy_helper.from_array(np.array(6.0, np.float32), "hi")]
     graph = helper.make_graph(
