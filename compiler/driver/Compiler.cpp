@@ -7,8 +7,9 @@
 //    the optimized graph back as an ONNX model)
 //   shape inference  compiler/dialect    ranked types for every value
 //   batch split      passes/graph        a graph that keeps its images apart
-//                                        is compiled for one image, run N
-//                                        times (runtime/cpu/Run.c)
+//                                        is compiled for one image, run once
+//                                        per image of the batch, fixed or
+//                                        at run time (runtime/cpu/Run.c)
 //   graph optimizer  passes/             by -O level (OptimizationPipeline)
 //   partition        passes/Partition    each op -> the first target that
 //                                        supports it (cpu last)
@@ -171,47 +172,143 @@ OwningOpRef<ModuleOp> importAndInferShapes(
   return module;
 }
 
+/// How the inputs of a graph lead with a batch that may be split: one that
+/// --shape set over a dim 0 the model left open (Fixed), or a dim 0 the
+/// model leaves open until run time, the only dynamic dim of every input
+/// and the same symbol in all of them (Open).
+struct InputBatch {
+  enum Kind { None, Fixed, Open } kind = None;
+  /// Open: the symbol of dim 0 ("" for a single input's unnamed dim).
+  std::string dimName;
+  /// None: why not.
+  std::string whyNot;
+};
+
+InputBatch inputBatchOf(func::FuncOp graph) {
+  InputBatch batch;
+  bool fixed = true, open = true;
+  std::string openWhyNot;
+  for (auto [i, type] : llvm::enumerate(graph.getArgumentTypes())) {
+    auto name = graph.getArgAttrOfType<StringAttr>(i, "onnxc.name");
+    auto ranked = llvm::dyn_cast<RankedTensorType>(type);
+    if (!name || !ranked || ranked.getRank() == 0) {
+      batch.whyNot = "an input is not a ranked tensor";
+      return batch;
+    }
+    // The batch must come from --shape, over a dim 0 the model left open:
+    // a model's own static batch may be spelled in its value infos too.
+    fixed &= graph.getArgAttr(i, "onnxc.open_batch") != nullptr;
+    std::string dimName;
+    if (auto params = graph.getArgAttrOfType<ArrayAttr>(i, "onnxc.dim_params"))
+      if (auto param = llvm::dyn_cast<StringAttr>(params[0]))
+        dimName = param.str();
+    if (open &&
+        (!ranked.isDynamicDim(0) ||
+         llvm::count_if(ranked.getShape(), ShapedType::isDynamic) != 1)) {
+      open = false;
+      openWhyNot = "input '" + name.str() +
+                   "' has no dynamic dim 0, or another dynamic dim";
+    } else if (open && i > 0 && (dimName.empty() || dimName != batch.dimName)) {
+      // Unrelated batches could differ at run time; the split needs one.
+      open = false;
+      openWhyNot = "the inputs do not name one dim 0";
+    }
+    if (i == 0)
+      batch.dimName = dimName;
+  }
+  batch.kind = fixed  ? InputBatch::Fixed
+               : open ? InputBatch::Open
+                      : InputBatch::None;
+  if (batch.kind == InputBatch::None)
+    batch.whyNot = openWhyNot.empty()
+                       ? "the model's own dim 0 is static; --shape sets a "
+                         "batch over a dynamic one"
+                       : openWhyNot;
+  return batch;
+}
+
+/// The shapes of `graph`'s inputs with dim 0 set to `batch`, as --shape
+/// gives them.
+std::map<std::string, std::vector<int64_t>> shapesWithBatch(func::FuncOp graph,
+                                                            int64_t batch) {
+  std::map<std::string, std::vector<int64_t>> shapes;
+  for (auto [i, type] : llvm::enumerate(graph.getArgumentTypes())) {
+    auto name = graph.getArgAttrOfType<StringAttr>(i, "onnxc.name");
+    auto ranked = llvm::cast<RankedTensorType>(type);
+    std::vector<int64_t> dims(ranked.getShape().begin(),
+                              ranked.getShape().end());
+    dims[0] = batch;
+    shapes[name.str()] = dims;
+  }
+  return shapes;
+}
+
 /// When the graph of `module` may run image by image
 /// (passes/graph/BatchSplit.h): the same model imported for one image, its
-/// module marked with the batch (`onnxc.batch_split`), which the artifact's
-/// metadata keeps. Else `module` itself.
+/// module marked with the batch (`onnxc.batch_split`: N, or -1 for the
+/// run-time dim 0 named `onnxc.batch_dim`), which the artifact's metadata
+/// keeps. Else `module` itself.
 OwningOpRef<ModuleOp> splitBatch(MLIRContext &ctx,
                                  const CompilerOptions &options,
                                  OwningOpRef<ModuleOp> module) {
   auto graph = module->lookupSymbol<func::FuncOp>("main_graph");
   if (!graph)
     return module;
-  std::string whyNot;
-  int64_t batch = batchSplitCount(graph, whyNot);
-  if (batch <= 1) {
+  auto report = [&](const std::string &line) {
     if (options.printPassStats)
-      llvm::errs() << "onnxc: batch split: no (" << whyNot << ")\n";
+      llvm::errs() << "onnxc: batch split: " << line << "\n";
+  };
+  InputBatch inputs = inputBatchOf(graph);
+  if (inputs.kind == InputBatch::None) {
+    report("no (" + inputs.whyNot + ")");
     return module;
   }
-  std::map<std::string, std::vector<int64_t>> oneImage;
-  for (auto [i, type] : llvm::enumerate(graph.getArgumentTypes())) {
-    auto name = graph.getArgAttrOfType<StringAttr>(i, "onnxc.name");
-    // The batch must come from --shape, over a dim 0 the model left open:
-    // a model's own static batch may be spelled in its value infos too.
-    if (!name || !graph.getArgAttr(i, "onnxc.open_batch")) {
-      if (options.printPassStats)
-        llvm::errs() << "onnxc: batch split: no (the model's own dim 0 is "
-                        "static; --shape sets a batch over a dynamic one)\n";
+  // The check follows dim 0 by its size: an open batch is checked on the
+  // model imported again with a stand-in batch of 2. A model that will not
+  // import so is not split; its errors stay quiet, since the model itself
+  // imported.
+  OwningOpRef<ModuleOp> probe;
+  func::FuncOp checked = graph;
+  bool open = inputs.kind == InputBatch::Open;
+  if (open) {
+    // Without a convolution the split is refused anyway (BatchSplit.h):
+    // spare the import (1.7 s of BERT-base's 12).
+    bool hasConv = false;
+    graph.walk([&](Operation *op) {
+      hasConv |= llvm::isa<onnx::ConvOp, onnx::ConvTransposeOp>(op);
+    });
+    if (!hasConv) {
+      report("no (no convolution: the images are a matrix product's rows)");
       return module;
     }
-    auto ranked = llvm::cast<RankedTensorType>(type);
-    std::vector<int64_t> dims(ranked.getShape().begin(),
-                              ranked.getShape().end());
-    dims[0] = 1;
-    oneImage[name.str()] = dims;
+    ScopedDiagnosticHandler quiet(&ctx, [](Diagnostic &) { return success(); });
+    probe = importAndInferShapes(ctx, options, shapesWithBatch(graph, 2));
+    if (!probe) {
+      report("no (the model does not import with a batch of 2)");
+      return module;
+    }
+    checked = probe->lookupSymbol<func::FuncOp>("main_graph");
   }
-  OwningOpRef<ModuleOp> split = importAndInferShapes(ctx, options, oneImage);
+  std::string whyNot;
+  int64_t batch = batchSplitCount(checked, open, whyNot);
+  if (batch <= 1) {
+    report("no (" + whyNot + ")");
+    return module;
+  }
+  OwningOpRef<ModuleOp> split =
+      importAndInferShapes(ctx, options, shapesWithBatch(graph, 1));
   if (!split)
     return nullptr;
   split->getOperation()->setAttr(
-      "onnxc.batch_split", IntegerAttr::get(IntegerType::get(&ctx, 64), batch));
-  if (options.printPassStats)
-    llvm::errs() << "onnxc: batch split: " << batch << " runs of one image\n";
+      "onnxc.batch_split",
+      IntegerAttr::get(IntegerType::get(&ctx, 64), open ? -1 : batch));
+  if (open)
+    split->getOperation()->setAttr("onnxc.batch_dim",
+                                   StringAttr::get(&ctx, inputs.dimName));
+  report(open ? "one run per image of the run-time dim 0" +
+                    (inputs.dimName.empty() ? std::string()
+                                            : " ('" + inputs.dimName + "')")
+              : std::to_string(batch) + " runs of one image");
   return split;
 }
 

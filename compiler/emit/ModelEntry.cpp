@@ -117,14 +117,20 @@ Expected<ModelMeta> collectModelMeta(mlir::ModuleOp module) {
   }
   // A graph compiled for one image of the batch (passes/graph/BatchSplit.h)
   // takes and gives the whole batch: the runtime runs it once per image.
+  // Its dim 0 is N, or (-1) the run-time batch under its symbol.
   if (auto split =
           module->getAttrOfType<mlir::IntegerAttr>("onnxc.batch_split");
-      split && split.getInt() > 1) {
+      split && (split.getInt() > 1 || split.getInt() == -1)) {
     meta.batchRuns = split.getInt();
+    std::string dimName;
+    if (auto name = module->getAttrOfType<mlir::StringAttr>("onnxc.batch_dim"))
+      dimName = name.str();
     for (auto *tensors : {&meta.inputs, &meta.outputs})
       for (TensorMeta &t : *tensors)
-        if (!t.dims.empty())
+        if (!t.dims.empty()) {
           t.dims[0] = meta.batchRuns;
+          t.dimParams[0] = meta.batchRuns < 0 ? dimName : "";
+        }
   }
   return meta;
 }

@@ -46,7 +46,7 @@ struct ModelMeta {
   uint64_t plannedBytes = 0;
   /// 0, or the batch of a graph compiled for one image (the module's
   /// onnxc.batch_split): `run` calls it once per image. The tensors' dims
-  /// are the batch's.
+  /// are the batch's: N, or -1 for the run-time batch, its dim 0.
   int32_t batchRuns = 0;
 };
 

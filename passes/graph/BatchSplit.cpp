@@ -328,7 +328,8 @@ std::string nodeName(Operation *op) {
 
 } // namespace
 
-int64_t batchSplitCount(func::FuncOp graph, std::string &whyNot) {
+int64_t batchSplitCount(func::FuncOp graph, bool openBatch,
+                        std::string &whyNot) {
   FunctionType type = graph.getFunctionType();
   if (type.getNumInputs() == 0 || type.getNumResults() == 0) {
     whyNot = "the graph has no inputs or no outputs";
@@ -397,8 +398,9 @@ int64_t batchSplitCount(func::FuncOp graph, std::string &whyNot) {
   // its activations. Summed over the nodes (one image's results), they
   // are 3.7x the weights in MobileNetV2 and 4.1x in EfficientNet-B0 (both
   // 4.5% faster split at batch 8 on 1 thread, on a Zen 3), 1.04x in
-  // ResNet-50 (1.4% slower split).
-  if (analysis.activationBytes < 2 * analysis.weightBytes) {
+  // ResNet-50 (1.4% slower split). A batch open until run time is split
+  // regardless: the whole batch would be compiled with a dynamic dim 0.
+  if (!openBatch && analysis.activationBytes < 2 * analysis.weightBytes) {
     whyNot = "one image's activations (" +
              std::to_string(analysis.activationBytes >> 20) +
              " MB) are under twice the weights (" +

@@ -27,9 +27,10 @@
  * caller output buffers, calls no allocator unless the graph itself still
  * allocates (dynamic dims) or the descriptors outgrow the stack.
  *
- * A model compiled for one image of its batch (`batch_runs` > 1: onnxc
- * compile's batch split) is called once per image, on views of the
- * inputs' slices, each result copied into its slice of the outputs.
+ * A model compiled for one image of its batch (`batch_runs` N > 1, or -1
+ * for each call's dim 0: onnxc compile's batch split) is called once per
+ * image, on views of the inputs' slices, each result copied into its slice
+ * of the outputs.
  *
  * Nothing else is kept between calls: run is reentrant.
  *
@@ -417,28 +418,35 @@ static void give_workspace(void *block) {
     give_block(workspace_pool, block);
 }
 
-/* A graph compiled for one image of the batch (model->batch_runs = N > 1;
- * every input and output has the static shape of its metadata, dim 0 = N)
- * runs once per image, on views of each input's slice and into each
- * output's slice. The outputs are allocated whole first (or are the
- * caller's buffers, checked to hold the batch), so that each image's
+/* A graph compiled for one image of the batch (model->batch_runs = N > 1,
+ * or -1 for the call's batch, the inputs' dim 0; the other dims are those
+ * of the metadata) runs once per image, on views of each input's slice and
+ * into each output's slice. The outputs are allocated whole first (or are
+ * the caller's buffers, checked to hold the batch), so that each image's
  * result is copied where it belongs. */
 typedef struct image_work {
   const onnxc_model *model;
   const onnxc_tensor *inputs;
   onnxc_tensor *outputs;
   int32_t num_inputs, num_outputs;
+  int64_t runs; /* the batch */
   /* The first failure of a parallel run, and its message. */
   _Atomic int code;
   onnxc_error *err;
 } image_work;
+
+/* The bytes of one image of `info`, a tensor of a split batch: its dims
+ * after dim 0, all static. */
+static size_t image_bytes(const onnxc_tensor_info *info) {
+  return (size_t)element_count(info->dims + 1, info->rank - 1) *
+         onnxc_dtype_size(info->dtype);
+}
 
 /* Image `r` of `w`'s batch with `workspace` (the model's size, or NULL). */
 static int run_image(const image_work *w, int64_t r, void *workspace,
                      onnxc_error *err) {
   enum { STACK_TENSORS = 32 };
   const onnxc_model *model = w->model;
-  const int64_t runs = model->batch_runs;
   onnxc_tensor stack_tensors[STACK_TENSORS];
   size_t count = (size_t)w->num_inputs + (size_t)w->num_outputs;
   onnxc_tensor *views = count <= STACK_TENSORS
@@ -449,16 +457,13 @@ static int run_image(const image_work *w, int64_t r, void *workspace,
   onnxc_tensor *slices = views + w->num_inputs;
   for (int32_t i = 0; i < w->num_inputs; ++i) {
     const onnxc_tensor *in = &w->inputs[i];
-    size_t image = (size_t)element_count(in->shape, in->rank) / (size_t)runs *
-                   onnxc_dtype_size(in->dtype);
+    size_t image = image_bytes(&model->inputs[i]);
     views[i] = *in;
     views[i].data = (char *)in->data + (size_t)r * image;
     views[i].shape[0] = 1;
   }
   for (int32_t o = 0; o < w->num_outputs; ++o) {
-    const onnxc_tensor_info *info = &model->outputs[o];
-    size_t image = (size_t)element_count(info->dims, info->rank) /
-                   (size_t)runs * onnxc_dtype_size(info->dtype);
+    size_t image = image_bytes(&model->outputs[o]);
     memset(&slices[o], 0, sizeof slices[o]);
     slices[o].data = (char *)w->outputs[o].data + (size_t)r * image;
     slices[o].size_bytes = image;
@@ -507,10 +512,26 @@ static int run_per_image(const onnxc_model *model, const onnxc_tensor *inputs,
                          int32_t num_outputs, void *workspace, int pooled,
                          onnxc_error *err) {
   int code = ONNXC_OK;
+  /* A run-time batch: every input's dim 0 (check_call held each input's
+   * other dims to the metadata's). */
+  int64_t runs = model->batch_runs > 0 ? model->batch_runs : inputs[0].shape[0];
+  for (int32_t i = 1; i < num_inputs && code == ONNXC_OK; ++i)
+    if (inputs[i].shape[0] != runs)
+      code = fail(err, ONNXC_INVALID_ARGUMENT,
+                  "input '%s': dim 0 (the batch) is %lld, but input '%s' "
+                  "has %lld",
+                  model->inputs[i].name, (long long)inputs[i].shape[0],
+                  model->inputs[0].name, (long long)runs);
   for (int32_t o = 0; o < num_outputs && code == ONNXC_OK; ++o) {
     const onnxc_tensor_info *info = &model->outputs[o];
-    size_t bytes = (size_t)element_count(info->dims, info->rank) *
-                   onnxc_dtype_size(info->dtype);
+    size_t image = image_bytes(info);
+    if (image > 0 && (uint64_t)runs > SIZE_MAX / image) {
+      code = fail(err, ONNXC_INVALID_ARGUMENT,
+                  "output '%s': %lld images overflow its size", info->name,
+                  (long long)runs);
+      break;
+    }
+    size_t bytes = (size_t)runs * image;
     onnxc_tensor *out = &outputs[o];
     if (out->data && out->size_bytes < bytes) {
       code = fail(err, ONNXC_INVALID_ARGUMENT,
@@ -526,16 +547,16 @@ static int run_per_image(const onnxc_model *model, const onnxc_tensor *inputs,
                  "output '%s': out of memory (%zu bytes)", info->name, bytes);
     }
   }
-  image_work w = {model,       inputs,   outputs, num_inputs,
-                  num_outputs, ONNXC_OK, err};
-  if (code == ONNXC_OK && pooled && images_side_by_side(model->batch_runs)) {
-    onnxc_parallel_for((size_t)model->batch_runs, 0, image_task, &w);
+  image_work w = {model,       inputs, outputs,  num_inputs,
+                  num_outputs, runs,   ONNXC_OK, err};
+  if (code == ONNXC_OK && pooled && images_side_by_side(runs)) {
+    onnxc_parallel_for((size_t)runs, 0, image_task, &w);
     code = atomic_load(&w.code);
   } else {
     void *block = NULL;
     if (code == ONNXC_OK && pooled)
       code = take_workspace(model, &block, &workspace, err);
-    for (int64_t r = 0; r < model->batch_runs && code == ONNXC_OK; ++r)
+    for (int64_t r = 0; r < runs && code == ONNXC_OK; ++r)
       code = run_image(&w, r, workspace, err);
     give_workspace(block);
   }
@@ -552,7 +573,8 @@ static int run_per_image(const onnxc_model *model, const onnxc_tensor *inputs,
     const onnxc_tensor_info *info = &model->outputs[o];
     out->rank = info->rank;
     out->dtype = info->dtype;
-    for (int32_t d = 0; d < info->rank; ++d)
+    out->shape[0] = runs;
+    for (int32_t d = 1; d < info->rank; ++d)
       out->shape[d] = info->dims[d];
   }
   return code;
@@ -564,7 +586,7 @@ int onnxc_cpu_run(const onnxc_model *model, const onnxc_tensor *inputs,
   int code = check_call(model, inputs, num_inputs, outputs, num_outputs, err);
   if (code != ONNXC_OK)
     return code;
-  if (model->batch_runs > 1)
+  if (model->batch_runs != 0)
     return run_per_image(model, inputs, num_inputs, outputs, num_outputs, NULL,
                          /*pooled=*/1, err);
   void *block, *workspace;
@@ -602,7 +624,7 @@ int onnxc_cpu_run_with_workspace(const onnxc_model *model,
                   ONNXC_WORKSPACE_ALIGNMENT);
   }
   workspace = model->workspace_size > 0 ? workspace : NULL;
-  if (model->batch_runs > 1)
+  if (model->batch_runs != 0)
     return run_per_image(model, inputs, num_inputs, outputs, num_outputs,
                          workspace, /*pooled=*/0, err);
   return run_graph(model, inputs, num_inputs, outputs, num_outputs, workspace,

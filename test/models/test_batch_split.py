@@ -1,9 +1,11 @@
 """The batch split (passes/graph/BatchSplit.cpp, runtime/cpu/Run.c): a graph
-whose nodes keep the images of a --shape batch apart is compiled for one
-image and run once per image. Every case checks the outputs against ONNX
+whose nodes keep the images of a batch apart is compiled for one image and
+run once per image, for a batch fixed by --shape or for each call's dim 0
+when the model leaves it open. Every case checks the outputs against ONNX
 Runtime on the whole batch, with the images' inputs all different, so a
 split that mixed or dropped images would fail; and whether the compiler
 split, from --print-pass-stats and `onnxc info`."""
+import ctypes
 import os
 import subprocess
 import tempfile
@@ -12,7 +14,9 @@ import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
 
-from onnxc_runner import Artifact, max_relative_error, onnxc_binary, run_ort
+from onnxc_runner import (Artifact, RunError, max_relative_error, onnxc_binary,
+                          run_ort)
+from onnxc._abi import Error, Model, Tensor  # noqa: E402 (path set above)
 
 RNG = np.random.default_rng(11)
 BATCH = 3
@@ -125,14 +129,15 @@ def mlp():
 
 
 def compile_with_stats(model, tmp, shape, extra=()):
-    """Compiles with --shape and --print-pass-stats; returns (artifact,
-    stderr)."""
+    """Compiles with --print-pass-stats, and --shape unless `shape` is None;
+    returns (artifact, stderr)."""
     onnx_path = os.path.join(tmp, "model.onnx")
     so_path = os.path.join(tmp, "model.so")
     onnx.save(model, onnx_path)
+    shape_args = ["--shape", shape] if shape else []
     proc = subprocess.run(
         [onnxc_binary(), "compile", "-O3", "--print-pass-stats", onnx_path,
-         "-o", so_path, "--shape", shape, *extra],
+         "-o", so_path, *shape_args, *extra],
         capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
     return so_path, proc.stderr
@@ -222,4 +227,156 @@ def test_splits_that_would_not_pay_are_not_taken():
             so, stderr = compile_with_stats(model, tmp,
                                             "x=" + "x".join(map(str, shape)))
             assert "batch split: no" in stderr and why in stderr, stderr
+            check_outputs(Artifact(so).run({"x": x}), run_ort(model, {"x": x}))
+
+
+# A batch the model leaves open until run time: compiled for one image, run
+# once per image of each call's dim 0.
+
+
+def two_inputs(second_dim):
+    """x [N, 3, 12, 12] through a Conv, pooled to [N, 8], plus y
+    [second_dim, 8]: one batch when second_dim is "N"."""
+    graph = helper.make_graph(
+        [helper.make_node("Conv", ["x", "w"], ["c"], pads=[1, 1, 1, 1]),
+         helper.make_node("GlobalAveragePool", ["c"], ["p"]),
+         helper.make_node("Flatten", ["p"], ["f"]),
+         helper.make_node("Add", ["f", "y"], ["out"])],
+        "two_inputs",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["N", 3, 12, 12]),
+         helper.make_tensor_value_info("y", TensorProto.FLOAT, [second_dim, 8])],
+        [helper.make_tensor_value_info("out", TensorProto.FLOAT, ["N", 8])],
+        [weight("w", 8, 3, 3, 3)])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+
+
+def test_open_batch_splits_per_call():
+    model = small_cnn()
+    with tempfile.TemporaryDirectory() as tmp:
+        so, stderr = compile_with_stats(model, tmp, None)
+        assert "batch split: one run per image of the run-time dim 0 ('N')" \
+            in stderr, stderr
+        text = info(so)
+        assert "batch_split: one run per image" in text, text
+        assert "x: float [N, 3, 12, 12]" in text, text
+        assert "probs: float [N, 5]" in text, text
+        # Batches of every size on 1 to 3 threads: side by side when the
+        # images spread evenly over the threads (or four a thread), else one
+        # after another; new inputs each time.
+        artifact = Artifact(so)
+        for threads, batch in ((1, 1), (1, 4), (2, 2), (2, 3), (3, 3),
+                               (2, 8), (3, 7), (1, 5)):
+            artifact.set_num_threads(threads)
+            x = RNG.standard_normal((batch, 3, 12, 12)).astype(np.float32)
+            check_outputs(artifact.run({"x": x}), run_ort(model, {"x": x}))
+        # An empty batch: empty outputs of the right shapes.
+        probs, features = artifact.run(
+            {"x": np.zeros((0, 3, 12, 12), np.float32)})
+        assert probs.shape == (0, 5) and features.shape == (0, 8)
+
+
+def call_with_workspace(artifact, x, out_bytes):
+    """model->run_with_workspace on x with caller buffers of `out_bytes`
+    each and a workspace of the model's size: (code, message, outputs)."""
+    m = artifact._model.contents
+    run = ctypes.CFUNCTYPE(
+        ctypes.c_int, ctypes.POINTER(Model), ctypes.POINTER(Tensor),
+        ctypes.c_int32, ctypes.POINTER(Tensor), ctypes.c_int32,
+        ctypes.c_void_p, ctypes.c_size_t,
+        ctypes.POINTER(Error))(m.run_with_workspace)
+    ins = (Tensor * 1)()
+    ins[0].data = x.ctypes.data
+    ins[0].rank = x.ndim
+    for d, size in enumerate(x.shape):
+        ins[0].shape[d] = size
+    ins[0].dtype = 1  # float
+    bufs = [np.full(n // 4, np.nan, np.float32) for n in out_bytes]
+    outs = (Tensor * len(bufs))()
+    for o, buf in enumerate(bufs):
+        outs[o].data = buf.ctypes.data
+        outs[o].size_bytes = buf.nbytes
+    # Aligned as the ABI asks (ONNXC_WORKSPACE_ALIGNMENT, 64).
+    raw = np.zeros(m.workspace_size + 64, np.uint8)
+    offset = -raw.ctypes.data % 64
+    error = Error()
+    code = run(artifact._model, ins, 1, outs, len(bufs),
+               raw.ctypes.data + offset, m.workspace_size, ctypes.byref(error))
+    shapes = [tuple(outs[o].shape[d] for d in range(outs[o].rank))
+              for o in range(len(bufs))]
+    outputs = [buf[:int(np.prod(shape))].reshape(shape)
+               for buf, shape in zip(bufs, shapes)] if code == 0 else []
+    return code, error.message.decode(), outputs
+
+
+def test_open_batch_with_caller_workspace_and_buffers():
+    model = small_cnn()
+    batch = 4
+    x = RNG.standard_normal((batch, 3, 12, 12)).astype(np.float32)
+    with tempfile.TemporaryDirectory() as tmp:
+        so, _ = compile_with_stats(model, tmp, None)
+        artifact = Artifact(so)
+        # The images one after another in the caller's one-image workspace,
+        # each result written into its slice of the caller's buffers.
+        code, message, got = call_with_workspace(
+            artifact, x, [batch * 5 * 4, batch * 8 * 4])
+        assert code == 0, message
+        check_outputs(got, run_ort(model, {"x": x}))
+        # A buffer that holds one image less is refused, naming the output.
+        code, message, _ = call_with_workspace(
+            artifact, x, [(batch - 1) * 5 * 4, batch * 8 * 4])
+        assert code != 0 and "output 'probs'" in message, message
+
+
+def test_open_batch_of_two_inputs_must_agree():
+    model = two_inputs("N")
+    with tempfile.TemporaryDirectory() as tmp:
+        so, stderr = compile_with_stats(model, tmp, None)
+        assert "one run per image of the run-time dim 0 ('N')" in stderr, stderr
+        artifact = Artifact(so)
+        for batch in (1, 3):
+            feeds = {"x": RNG.standard_normal((batch, 3, 12, 12)).astype(np.float32),
+                     "y": RNG.standard_normal((batch, 8)).astype(np.float32)}
+            check_outputs(artifact.run(feeds), run_ort(model, feeds))
+        feeds = {"x": np.zeros((3, 3, 12, 12), np.float32),
+                 "y": np.zeros((2, 8), np.float32)}
+        try:
+            artifact.run(feeds)
+            assert False, "a batch of 3 and one of 2 ran"
+        except RunError as e:
+            assert "input 'y': dim 0" in str(e), str(e)
+
+
+def test_open_batches_that_may_differ_are_not_split():
+    model = two_inputs("M")
+    feeds = {"x": RNG.standard_normal((3, 3, 12, 12)).astype(np.float32),
+             "y": RNG.standard_normal((1, 8)).astype(np.float32)}
+    with tempfile.TemporaryDirectory() as tmp:
+        so, stderr = compile_with_stats(model, tmp, None)
+        assert "batch split: no (the inputs do not name one dim 0)" in stderr, \
+            stderr
+        assert "batch_split" not in info(so)
+        check_outputs(Artifact(so).run(feeds), run_ort(model, feeds))
+
+
+def test_open_batch_mixing_or_without_convolution_is_not_split():
+    # The same refusals as for a fixed batch. Left out: the transpose case,
+    # whose weight fits a batch of 3 only, and the Squeeze without axes,
+    # whose rank a dynamic dim 0 leaves unknown (onnxc refuses the model).
+    # A conv on a tiny map is split: whole, the batch would be compiled with
+    # a dynamic dim 0.
+    cases = [(mixing(op), (BATCH, 6, 8, 8), why)
+             for op, why in (("batch_mean", "onnx.ReduceMean node"),
+                             ("batch_softmax", "it normalizes over the batch"),
+                             ("broadcast", "broadcast into more dims"))]
+    cases += [(mlp(), (BATCH, 6), "no convolution"),
+              (conv_on_a_tiny_map(), (BATCH, 64, 2, 2), None)]
+    for model, shape, why in cases:
+        x = RNG.standard_normal(shape).astype(np.float32)
+        with tempfile.TemporaryDirectory() as tmp:
+            so, stderr = compile_with_stats(model, tmp, None)
+            if why:
+                assert "batch split: no" in stderr and why in stderr, stderr
+                assert "batch_split" not in info(so)
+            else:
+                assert "one run per image" in stderr, stderr
             check_outputs(Artifact(so).run({"x": x}), run_ort(model, {"x": x}))

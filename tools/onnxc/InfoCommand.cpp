@@ -155,6 +155,9 @@ int artifactInfo(const std::string &path) {
     fmt::print("batch_split: {} runs of one image (the workspace is one "
                "image's)\n",
                model->batch_runs);
+  else if (model->batch_runs < 0)
+    fmt::print("batch_split: one run per image of the run-time dim 0 (the "
+               "workspace is one image's)\n");
   // The sum of the planned buffers is not in the model struct; a shared
   // library exports it (still loaded: this only takes a reference).
   std::string openPath =

@@ -150,7 +150,8 @@ struct onnxc_model {
   int32_t num_outputs;
   /* Private to the runtime: 0, or N > 1 when graph_invoke computes one
    * image of the batch N that `inputs` and `outputs` lead with, and `run`
-   * calls it once per image (onnxc compile's batch split). */
+   * calls it once per image (onnxc compile's batch split); -1 likewise for
+   * the batch of each call, the inputs' dynamic dim 0. */
   int32_t batch_runs;
   const char *name; /* the ONNX graph name */
   const onnxc_tensor_info *inputs;
