@@ -647,6 +647,7 @@ bool compileModel(const CompilerOptions &options) {
     return false;
   }
   optimizeModule(*llvmModule, **machine, options.optLevel);
+  routeHeapBuffersToRuntime(*llvmModule);
   if (options.emit == EmitKind::Llvm)
     return writeOutput(outputPath,
                        [&](llvm::raw_ostream &os) {

@@ -32,6 +32,13 @@ void onnxc_cpu_release_tensor(onnxc_tensor *tensor);
 void *onnxc_rt_scratch_take(size_t bytes, void **block);
 void onnxc_rt_scratch_give(void *block);
 
+/* The heap buffers of a compiled graph (BufferPool.c): aligned_alloc and
+ * free, but freed blocks of 64 KiB and more are kept for the next
+ * allocations instead of going back to the kernel. Every pointer
+ * onnxc_rt_alloc returns may also be released with free(). Thread-safe. */
+void *onnxc_rt_alloc(size_t alignment, size_t size);
+void onnxc_rt_free(void *ptr);
+
 /* Helpers that lowered code calls for ops whose result sizes are only known
  * at run time. They take MLIR's C interface: each memref argument is a
  * pointer to its descriptor {allocated, aligned, offset, sizes[r],

@@ -14,8 +14,8 @@
  *     int64_t sizes[r]; int64_t strides[r]; }
  * When the model has a workspace (`workspace_size` > 0), a last pointer
  * follows the inputs': the workspace's descriptor {ws, ws, 0, size, 1}. The
- * graph returns heap buffers it owns (allocated with malloc) or views of the
- * workspace (returned buffers of static size are planned there); the
+ * graph returns heap buffers it owns (onnxc_rt_alloc, BufferPool.c) or views of
+ *the workspace (returned buffers of static size are planned there); the
  * deallocation pipeline guarantees that a returned buffer is never a view of
  * an input or a constant. Workspace results are copied out, never handed
  * over or freed.
@@ -273,7 +273,7 @@ static int run_graph(const onnxc_model *model, const onnxc_tensor *inputs,
         out->owner = h->allocated;
         out->size_bytes = bytes;
       } else {
-        void *copy = malloc(bytes ? bytes : 1);
+        void *copy = onnxc_rt_alloc(64, bytes ? bytes : 1);
         if (!copy) {
           code = fail(err, ONNXC_OUT_OF_MEMORY,
                       "output '%s': out of memory (%zu bytes)", info->name,
@@ -305,13 +305,13 @@ static int run_graph(const onnxc_model *model, const onnxc_tensor *inputs,
         later += descriptor_words(model->outputs[p].rank);
       }
       if (!used_later)
-        free(h->allocated);
+        onnxc_rt_free(h->allocated);
     }
   }
   if (code != ONNXC_OK)
     for (int32_t o = 0; o < num_outputs; ++o)
       if (outputs[o].owner) {
-        free(outputs[o].owner);
+        onnxc_rt_free(outputs[o].owner);
         outputs[o].owner = NULL;
         outputs[o].data = NULL;
       }
@@ -539,7 +539,7 @@ static int run_per_image(const onnxc_model *model, const onnxc_tensor *inputs,
                   "needs %zu",
                   info->name, out->size_bytes, bytes);
     } else if (!out->data) {
-      out->owner = out->data = malloc(bytes ? bytes : 1);
+      out->owner = out->data = onnxc_rt_alloc(64, bytes ? bytes : 1);
       out->size_bytes = bytes;
       if (!out->data)
         code =
@@ -564,7 +564,7 @@ static int run_per_image(const onnxc_model *model, const onnxc_tensor *inputs,
     onnxc_tensor *out = &outputs[o];
     if (code != ONNXC_OK) {
       if (out->owner) {
-        free(out->owner);
+        onnxc_rt_free(out->owner);
         out->owner = out->data = NULL;
         out->size_bytes = 0;
       }
@@ -634,7 +634,7 @@ int onnxc_cpu_run_with_workspace(const onnxc_model *model,
 void onnxc_cpu_release_tensor(onnxc_tensor *tensor) {
   if (!tensor)
     return;
-  free(tensor->owner);
+  onnxc_rt_free(tensor->owner);
   tensor->owner = NULL;
   tensor->data = NULL;
   tensor->size_bytes = 0;

@@ -290,16 +290,22 @@ TEST(RuntimeScratch, BlocksAreAlignedDistinctAndReused) {
   onnxc_rt_scratch_give(nullptr);
 }
 
-TEST(RuntimeScratch, ThreadsNeverShareABlock) {
+/// Four threads that each take blocks (every third of `big` bytes, the
+/// others of `small`), fill them with their own byte, yield, check the
+/// bytes and give them back: a pool that handed one block to two holders
+/// fails. `take(bytes, &handle)` returns the memory, `give(handle)` returns
+/// it to the pool.
+template <typename Take, typename Give>
+void expectThreadsNeverShareABlock(size_t big, size_t small, int rounds,
+                                   Take take, Give give) {
   std::vector<std::thread> threads;
   std::vector<int> failures(4, 0);
   for (int t = 0; t < 4; ++t)
-    threads.emplace_back([t, &failures] {
-      for (int i = 0; i < 500; ++i) {
-        size_t bytes = (i % 3 == 0) ? (size_t(2) << 20) : 4096;
-        void *block = nullptr;
-        auto *p = static_cast<unsigned char *>(
-            onnxc_rt_scratch_take(bytes, &block));
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < rounds; ++i) {
+        size_t bytes = i % 3 == 0 ? big : small;
+        void *handle = nullptr;
+        auto *p = static_cast<unsigned char *>(take(bytes, &handle));
         if (!p) {
           ++failures[t];
           continue;
@@ -308,13 +314,60 @@ TEST(RuntimeScratch, ThreadsNeverShareABlock) {
         std::this_thread::yield();
         for (size_t j = 0; j < bytes; j += 512)
           failures[t] += p[j] != t + 1;
-        onnxc_rt_scratch_give(block);
+        give(handle);
       }
     });
   for (std::thread &t : threads)
     t.join();
   for (int f : failures)
     EXPECT_EQ(f, 0);
+}
+
+TEST(RuntimeScratch, ThreadsNeverShareABlock) {
+  expectThreadsNeverShareABlock(size_t(2) << 20, 4096, 500,
+                                onnxc_rt_scratch_take, onnxc_rt_scratch_give);
+}
+
+/// The graphs' heap buffers (BufferPool.c): aligned as asked, a freed big
+/// block reused for the next request it fits (not for one under half its
+/// size, nor at a stricter alignment than it has), small blocks not kept.
+TEST(RuntimeBufferPool, ReusesFreedBlocksThatFit) {
+  // A size no other test here frees, so the best fit is the block below.
+  const size_t size = (size_t(3) << 20) + 12288;
+  auto *big = static_cast<char *>(onnxc_rt_alloc(64, size));
+  ASSERT_NE(big, nullptr);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(big) % 64, 0u);
+  std::memset(big, 7, size);
+  onnxc_rt_free(big);
+  // Under half the block: a new one (the pooled block stays for later).
+  auto *small = static_cast<char *>(onnxc_rt_alloc(64, size / 4));
+  ASSERT_NE(small, nullptr);
+  EXPECT_NE(small, big);
+  // A block that fits: the pooled one, with what was written still there
+  // (memory given back to the kernel would read as zeros).
+  auto *again = static_cast<char *>(onnxc_rt_alloc(64, size - 4096));
+  EXPECT_EQ(again, big);
+  EXPECT_EQ(again[size - 4097], 7);
+  onnxc_rt_free(again);
+  onnxc_rt_free(small);
+  // A stricter alignment than the pooled blocks have is honoured.
+  const size_t pageAligned = 1 << 16;
+  auto *aligned = static_cast<char *>(onnxc_rt_alloc(pageAligned, size));
+  ASSERT_NE(aligned, nullptr);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(aligned) % pageAligned, 0u);
+  // Every block may still be released with free() (a caller given an
+  // output buffer may do so).
+  std::free(aligned);
+  onnxc_rt_free(nullptr);
+}
+
+TEST(RuntimeBufferPool, ThreadsNeverShareABlock) {
+  expectThreadsNeverShareABlock(
+      size_t(1) << 20, size_t(96) << 10, 300,
+      [](size_t bytes, void **handle) {
+        return *handle = onnxc_rt_alloc(64, bytes);
+      },
+      onnxc_rt_free);
 }
 
 } // namespace
