@@ -178,8 +178,11 @@ def PlanWorkspace : Pass<"onnxc-plan-workspace", "mlir::ModuleOp"> {
     never live at the same time share bytes. Their deallocs are erased.
     Returned buffers are planned too (the runtime copies them out). Sets the
     module attributes `onnxc.workspace_size` and
-    `onnxc.workspace_planned_bytes`. With `require-no-heap`, any allocation
-    left in the function is an error naming its node.
+    `onnxc.workspace_planned_bytes`. The buffers left on the heap (dynamic
+    sizes) are freed after their last use: an entry-block alloc with one
+    unconditional entry-block dealloc gets that dealloc moved there. With
+    `require-no-heap`, any allocation left in the function is an error
+    naming its node.
   }];
   let options = [
     Option<"functionName", "function", "std::string", "\"main_graph\"",

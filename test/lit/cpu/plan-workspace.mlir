@@ -105,6 +105,46 @@ func.func @main_graph(%n: index) -> memref<4xf32> {
 
 // -----
 
+// Heap buffers are freed after their last use, not at the end of the block
+// where the deallocation pipeline put their deallocs: %a after the copy that
+// reads it through a view, %b after its last read. A buffer freed under a
+// condition (the ownership-based pipeline's scf.if) keeps its dealloc.
+// CHECK-LABEL: func.func @main_graph(%{{.*}}: index, %{{.*}}: memref<?xf32>, %{{.*}}: memref<?xf32>, %{{.*}}: i1)
+// CHECK: %[[A:.*]] = memref.alloc(%{{.*}}) : memref<?xf32>
+// CHECK: %[[AV:.*]] = memref.subview %[[A]]
+// CHECK-NEXT: %[[B:.*]] = memref.alloc(%{{.*}}) : memref<?xf32>
+// CHECK-NEXT: memref.copy %[[AV]], %[[B]]
+// CHECK-NEXT: memref.dealloc %[[A]]
+// CHECK-NEXT: %[[C:.*]] = memref.alloc(%{{.*}}) : memref<?xf32>
+// CHECK-NEXT: memref.copy %[[B]], %[[C]]
+// CHECK-NEXT: memref.dealloc %[[B]]
+// CHECK-NEXT: memref.copy %[[C]]
+// CHECK-NEXT: scf.if
+// CHECK-NEXT: memref.dealloc %[[C]]
+func.func @main_graph(%n: index, %in: memref<?xf32>, %out: memref<?xf32>,
+                      %flag: i1) {
+  // expected-error @+1 {{a buffer of type 'memref<?xf32>' has a size only known at run time}}
+  %a = memref.alloc(%n) : memref<?xf32>
+  memref.copy %in, %a : memref<?xf32> to memref<?xf32>
+  %av = memref.subview %a[0] [%n] [1]
+      : memref<?xf32> to memref<?xf32, strided<[1]>>
+  // expected-error @+1 {{a buffer of type 'memref<?xf32>' has a size only known at run time}}
+  %b = memref.alloc(%n) : memref<?xf32>
+  memref.copy %av, %b : memref<?xf32, strided<[1]>> to memref<?xf32>
+  // expected-error @+1 {{a buffer of type 'memref<?xf32>' has a size only known at run time}}
+  %c = memref.alloc(%n) : memref<?xf32>
+  memref.copy %b, %c : memref<?xf32> to memref<?xf32>
+  memref.copy %c, %out : memref<?xf32> to memref<?xf32>
+  memref.dealloc %a : memref<?xf32>
+  memref.dealloc %b : memref<?xf32>
+  scf.if %flag {
+    memref.dealloc %c : memref<?xf32>
+  }
+  return
+}
+
+// -----
+
 // A loop body's temporary that is not yielded dies within its iteration: it
 // takes one slot, live over the whole loop, that every iteration reuses; so
 // does a branch's. Inside scf.parallel, whose iterations may run at the same
