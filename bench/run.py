@@ -631,7 +631,12 @@ def render(results):
     if failures:
         out += ["## Failures", ""] + failures + [""]
     notes = os.path.join(HERE, "notes.md")
-    if os.path.exists(notes):
+    if meta["settings"]["shapes"] != "static":
+        # One copy of the notes: they go with the static run's file.
+        out += ["## Notes", "", "bench/notes.md, rendered into "
+                "docs/benchmarks.md, discusses these numbers (\"Dynamic "
+                "shapes\").", ""]
+    elif os.path.exists(notes):
         with open(notes) as f:
             out += ["## Notes", "", f.read().strip(), ""]
     return "\n".join(out)

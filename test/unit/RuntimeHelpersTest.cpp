@@ -3,7 +3,8 @@
 // NonMaxSuppression and Unique (runtime/cpu/) called directly through their
 // C-interface entry points, on cases the conformance suite does not reach:
 // the capacity of the result buffer, NaN scores and values, ties, unsorted
-// slices along an inner axis, and the 16-bit float orderings.
+// slices along an inner axis, and the 16-bit float orderings; and
+// memrefCopy (MemrefCopy.c) between strided views.
 //
 //===----------------------------------------------------------------------===//
 
@@ -28,6 +29,11 @@ int64_t _mlir_ciface_onnxc_rt_unique_u8(onnxc_memref1 *x, int64_t outer,
                                         onnxc_memref1 *indices,
                                         onnxc_memref1 *inverse,
                                         onnxc_memref1 *counts);
+struct UnrankedMemref {
+  int64_t rank;
+  void *descriptor;
+};
+void memrefCopy(int64_t elemSize, UnrankedMemref *src, UnrankedMemref *dst);
 }
 
 namespace {
@@ -184,6 +190,54 @@ TEST(Unique, SixteenBitFloatsAndUnsignedOrder) {
   unique(_mlir_ciface_onnxc_rt_unique_u8, std::vector<uint8_t>{200, 3, 0}, 1, 3,
          1, true, y8);
   EXPECT_EQ(y8, (std::vector<uint8_t>{0, 3, 200}));
+}
+
+/// A rank-3 float view {allocated, aligned, offset, sizes, strides}.
+struct View3 {
+  float *allocated, *aligned;
+  int64_t offset, sizes[3], strides[3];
+  float &at(int64_t i, int64_t j, int64_t k) {
+    return aligned[offset + i * strides[0] + j * strides[1] + k * strides[2]];
+  }
+};
+
+/// memrefCopy between views of every contiguity against a plain loop: both
+/// dense, rows of a wider buffer (Q of a fused QKV), a padded middle dim,
+/// a transposed source, size-1 dims with odd strides.
+TEST(MemrefCopy, StridedViewsMatchAPlainLoop) {
+  struct Case {
+    int64_t sizes[3], srcStrides[3], dstStrides[3], srcOffset;
+  };
+  const Case cases[] = {
+      {{2, 3, 4}, {12, 4, 1}, {12, 4, 1}, 0},  // both dense
+      {{2, 3, 4}, {36, 12, 1}, {12, 4, 1}, 8}, // rows of [2, 3, 12] at 8
+      {{2, 3, 4}, {20, 5, 1}, {12, 4, 1}, 1},  // a padded last dim
+      {{2, 3, 4}, {12, 1, 3}, {12, 4, 1}, 0},  // dims 1 and 2 swapped
+      {{1, 3, 1}, {99, 1, 77}, {3, 1, 5}, 2},  // size-1 dims, odd strides
+      {{2, 1, 4}, {4, 50, 1}, {8, 3, 2}, 0},   // a strided destination
+  };
+  for (const Case &c : cases) {
+    std::vector<float> src(128), dst(128, -1.0f), want(128, -1.0f);
+    for (size_t i = 0; i < src.size(); ++i)
+      src[i] = float(i) + 0.5f;
+    View3 from = {src.data(), src.data(), c.srcOffset, {}, {}};
+    View3 to = {dst.data(), dst.data(), 0, {}, {}};
+    View3 ref = {want.data(), want.data(), 0, {}, {}};
+    for (int d = 0; d < 3; ++d) {
+      from.sizes[d] = to.sizes[d] = ref.sizes[d] = c.sizes[d];
+      from.strides[d] = c.srcStrides[d];
+      to.strides[d] = ref.strides[d] = c.dstStrides[d];
+    }
+    for (int64_t i = 0; i < c.sizes[0]; ++i)
+      for (int64_t j = 0; j < c.sizes[1]; ++j)
+        for (int64_t k = 0; k < c.sizes[2]; ++k)
+          ref.at(i, j, k) = from.at(i, j, k);
+    UnrankedMemref srcDesc = {3, &from}, dstDesc = {3, &to};
+    memrefCopy(sizeof(float), &srcDesc, &dstDesc);
+    EXPECT_EQ(dst, want) << "sizes " << c.sizes[0] << "x" << c.sizes[1] << "x"
+                         << c.sizes[2] << ", source strides " << c.srcStrides[0]
+                         << "," << c.srcStrides[1] << "," << c.srcStrides[2];
+  }
 }
 
 } // namespace
