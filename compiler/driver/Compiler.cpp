@@ -202,12 +202,15 @@ InputBatch inputBatchOf(func::FuncOp graph) {
     if (auto params = graph.getArgAttrOfType<ArrayAttr>(i, "onnxc.dim_params"))
       if (auto param = llvm::dyn_cast<StringAttr>(params[0]))
         dimName = param.str();
-    if (open &&
-        (!ranked.isDynamicDim(0) ||
-         llvm::count_if(ranked.getShape(), ShapedType::isDynamic) != 1)) {
+    if (open && !ranked.isDynamicDim(0)) {
       open = false;
-      openWhyNot = "input '" + name.str() +
-                   "' has no dynamic dim 0, or another dynamic dim";
+      openWhyNot = "dim 0 of input '" + name.str() +
+                   "' is static in the model; --shape sets a batch over a "
+                   "dynamic one";
+    } else if (open &&
+               llvm::count_if(ranked.getShape(), ShapedType::isDynamic) != 1) {
+      open = false;
+      openWhyNot = "input '" + name.str() + "' has a dynamic dim besides dim 0";
     } else if (open && i > 0 && (dimName.empty() || dimName != batch.dimName)) {
       // Unrelated batches could differ at run time; the split needs one.
       open = false;
@@ -220,10 +223,7 @@ InputBatch inputBatchOf(func::FuncOp graph) {
                : open ? InputBatch::Open
                       : InputBatch::None;
   if (batch.kind == InputBatch::None)
-    batch.whyNot = openWhyNot.empty()
-                       ? "the model's own dim 0 is static; --shape sets a "
-                         "batch over a dynamic one"
-                       : openWhyNot;
+    batch.whyNot = openWhyNot;
   return batch;
 }
 

@@ -38,7 +38,7 @@ namespace onnxc {
 /// until run time. The split is then taken whenever it is legal and the
 /// graph has a convolution: the alternative is a graph compiled with a
 /// dynamic dim 0, whose convolutions take the generic path (MobileNetV2
-/// 2.5x and ResNet-50 1.4x slower than compiled for one image).
+/// 2.6x and ResNet-50 1.4x slower than compiled for one image).
 int64_t batchSplitCount(mlir::func::FuncOp graph, bool openBatch,
                         std::string &whyNot);
 

@@ -14,11 +14,11 @@
  *     int64_t sizes[r]; int64_t strides[r]; }
  * When the model has a workspace (`workspace_size` > 0), a last pointer
  * follows the inputs': the workspace's descriptor {ws, ws, 0, size, 1}. The
- * graph returns heap buffers it owns (onnxc_rt_alloc, BufferPool.c) or views of
- *the workspace (returned buffers of static size are planned there); the
- * deallocation pipeline guarantees that a returned buffer is never a view of
- * an input or a constant. Workspace results are copied out, never handed
- * over or freed.
+ * graph returns heap buffers it owns (onnxc_rt_alloc, BufferPool.c) or
+ * views of the workspace (returned buffers of static size are planned
+ * there); the deallocation pipeline guarantees that a returned buffer is
+ * never a view of an input or a constant. Workspace results are copied
+ * out, never handed over or freed.
  *
  * `onnxc_cpu_run` takes its workspace from a small lock-free pool shared by
  * all models (a slot is emptied while a run uses its block, so two runs never

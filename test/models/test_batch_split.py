@@ -358,6 +358,20 @@ def test_open_batches_that_may_differ_are_not_split():
         check_outputs(Artifact(so).run(feeds), run_ort(model, feeds))
 
 
+def test_open_dims_besides_the_batch_are_not_split():
+    # The image's height is dynamic too: one image's graph would not be
+    # static.
+    model = two_inputs("N")
+    model.graph.input[0].type.tensor_type.shape.dim[2].dim_param = "H"
+    feeds = {"x": RNG.standard_normal((2, 3, 10, 12)).astype(np.float32),
+             "y": RNG.standard_normal((2, 8)).astype(np.float32)}
+    with tempfile.TemporaryDirectory() as tmp:
+        so, stderr = compile_with_stats(model, tmp, None)
+        assert "batch split: no (input 'x' has a dynamic dim besides dim 0)" \
+            in stderr, stderr
+        check_outputs(Artifact(so).run(feeds), run_ort(model, feeds))
+
+
 def test_open_batch_mixing_or_without_convolution_is_not_split():
     # The same refusals as for a fixed batch. Left out: the transpose case,
     # whose weight fits a batch of 3 only, and the Squeeze without axes,
