@@ -100,6 +100,16 @@ OpKind kindOf(StringRef name) {
   return OpKind::Unknown;
 }
 
+/// Where the split pays: a network of convolutions, whose per-image
+/// activations are what stays in cache. Without one, the batch's rows are a
+/// Gemm's M, and each image alone a matrix-vector product.
+bool isConvolution(Operation *op) {
+  StringRef name = op->getName().getStringRef();
+  return name == "onnx.Conv" || name == "onnx.ConvTranspose";
+}
+constexpr llvm::StringLiteral kNoConvolution =
+    "no convolution: the images are a matrix product's rows";
+
 int64_t intAttr(Operation *op, StringRef name, int64_t fallback) {
   if (auto attr = op->getAttrOfType<IntegerAttr>(name))
     return attr.getValue().getSExtValue();
@@ -265,14 +275,12 @@ public:
   /// images apart): the weights it reads (again for every image), one
   /// image's results (kept in cache), and whether it is a convolution.
   void account(Operation *op) {
-    StringRef name = op->getName().getStringRef();
     for (Value v : op->getOperands())
       if (!isBatched(v))
         weightBytes += staticBytes(v);
     for (Value v : op->getResults())
       activationBytes += staticBytes(v) / batch;
-    if (name == "onnx.Conv" || name == "onnx.ConvTranspose")
-      hasConv = true;
+    hasConv |= isConvolution(op);
   }
 
   static int64_t staticBytes(Value v) {
@@ -327,6 +335,14 @@ std::string nodeName(Operation *op) {
 }
 
 } // namespace
+
+bool mayBatchSplit(func::FuncOp graph, std::string &whyNot) {
+  bool hasConv = false;
+  graph.walk([&](Operation *op) { hasConv |= isConvolution(op); });
+  if (!hasConv)
+    whyNot = kNoConvolution.str();
+  return hasConv;
+}
 
 int64_t batchSplitCount(func::FuncOp graph, bool openBatch,
                         std::string &whyNot) {
@@ -387,11 +403,8 @@ int64_t batchSplitCount(func::FuncOp graph, bool openBatch,
   });
   if (walk.wasInterrupted())
     return 0;
-  // Where the split pays: a network of convolutions, whose per-image
-  // activations are what stays in cache. Without one, the batch's rows
-  // are a Gemm's M, and each image alone a matrix-vector product.
   if (!analysis.hasConv) {
-    whyNot = "no convolution: the images are a matrix product's rows";
+    whyNot = kNoConvolution.str();
     return 0;
   }
   // Each image reads every weight again; what it saves is the traffic of

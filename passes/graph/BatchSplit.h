@@ -42,6 +42,11 @@ namespace onnxc {
 int64_t batchSplitCount(mlir::func::FuncOp graph, bool openBatch,
                         std::string &whyNot);
 
+/// A cheap test that batchSplitCount may split `graph` at all (it has a
+/// convolution); else false with `whyNot`. Spares the driver importing the
+/// model again for the check.
+bool mayBatchSplit(mlir::func::FuncOp graph, std::string &whyNot);
+
 } // namespace onnxc
 
 #endif // ONNXC_PASSES_GRAPH_BATCHSPLIT_H

@@ -512,16 +512,10 @@ static int run_per_image(const onnxc_model *model, const onnxc_tensor *inputs,
                          int32_t num_outputs, void *workspace, int pooled,
                          onnxc_error *err) {
   int code = ONNXC_OK;
-  /* A run-time batch: every input's dim 0 (check_call held each input's
-   * other dims to the metadata's). */
+  /* A run-time batch is input 0's dim 0. check_call held the other inputs
+   * to it (the compiler splits only inputs that name dim 0 with one
+   * symbol) and every other dim to the metadata's. */
   int64_t runs = model->batch_runs > 0 ? model->batch_runs : inputs[0].shape[0];
-  for (int32_t i = 1; i < num_inputs && code == ONNXC_OK; ++i)
-    if (inputs[i].shape[0] != runs)
-      code = fail(err, ONNXC_INVALID_ARGUMENT,
-                  "input '%s': dim 0 (the batch) is %lld, but input '%s' "
-                  "has %lld",
-                  model->inputs[i].name, (long long)inputs[i].shape[0],
-                  model->inputs[0].name, (long long)runs);
   for (int32_t o = 0; o < num_outputs && code == ONNXC_OK; ++o) {
     const onnxc_tensor_info *info = &model->outputs[o];
     size_t image = image_bytes(info);
