@@ -142,6 +142,11 @@ class _OutputPool:
 _OUTPUT_POOL = _OutputPool()
 
 
+def _release_output(artifact, tensor):
+    """Gives an output's buffer back to the artifact that made it."""
+    artifact._model.contents.release_tensor(ctypes.byref(tensor))
+
+
 class Artifact:
     """A loaded artifact: `run({name: array})` returns the outputs in order.
 
@@ -227,10 +232,16 @@ class Artifact:
             dtype = np.dtype(_DTYPES[t.dtype])
             count = int(np.prod(shape, dtype=np.int64))
             if count:
+                # The array is the run's own buffer, not a copy of it: a copy
+                # of gpt2's 206 MB logits was fresh pages every run (4.6% of
+                # its time with a symbolic batch). The buffer goes back to the
+                # runtime once the array and every view of it are gone; the
+                # finalizer holds this Artifact, so the library stays loaded.
                 buf = (ctypes.c_char * (count * dtype.itemsize)).from_address(t.data)
-                arr = np.frombuffer(buf, dtype=dtype).reshape(shape).copy()
+                weakref.finalize(buf, _release_output, self, Tensor.from_buffer_copy(t))
+                arr = np.frombuffer(buf, dtype=dtype).reshape(shape)
             else:
                 arr = np.zeros(shape, dtype=dtype)
-            m.release_tensor(ctypes.byref(t))
+                m.release_tensor(ctypes.byref(t))
             results.append(arr)
         return results

@@ -145,3 +145,36 @@ def test_large_outputs_reuse_memory_only_once_dropped(tmp_path):
     assert again.__array_interface__["data"][0] == address
     np.testing.assert_array_equal(again, 2 * xs[3])
     np.testing.assert_array_equal(first, 2 * xs[0])
+
+
+def test_open_shape_outputs_are_the_runs_own_buffers(tmp_path):
+    # An output whose shape the artifact leaves open comes back as the run's
+    # own buffer, not a copy (python/onnxc/_abi.py): it must keep its values
+    # while it, or a view of it, is alive, and go back to the runtime once
+    # dropped, where the next run takes it again (a leak would give every
+    # run fresh memory at a new address).
+    from onnx import TensorProto, helper
+    graph = helper.make_graph(
+        [helper.make_node("Mul", ["x", "two"], ["y"])], "double",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["n", 1024])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["n", 1024])],
+        [helper.make_tensor("two", TensorProto.FLOAT, [], [2.0])])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    session = onnxc.InferenceSession(onnxc.compile(model, str(tmp_path / "d.so")))
+    rng = np.random.default_rng(6)
+    xs = [rng.standard_normal((rows, 1024)).astype(np.float32)
+          for rows in (512, 300, 512, 512)]
+    first = session.run(None, {"x": xs[0]})[0]
+    view = session.run(None, {"x": xs[1]})[0][::3, 5:]
+    for x in xs[2:] * 3:
+        session.run(None, {"x": x})
+    np.testing.assert_array_equal(first, 2 * xs[0])
+    np.testing.assert_array_equal(view, (2 * xs[1])[::3, 5:])
+    addresses = set()
+    for x in xs[2:] * 3:
+        out = session.run(None, {"x": x})[0]
+        np.testing.assert_array_equal(out, 2 * x)
+        addresses.add(out.__array_interface__["data"][0])
+        del out
+    assert len(addresses) == 1, addresses
+    np.testing.assert_array_equal(first, 2 * xs[0])
