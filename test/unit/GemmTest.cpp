@@ -278,6 +278,41 @@ TEST_P(GemmIsaTest, LargerThanOneCacheBlock) {
   checkCase(c, isa, 1);
 }
 
+TEST_P(GemmIsaTest, APackedOnceForEveryColumnBlock) {
+  // N over NC: all of A is packed once and every column block's tasks read
+  // their rows from that copy (Gemm.c, pack_whole_a_task), as do the
+  // threads of a column split. 98 rows end in split tiles (4 + 4 rows at 2
+  // threads; 4 + 3 after 15 full tiles of 6 where the copy is packed in
+  // chunks of 16 tiles); 515 rows take two groups of the column split.
+  int isa = GetParam();
+  for (int threads : {1, 2, 3})
+    for (int transA : {0, 1}) {
+      Case c{};
+      c.m = 98;
+      c.n = 1100;
+      c.k = 300;
+      c.transA = transA;
+      c.pad = 1;
+      c.alpha = 1.0f;
+      c.beta = 0.5f;
+      c.biasKind = 1;
+      c.epilogue.activation = ONNXC_ACTIVATION_RELU;
+      checkCase(c, isa, threads);
+      std::vector<float> b = randomVector(c.k * (c.n + c.pad), 2);
+      onnxc_sgemm_packed_b *slot = nullptr;
+      for (int call = 0; call < 2; ++call)
+        checkCase(c, isa, threads, &slot, &b);
+    }
+  Case c{};
+  c.m = 515;
+  c.n = 1100;
+  c.k = 200;
+  c.alpha = 1.0f;
+  std::vector<float> b = randomVector(c.k * c.n, 2);
+  onnxc_sgemm_packed_b *slot = nullptr;
+  checkCase(c, isa, 8, &slot, &b);
+}
+
 TEST_P(GemmIsaTest, SeveralThreads) {
   int isa = GetParam();
   for (int threads : {2, 3, 8}) {

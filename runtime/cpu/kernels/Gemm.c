@@ -371,6 +371,11 @@ typedef struct gemm_job {
   float *packed_b; /* panels * NR * kc */
   float *packed_a; /* workers * mc * kc */
   size_t packed_a_stride;
+  /* All of op(A) packed once (pack_whole_a_task), or NULL: each task packs
+   * its rows per (jc, pc) block. K block pc starts at whole_a_tiles * MR *
+   * pc, its tile t at t * MR * kc from there. */
+  float *whole_a;
+  size_t whole_a_tiles, whole_a_unit;
 } gemm_job;
 
 /* Panels packed per task: row-major B is then read PACK_B_PANELS * NR
@@ -429,6 +434,77 @@ static void pack_b_task(void *context, size_t task, int worker) {
   }
 }
 
+static size_t round_up(size_t x, size_t to) { return (x + to - 1) / to * to; }
+static size_t div_up(size_t x, size_t by) { return (x + by - 1) / by; }
+
+/* The tiles of A that the micro-kernel multiplies.
+ *
+ * pack_a writes a row tile's MR x kc panel in the order the kernel reads
+ * it. Every row block used to pack its rows for each (jc, pc) block, so
+ * for N > NC the same A was packed again per NC block of columns (gpt2's
+ * 50257-wide head: 50 times), and with the columns split between threads
+ * each thread packed all of it. When that repeats and A is small enough
+ * (gemm_whole_a_floats), sgemm_blocked packs all of A once instead
+ * (pack_whole_a_task, one task per K block) and the tasks read their
+ * panels from that copy. */
+static size_t a_tiles(size_t m, size_t mr) {
+  size_t tiles = 0;
+  for (size_t i = 0; i < m; i += tile_rows(m - i, mr))
+    ++tiles;
+  return tiles;
+}
+
+/* At most this many floats of packed A are packed once (16 MiB: a
+ * 1024 x 3072 A, GPT-2's second FFN product at batch 8). */
+enum { WHOLE_A_MAX_FLOATS = 4 << 20, WHOLE_A_TASK_TILES = 16 };
+
+/* The tiles of all of A as the tasks take its rows: units of whole_a_unit
+ * rows (a multiple of MR), each tiled as pack_a tiles it alone, so that
+ * only the last unit has a short or split tile. */
+static size_t whole_a_tiles(size_t m, size_t mr, size_t unit) {
+  size_t last = (m - 1) / unit * unit;
+  return last / mr + a_tiles(m - last, mr);
+}
+
+/* Task t packs chunk t % chunks of K block t / chunks: WHOLE_A_TASK_TILES
+ * tiles of a unit, the last chunk of a unit up to 2x that, so that the
+ * split tiles of its end are packed by one pack_a, as the tasks tile it. */
+static void pack_whole_a_task(void *context, size_t task, int worker) {
+  (void)worker;
+  const gemm_job *job = context;
+  size_t mr = job->v->mr, kc_max = job->v->kc, unit = job->whole_a_unit;
+  size_t chunk_rows = WHOLE_A_TASK_TILES * mr;
+  size_t per_unit = div_up(unit, chunk_rows);
+  size_t chunks = div_up(job->m, unit) * per_unit;
+  size_t pc = task / chunks * kc_max, chunk = task % chunks;
+  size_t u0 = chunk / per_unit * unit;
+  size_t i0 = u0 + chunk % per_unit * chunk_rows;
+  size_t u1 = u0 + unit < job->m ? u0 + unit : job->m;
+  if (i0 >= u1 || (i0 > u0 && i0 + chunk_rows > u1))
+    return; /* past the unit, or the chunk before took these rows */
+  size_t kc = job->k - pc < kc_max ? job->k - pc : kc_max;
+  size_t rows = i0 + 2 * chunk_rows > u1 ? u1 - i0 : chunk_rows;
+  pack_a(rows, kc, mr,
+         job->a + (ptrdiff_t)i0 * job->a_rs + (ptrdiff_t)pc * job->a_cs,
+         job->a_rs, job->a_cs,
+         job->whole_a + job->whole_a_tiles * mr * pc + i0 / mr * mr * kc);
+}
+
+/* Rows [i0, i0 + rows) x K columns [pc, pc + kc) of op(A), packed: from
+ * the whole copy when there is one (the rows are then one of its units),
+ * else packed now into the worker's buffer. */
+static const float *packed_a_rows(const gemm_job *job, int worker, size_t i0,
+                                  size_t rows, size_t pc, size_t kc) {
+  size_t mr = job->v->mr;
+  if (job->whole_a)
+    return job->whole_a + job->whole_a_tiles * mr * pc + i0 / mr * mr * kc;
+  float *packed_a = job->packed_a + (size_t)worker * job->packed_a_stride;
+  pack_a(rows, kc, mr,
+         job->a + (ptrdiff_t)i0 * job->a_rs + (ptrdiff_t)pc * job->a_cs,
+         job->a_rs, job->a_cs, packed_a);
+  return packed_a;
+}
+
 static void compute_task(void *context, size_t task, int worker) {
   gemm_job *job = context;
   const onnxc_sgemm_variant *v = job->v;
@@ -444,12 +520,8 @@ static void compute_task(void *context, size_t task, int worker) {
   if (q0 >= q1)
     return;
 
-  float *packed_a = job->packed_a + (size_t)worker * job->packed_a_stride;
-  pack_a(mc, kc, mr,
-         job->a + (ptrdiff_t)i0 * job->a_rs + (ptrdiff_t)job->pc * job->a_cs,
-         job->a_rs, job->a_cs, packed_a);
+  const float *ap = packed_a_rows(job, worker, i0, mc, job->pc, kc);
   float beta = job->first_k ? job->beta : 1.0f;
-  const float *ap = packed_a;
   for (size_t i = 0, rows; i < mc; i += rows, ap += mr * kc) {
     rows = tile_rows(mc - i, mr);
     float *crow = job->c + (ptrdiff_t)(i0 + i) * job->ldc + job->jc;
@@ -468,9 +540,6 @@ static void compute_task(void *context, size_t task, int worker) {
                    i0, job->jc + j0, mc, j1 - j0);
   }
 }
-
-static size_t round_up(size_t x, size_t to) { return (x + to - 1) / to * to; }
-static size_t div_up(size_t x, size_t by) { return (x + by - 1) / by; }
 
 /* ---- Constant B, packed once --------------------------------------------- */
 
@@ -686,7 +755,6 @@ static void cached_task(void *context, size_t task, int worker) {
   size_t per_task = div_up(all_panels, job->n_chunks);
   size_t first = task * per_task;
   size_t last = first + per_task < all_panels ? first + per_task : all_panels;
-  float *packed_a = job->packed_a + (size_t)worker * job->packed_a_stride;
   while (first < last) {
     /* The NC block holding panel `first`, and this task's panels in it. */
     size_t jc = first * nr / v->nc * v->nc;
@@ -701,9 +769,7 @@ static void cached_task(void *context, size_t task, int worker) {
       size_t group = a_group_rows(m, mr, v->kc);
       for (size_t i0 = 0; i0 < m; i0 += group) {
         size_t mg = m - i0 < group ? m - i0 : group;
-        pack_a(mg, kc, mr,
-               job->a + (ptrdiff_t)i0 * job->a_rs + (ptrdiff_t)pc * job->a_cs,
-               job->a_rs, job->a_cs, packed_a);
+        const float *packed_a = packed_a_rows(job, worker, i0, mg, pc, kc);
         for (size_t q = q0; q < q1; ++q) {
           size_t j = q * nr;
           size_t cols = nc - j < nr ? nc - j : nr;
@@ -921,6 +987,18 @@ static void sgemm_blocked(const onnxc_sgemm_variant *v, size_t m, size_t n,
       (by_columns ? round_up(a_group_rows(m, mr, v->kc), mr) : mc) * kc_max,
       16);
 
+  /* Pack all of A once when it would be packed again otherwise: per NC
+   * block of columns, or per thread when the threads split the columns. */
+  void *whole_a_base = NULL;
+  size_t nc_blocks = div_up(n, v->nc);
+  if (nc_blocks > 1 || (by_columns && threads > 1)) {
+    job.whole_a_unit = by_columns ? a_group_rows(m, mr, v->kc) : mc;
+    job.whole_a_tiles = whole_a_tiles(m, mr, job.whole_a_unit);
+    size_t floats = job.whole_a_tiles * mr * k;
+    if (floats <= WHOLE_A_MAX_FLOATS)
+      job.whole_a = aligned_buffer(floats, &whole_a_base);
+  }
+
   void *b_base = NULL, *a_base;
   job.packed_b = whole_b
                      ? (float *)whole_b
@@ -930,16 +1008,22 @@ static void sgemm_blocked(const onnxc_sgemm_variant *v, size_t m, size_t n,
     /* No memory for the packed blocks: the slow loop still gets it right. */
     onnxc_rt_scratch_give(b_base);
     onnxc_rt_scratch_give(a_base);
+    onnxc_rt_scratch_give(whole_a_base);
     slow_product(v, m, n, k, alpha, a, a_rs, a_cs, b, b_rs, b_cs, whole_b, beta,
                  c, ldc, epilogue);
     return;
   }
+  if (job.whole_a)
+    onnxc_parallel_for(div_up(k, v->kc) * div_up(m, job.whole_a_unit) *
+                           div_up(job.whole_a_unit, WHOLE_A_TASK_TILES * mr),
+                       threads, pack_whole_a_task, &job);
 
   if (by_columns) {
     size_t panels = div_up(n, nr);
     job.n_chunks = (size_t)threads < panels ? (size_t)threads : panels;
     onnxc_parallel_for(job.n_chunks, threads, cached_task, &job);
     onnxc_rt_scratch_give(a_base);
+    onnxc_rt_scratch_give(whole_a_base);
     return;
   }
 
@@ -968,6 +1052,7 @@ static void sgemm_blocked(const onnxc_sgemm_variant *v, size_t m, size_t n,
   }
   onnxc_rt_scratch_give(b_base);
   onnxc_rt_scratch_give(a_base);
+  onnxc_rt_scratch_give(whole_a_base);
 }
 
 /* An empty C, or a product that contributes nothing (K = 0, alpha = 0):
