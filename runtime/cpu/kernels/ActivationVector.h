@@ -166,6 +166,27 @@ ACT_INLINE act_vec act_sigmoid(act_vec x) {
 #endif
 }
 
+/* x sigmoid(x). */
+ACT_INLINE act_vec act_silu(act_vec x) {
+#if ACT_LANES == 16 && defined(__AVX512F__)
+  return x * act_sigmoid(x);
+#else
+  /* x / (exp(-x) + 1): the division takes x for act_sigmoid's 1, which
+   * saves the product by x and the select for x < -87.3 (SiLU in a loop of
+   * its own on Zen 3: 14% less time). -x is clamped to [-87.3, 88.8]: from
+   * 88.4 on, n = 128 makes 2^n, and so exp(-x), +inf, and x / inf gives -0
+   * for a finite x (x sigmoid(x) is under FLT_MIN there) and NaN for -inf,
+   * as -inf * 0 does. */
+  act_vec nx = act_min(act_splat(88.8f), act_max(act_splat(-87.33654f), -x));
+  const float shifter = 12582912.0f;
+  act_vec t = nx * 1.44269504088896341f + shifter;
+  act_vec n = t - shifter;
+  act_bits k = (act_bits)t - (act_bits)act_splat(shifter);
+  act_vec e = act_exp_reduced(nx, n) * (act_vec)((k + 127u) << 23);
+  return x / (e + 1.0f);
+#endif
+}
+
 ACT_INLINE act_vec act_tanh(act_vec x) {
   act_vec a = act_abs(x);
   act_vec s = x * x;
@@ -247,7 +268,7 @@ ACT_INLINE act_vec act_activation(int32_t kind, act_vec x, float alpha,
     return x * act_sigmoid(twice_inner);
   }
   case ONNXC_ACTIVATION_SILU:
-    return x * act_sigmoid(x);
+    return act_silu(x);
   default:
     return x;
   }
