@@ -14,6 +14,7 @@
 #include "bench/common/FmaPeak.h"
 #include "runtime/cpu/ThreadPool.h"
 #include "runtime/cpu/kernels/Gemm.h"
+#include "runtime/cpu/kernels/GemmKernels.h"
 
 #include <benchmark/benchmark.h>
 
@@ -163,6 +164,53 @@ void BM_SgemmWeightStream(benchmark::State &state) {
   onnxc_set_num_threads(0);
 }
 
+/// Args: isa, kc, b_panels, a_tiles, ldc. The micro-kernel alone, on one
+/// thread: every packed B panel (kc x NR) against every packed A tile (MR x
+/// kc), panel after panel, each product added into its own C tile of a C
+/// with leading dimension ldc. One panel and one tile: both in L1. 24
+/// panels (kc = 384: 1.2 MB) against one tile: B streams from L2 past an A
+/// tile that stays, as in the GEMM's row-tile-outer loop. One panel against
+/// 11 tiles: A streams past a panel too big to stay in L1 beside them, as in
+/// the panel-outer loop of weights packed once (M = 128). The gap between
+/// these and BM_Sgemm is what blocking, packing and memory cost.
+void BM_SgemmMicroKernel(benchmark::State &state) {
+  int isa = static_cast<int>(state.range(0));
+  size_t kc = state.range(1), panels = state.range(2), tiles = state.range(3);
+  ptrdiff_t ldc = state.range(4);
+  const onnxc_sgemm_variant *v = onnxc_sgemm_variant_for_isa(isa);
+  if (!v) {
+    state.SkipWithError("ISA not supported by this CPU");
+    return;
+  }
+  size_t mr = v->mr, nr = v->nr;
+  std::mt19937 rng(42);
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  std::vector<float> a(tiles * mr * kc), b(panels * nr * kc);
+  std::vector<float> c(tiles * mr * ldc + panels * nr, 0.0f);
+  for (float &x : a)
+    x = dist(rng);
+  for (float &x : b)
+    x = dist(rng);
+  auto sweep = [&] {
+    for (size_t q = 0; q < panels; ++q)
+      for (size_t t = 0; t < tiles; ++t)
+        v->kernel(kc, a.data() + t * mr * kc, b.data() + q * nr * kc,
+                  c.data() + t * mr * ldc + q * nr, ldc, mr, nr, 1.0f, 1.0f);
+  };
+  double peakBefore = peakNow(isa, 3, 2'000'000);
+  for (auto _ : state) {
+    sweep();
+    benchmark::ClobberMemory();
+  }
+  double peakAfter = peakNow(isa, 3, 2'000'000);
+  state.counters["GFLOPS"] = benchmark::Counter(
+      2.0 * mr * nr * kc * panels * tiles / 1e9,
+      benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["peak_GFLOPS"] = std::max(peakBefore, peakAfter);
+  state.counters["threads"] = 1;
+  state.SetLabel(onnxc_sgemm_isa_name(isa));
+}
+
 /// Single-thread runs are timed in CPU time (comparable with the peak on a
 /// shared machine); all-thread runs in real time.
 void gemmArgs(benchmark::internal::Benchmark *b, bool allThreads) {
@@ -194,6 +242,19 @@ BENCHMARK(BM_FmaPeak)
     ->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Sgemm)->Apply([](benchmark::internal::Benchmark *b) {
   gemmArgs(b, false);
+});
+BENCHMARK(BM_SgemmMicroKernel)->Apply([](benchmark::internal::Benchmark *b) {
+  // kc, B panels, A tiles, ldc: both in L1; B streaming from L2; A
+  // streaming from L2; a whole 1.2 MB block of B against 11 tiles; C rows
+  // 4 KiB apart (one L1 set); half the kc (panel and tile fit L1 at once).
+  const int64_t cases[][4] = {{384, 1, 1, 32},    {384, 24, 1, 768},
+                              {384, 1, 11, 768},  {384, 24, 11, 768},
+                              {384, 24, 1, 1024}, {192, 1, 11, 768}};
+  for (int isa : {ONNXC_SGEMM_ISA_AVX512, ONNXC_SGEMM_ISA_AVX2})
+    for (const auto &k : cases)
+      b->Args({isa, k[0], k[1], k[2], k[3]});
+  b->ArgNames({"isa", "kc", "b_panels", "a_tiles", "ldc"});
+  b->Unit(benchmark::kMicrosecond);
 });
 BENCHMARK(BM_SgemmSmallM)->Apply([](benchmark::internal::Benchmark *b) {
   const int64_t shapes[][3] = {{1, 1024, 784},  {8, 1024, 784},

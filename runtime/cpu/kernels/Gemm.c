@@ -133,6 +133,10 @@ static const onnxc_sgemm_variant *active_variant(void) {
 
 int onnxc_sgemm_isa_supported(int32_t isa) { return variant_for(isa) != NULL; }
 
+const onnxc_sgemm_variant *onnxc_sgemm_variant_for_isa(int32_t isa) {
+  return variant_for(isa);
+}
+
 int onnxc_sgemm_force_isa(int32_t isa) {
   if (isa == ONNXC_SGEMM_ISA_AUTO) {
     atomic_store(&forced_variant, NULL);

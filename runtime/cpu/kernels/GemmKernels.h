@@ -13,6 +13,11 @@
 #define ONNXC_RUNTIME_CPU_KERNELS_GEMMKERNELS_H
 
 #include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 typedef void (*onnxc_sgemm_ukernel_fn)(size_t kc, const float *a,
                                        const float *b, float *c, ptrdiff_t ldc,
@@ -58,6 +63,14 @@ extern const onnxc_sgemm_variant onnxc_sgemm_avx512_variant;
 #endif
 #if ONNXC_HAVE_NEON_KERNELS
 extern const onnxc_sgemm_variant onnxc_sgemm_neon_variant;
+#endif
+
+/* The variant of `isa` (onnxc_sgemm_isa), or NULL when this CPU or build
+ * lacks it: for the micro-kernel benchmark (bench/gemm). */
+const onnxc_sgemm_variant *onnxc_sgemm_variant_for_isa(int32_t isa);
+
+#ifdef __cplusplus
+} /* extern "C" */
 #endif
 
 #endif /* ONNXC_RUNTIME_CPU_KERNELS_GEMMKERNELS_H */
