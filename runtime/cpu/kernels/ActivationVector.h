@@ -144,23 +144,29 @@ ACT_INLINE act_vec act_exp(act_vec x) {
 #endif
 }
 
+#if !(ACT_LANES == 16 && defined(__AVX512F__))
+/* exp(x) for x the caller has clamped to where 2^n is one power of two
+ * (n <= 128; n = 128 gives +inf): one scale factor and no underflow
+ * select, about 5 of act_exp's ~29 operations per vector. For the
+ * sigmoid and SiLU, whose exp(-x) needs no more. */
+ACT_INLINE act_vec act_exp_one_scale(act_vec x) {
+  const float shifter = 12582912.0f;
+  act_vec t = x * 1.44269504088896341f + shifter;
+  act_vec n = t - shifter;
+  act_bits k = (act_bits)t - (act_bits)act_splat(shifter);
+  return act_exp_reduced(x, n) * (act_vec)((k + 127u) << 23);
+}
+#endif
+
 ACT_INLINE act_vec act_sigmoid(act_vec x) {
 #if ACT_LANES == 16 && defined(__AVX512F__)
   return act_recip(act_exp(-x) + 1.0f);
 #else
-  /* exp(-x) as act_exp computes it, but with -x clamped to [-87.3, 87.3],
-   * where 2^n is one normal power of two and exp(-x) + 1 stays finite:
-   * no second scale factor and no underflow select, about 5 of the ~29
-   * operations per vector. Below x = -87.3 the sigmoid is under FLT_MIN
-   * and comes out as 0 (one select, and NaN compares false). */
-  act_vec nx =
-      act_min(act_splat(87.33654f), act_max(act_splat(-87.33654f), -x));
-  const float shifter = 12582912.0f;
-  act_vec t = nx * 1.44269504088896341f + shifter;
-  act_vec n = t - shifter;
-  act_bits k = (act_bits)t - (act_bits)act_splat(shifter);
-  act_vec p = act_exp_reduced(nx, n);
-  act_vec e = p * (act_vec)((k + 127u) << 23);
+  /* exp(-x) with -x clamped to [-87.3, 87.3], where exp(-x) + 1 stays
+   * finite. Below x = -87.3 the sigmoid is under FLT_MIN and comes out as
+   * 0 (one select, and NaN compares false). */
+  act_vec e = act_exp_one_scale(
+      act_min(act_splat(87.33654f), act_max(act_splat(-87.33654f), -x)));
   return act_select(x < act_splat(-87.33654f), act_splat(0.0f),
                     act_recip(e + 1.0f));
 #endif
@@ -177,12 +183,8 @@ ACT_INLINE act_vec act_silu(act_vec x) {
    * 88.4 on, n = 128 makes 2^n, and so exp(-x), +inf, and x / inf gives -0
    * for a finite x (x sigmoid(x) is under FLT_MIN there) and NaN for -inf,
    * as -inf * 0 does. */
-  act_vec nx = act_min(act_splat(88.8f), act_max(act_splat(-87.33654f), -x));
-  const float shifter = 12582912.0f;
-  act_vec t = nx * 1.44269504088896341f + shifter;
-  act_vec n = t - shifter;
-  act_bits k = (act_bits)t - (act_bits)act_splat(shifter);
-  act_vec e = act_exp_reduced(nx, n) * (act_vec)((k + 127u) << 23);
+  act_vec e = act_exp_one_scale(
+      act_min(act_splat(88.8f), act_max(act_splat(-87.33654f), -x)));
   return x / (e + 1.0f);
 #endif
 }
