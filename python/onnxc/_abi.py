@@ -226,12 +226,12 @@ class Artifact:
             outs[i].data = a.ctypes.data
             outs[i].size_bytes = fixed[2]
         err = Error()
-        code = self._run_fn(self._model, ins, len(self.inputs), outs,
-                            len(self.outputs), ctypes.byref(err))
+        code = self._run_fn(self._model, ins, len(self._input_names), outs,
+                            len(self._fixed_outputs), ctypes.byref(err))
         if code != 0:
             raise RunError(code, err.message.decode(errors="replace"))
         results = []
-        for i in range(len(self.outputs)):
+        for i in range(len(self._fixed_outputs)):
             t = outs[i]
             if given[i] is not None:
                 shape = tuple(t.shape[:t.rank])
