@@ -354,8 +354,9 @@ static int epilogue_is_trivial(const onnxc_sgemm_epilogue *e) {
 
 typedef struct gemm_job {
   const onnxc_sgemm_variant *v;
-  /* v's kernel, or its streamed_kernel when B was packed once. */
   onnxc_sgemm_ukernel_fn kernel;
+  /* v's streamed_kernel when B was packed once, else NULL (then kernel). */
+  onnxc_sgemm_streamed_fn streamed;
   size_t m, n, k;
   float alpha, beta;
   const float *a;
@@ -509,6 +510,15 @@ static const float *packed_a_rows(const gemm_job *job, int worker, size_t i0,
   return packed_a;
 }
 
+/* A streamed B in compute_task's order (each call reads the next panel of
+ * a row tile's walk, contiguous in memory) is fetched into L2 this many k
+ * steps (32 KB at NR = 32) ahead of the kernel, two lines a step: for the
+ * first row tile to read a panel, the kernel's own prefetch into L1 (16
+ * steps) is too short to hide DRAM. bert_base and vit_b_16 at batch 1, 1
+ * thread: -4 to -5% (same-process A/B, when this order was theirs); 64 and
+ * 128 steps gained less on bench/gemm BM_SgemmWeightStream. */
+enum { FAR_STEPS = 256 };
+
 static void compute_task(void *context, size_t task, int worker) {
   gemm_job *job = context;
   const onnxc_sgemm_variant *v = job->v;
@@ -532,8 +542,13 @@ static void compute_task(void *context, size_t task, int worker) {
     for (size_t q = q0; q < q1; ++q) {
       size_t j = q * nr;
       size_t cols = job->nc - j < nr ? job->nc - j : nr;
-      job->kernel(kc, ap, job->packed_b + q * nr * kc, crow + j, job->ldc, rows,
-                  cols, job->alpha, beta);
+      const float *bp = job->packed_b + q * nr * kc;
+      if (job->streamed)
+        job->streamed(kc, ap, bp, crow + j, job->ldc, rows, cols, job->alpha,
+                      beta, bp + FAR_STEPS * nr, nr * sizeof(float));
+      else
+        job->kernel(kc, ap, bp, crow + j, job->ldc, rows, cols, job->alpha,
+                    beta);
     }
   }
   if (job->last_k && !epilogue_is_trivial(job->epilogue)) {
@@ -741,14 +756,67 @@ repacked_b_for(onnxc_sgemm_packed_b **slot, const onnxc_sgemm_variant *v,
  * call that reads a panel from memory is followed by calls that find it in
  * cache, instead of a whole row tile's worth of panels from memory in a
  * row. Measured (bench/gemm BM_SgemmWeightStream, 1 thread, M = 32..128):
- * 2-4% less time than the row-tile-outer order; software prefetch of the
- * next panel and KC sub-blocks did not help. */
+ * 2-4% less time than the row-tile-outer order; KC sub-blocks did not
+ * help.
+ *
+ * The next panel's fetch from memory is spread over the row tiles of the
+ * current one (next_panel_of; each kernel call fetches its share into L2).
+ * A fetch a fixed distance ahead (FAR_STEPS) came all from the first row
+ * tile of each panel, a burst of 48 KB in 1/T of the time, which a core's
+ * bandwidth from DRAM does not keep up with when T, the row tiles, is
+ * small. Same-process A/B on the Xeon of 2026-11-27 (median of per-pair
+ * ratios, 20-30 pairs; an artifact against a copy of itself: 1.02): batch
+ * 1, 1 thread, bert_base 0.905, gpt2 0.918 (M = 128, 11 tiles), vit_b_16
+ * 1.00 (M = 197, 17 tiles); 2 threads, bert_base 0.93, vit_b_16 0.93.
+ * BM_SgemmWeightStream, 1 thread, min of 6: M = 64 -17%, M = 128 -9%,
+ * M = 256 +1% (M = 1024, compute_task, unchanged: -1%). */
 enum { A_GROUP_FLOATS = 128 * 1024 };
 
 static size_t a_group_rows(size_t m, size_t mr, size_t kc) {
   size_t rows = A_GROUP_FLOATS / kc / mr * mr;
   rows = rows < mr ? mr : rows;
   return m < rows ? m : rows;
+}
+
+/* The panel a task of cached_task reads after panel q of the group of rows
+ * at (jc, pc), and its 64-byte lines; panel NULL when there is none. */
+typedef struct next_panel {
+  const float *panel;
+  size_t lines;
+} next_panel;
+
+static next_panel next_panel_of(const gemm_job *job, size_t last, size_t jc,
+                                size_t q0, size_t q1, size_t q, size_t pc,
+                                int more_groups) {
+  const onnxc_sgemm_variant *v = job->v;
+  size_t nr = v->nr, k = job->k;
+  size_t nc = job->n - jc < v->nc ? job->n - jc : v->nc;
+  size_t panels = div_up(nc, nr);
+  size_t kc = k - pc < v->kc ? k - pc : v->kc;
+  next_panel none = {NULL, 0};
+  if (q + 1 < q1 || more_groups) {
+    /* The next panel of this K block, or its first for the next group. */
+    size_t next = q + 1 < q1 ? q + 1 : q0;
+    next_panel p = {job->packed_b + jc * k + panels * nr * pc + next * nr * kc,
+                    kc * nr / 16};
+    return p;
+  }
+  if (pc + kc < k) { /* the first panel of the next K block */
+    size_t next_pc = pc + kc;
+    size_t next_kc = k - next_pc < v->kc ? k - next_pc : v->kc;
+    next_panel p = {job->packed_b + jc * k + panels * nr * next_pc +
+                        q0 * nr * next_kc,
+                    next_kc * nr / 16};
+    return p;
+  }
+  /* The next NC block's first panel, at K block 0, if the task has one. */
+  size_t next_first = jc / nr + q1;
+  if (next_first >= last)
+    return none;
+  size_t next_jc = next_first * nr;
+  next_panel p = {job->packed_b + next_jc * k,
+                  (k < v->kc ? k : v->kc) * nr / 16};
+  return p;
 }
 
 static void cached_task(void *context, size_t task, int worker) {
@@ -774,15 +842,29 @@ static void cached_task(void *context, size_t task, int worker) {
       for (size_t i0 = 0; i0 < m; i0 += group) {
         size_t mg = m - i0 < group ? m - i0 : group;
         const float *packed_a = packed_a_rows(job, worker, i0, mg, pc, kc);
+        size_t tiles = div_up(mg, mr);
         for (size_t q = q0; q < q1; ++q) {
           size_t j = q * nr;
           size_t cols = nc - j < nr ? nc - j : nr;
           const float *ap = packed_a;
-          for (size_t i = 0, rows; i < mg; i += rows, ap += mr * kc) {
+          next_panel next =
+              next_panel_of(job, last, jc, q0, q1, q, pc, i0 + mg < m);
+          for (size_t i = 0, t = 0, rows; i < mg;
+               i += rows, ap += mr * kc, ++t) {
             rows = tile_rows(mg - i, mr);
-            job->kernel(kc, ap, packed_b + q * nr * kc,
-                        job->c + (ptrdiff_t)(i0 + i) * job->ldc + jc + j,
-                        job->ldc, rows, cols, job->alpha, beta);
+            float *cp = job->c + (ptrdiff_t)(i0 + i) * job->ldc + jc + j;
+            const float *bp = packed_b + q * nr * kc;
+            if (!job->streamed) {
+              job->kernel(kc, ap, bp, cp, job->ldc, rows, cols, job->alpha,
+                          beta);
+              continue;
+            }
+            /* Tile t of `tiles` fetches its share of the next panel. */
+            size_t from = next.lines * t / tiles;
+            size_t to = next.lines * (t + 1) / tiles;
+            job->streamed(kc, ap, bp, cp, job->ldc, rows, cols, job->alpha,
+                          beta, next.panel ? next.panel + from * 16 : NULL,
+                          div_up((to - from) * 64, kc));
           }
         }
       }
@@ -969,7 +1051,8 @@ static void sgemm_blocked(const onnxc_sgemm_variant *v, size_t m, size_t n,
 
   gemm_job job = {0};
   job.v = v;
-  job.kernel = whole_b && v->streamed_kernel ? v->streamed_kernel : v->kernel;
+  job.kernel = v->kernel;
+  job.streamed = whole_b ? v->streamed_kernel : NULL;
   job.m = m;
   job.n = n;
   job.k = k;

@@ -14,17 +14,14 @@
 #include <immintrin.h>
 
 enum { MR = 12, NR = ONNXC_SGEMM_AVX512_NR };
-/* A B packed once (a model's weights: avx512_12x32_streamed) is also
- * fetched into L2 this many k steps (32 KB) ahead. Such weights come from
- * DRAM, and the first row tile to read a panel waited on them: the 16-step
- * prefetch into L1 is a few hundred cycles ahead, DRAM is further away.
- * The far one runs into the next panel (panels are contiguous), and for
- * the panel's later row tiles it finds the lines in L2 already. bert_base
- * and vit_b_16 at batch 1, 1 thread: -4 to -5% (same-process A/B); 64 and
- * 128 steps gained less on bench/gemm BM_SgemmWeightStream. A B packed per
- * call is in L2 already: there the far prefetch cost 2.5% (1024^3: 199 ->
- * 193.5 GFLOP/s). */
-enum { B_FAR_STEPS = 256 };
+/* A B packed once (a model's weights: avx512_12x32_streamed) comes from
+ * DRAM, and the first row tile to read a panel waited on it: the 16-step
+ * prefetch into L1 is a few hundred cycles ahead, DRAM is further away. So
+ * the streamed kernel also fetches into L2 the lines its caller names
+ * (onnxc_sgemm_streamed_fn): the share of the next panel that this call
+ * should bring in (Gemm.c). A B packed per call is in L2 already: there
+ * such a fetch cost 2.5% (1024^3: 199 -> 193.5 GFLOP/s), so the plain
+ * kernel has none. */
 
 #define FMA_ROW(r)                                                             \
   do {                                                                         \
@@ -55,7 +52,8 @@ enum { B_FAR_STEPS = 256 };
 static inline __attribute__((always_inline)) void
 avx512_rows_x32(size_t kc, const float *a, const float *b, float *c,
                 ptrdiff_t ldc, size_t mr, size_t nr, float alpha, float beta,
-                const size_t rows, const int far) {
+                const size_t rows, const int fetch, const char *next,
+                size_t next_step) {
   __m512 c00 = _mm512_setzero_ps(), c01 = c00, c10 = c00, c11 = c00, c20 = c00,
          c21 = c00, c30 = c00, c31 = c00, c40 = c00, c41 = c00, c50 = c00,
          c51 = c00, c60 = c00, c61 = c00, c70 = c00, c71 = c00, c80 = c00,
@@ -71,9 +69,16 @@ avx512_rows_x32(size_t kc, const float *a, const float *b, float *c,
   for (size_t p = 0; p < kc; ++p) {
     _mm_prefetch((const char *)(b + 16 * NR), _MM_HINT_T0);
     _mm_prefetch((const char *)(b + 16 * NR + 16), _MM_HINT_T0);
-    if (far) {
-      _mm_prefetch((const char *)(b + B_FAR_STEPS * NR), _MM_HINT_T1);
-      _mm_prefetch((const char *)(b + B_FAR_STEPS * NR + 16), _MM_HINT_T1);
+    if (fetch) {
+      /* Two lines at a pointer that advances next_step bytes a step: one
+       * add. With next_step under 64 later steps name the same lines
+       * again, which costs a load slot each. Naming each line once (a
+       * cmov per prefetch) took 14 more instructions a step, as many as
+       * a 4-row loop has FMAs, and vit_b_16 measured 1.01-1.05x the old
+       * time with it, 1.00 with this. */
+      _mm_prefetch(next, _MM_HINT_T1);
+      _mm_prefetch(next + 64, _MM_HINT_T1);
+      next += next_step;
     }
     __m512 b0 = _mm512_loadu_ps(b);
     __m512 b1 = _mm512_loadu_ps(b + 16);
@@ -117,31 +122,38 @@ avx512_rows_x32(size_t kc, const float *a, const float *b, float *c,
   STORE_ROW(11);
 }
 
-/* `far`: B was packed once and is read from memory (B_FAR_STEPS). */
+/* `fetch` (a constant): the lines of `next` into L2 as the loop runs. */
 static inline __attribute__((always_inline)) void
 avx512_12x32_any(size_t kc, const float *a, const float *b, float *c,
                  ptrdiff_t ldc, size_t mr, size_t nr, float alpha, float beta,
-                 const int far) {
+                 const int fetch, const char *next, size_t next_step) {
   if (mr <= 4)
-    avx512_rows_x32(kc, a, b, c, ldc, mr, nr, alpha, beta, 4, far);
+    avx512_rows_x32(kc, a, b, c, ldc, mr, nr, alpha, beta, 4, fetch, next,
+                    next_step);
   else if (mr <= 6)
-    avx512_rows_x32(kc, a, b, c, ldc, mr, nr, alpha, beta, 6, far);
+    avx512_rows_x32(kc, a, b, c, ldc, mr, nr, alpha, beta, 6, fetch, next,
+                    next_step);
   else if (mr <= 8)
-    avx512_rows_x32(kc, a, b, c, ldc, mr, nr, alpha, beta, 8, far);
+    avx512_rows_x32(kc, a, b, c, ldc, mr, nr, alpha, beta, 8, fetch, next,
+                    next_step);
   else
-    avx512_rows_x32(kc, a, b, c, ldc, mr, nr, alpha, beta, 12, far);
+    avx512_rows_x32(kc, a, b, c, ldc, mr, nr, alpha, beta, 12, fetch, next,
+                    next_step);
 }
 
 static void avx512_12x32(size_t kc, const float *a, const float *b, float *c,
                          ptrdiff_t ldc, size_t mr, size_t nr, float alpha,
                          float beta) {
-  avx512_12x32_any(kc, a, b, c, ldc, mr, nr, alpha, beta, 0);
+  avx512_12x32_any(kc, a, b, c, ldc, mr, nr, alpha, beta, 0, NULL, 0);
 }
 
 static void avx512_12x32_streamed(size_t kc, const float *a, const float *b,
                                   float *c, ptrdiff_t ldc, size_t mr, size_t nr,
-                                  float alpha, float beta) {
-  avx512_12x32_any(kc, a, b, c, ldc, mr, nr, alpha, beta, 1);
+                                  float alpha, float beta, const float *next,
+                                  size_t next_step) {
+  /* Nothing to fetch: the panel itself, which is in cache already. */
+  avx512_12x32_any(kc, a, b, c, ldc, mr, nr, alpha, beta, 1,
+                   next ? (const char *)next : (const char *)b, next_step);
 }
 
 /* ---- Small M (see GemmKernels.h) ---------------------------------------- */

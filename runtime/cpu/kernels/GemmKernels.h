@@ -24,6 +24,19 @@ typedef void (*onnxc_sgemm_ukernel_fn)(size_t kc, const float *a,
                                        size_t mr, size_t nr, float alpha,
                                        float beta);
 
+/* The kernel for a B packed once (a model's weights), which comes from
+ * memory rather than from a block just packed into L2. As its k loop runs
+ * it also fetches lines into L2 from `next`: at step p the two lines at
+ * next + p * next_step bytes (NULL: none). The caller points `next` at the
+ * panel it reads after this one, in the share of it this call should
+ * fetch, so that the fetch from memory is spread over the calls that
+ * precede that panel's first use. */
+typedef void (*onnxc_sgemm_streamed_fn)(size_t kc, const float *a,
+                                        const float *b, float *c, ptrdiff_t ldc,
+                                        size_t mr, size_t nr, float alpha,
+                                        float beta, const float *next,
+                                        size_t next_step);
+
 /* A few rows of C without packing: B is read once, straight from the
  * caller's memory.
  *   C[i][j] = alpha * sum_p A[i][p] B[p][j] + beta * C[i][j]
@@ -51,9 +64,8 @@ typedef struct onnxc_sgemm_variant {
   onnxc_sgemm_ukernel_fn kernel;
   /* The small-M kernels; NULL: the portable ones. */
   onnxc_sgemm_small_fn small_n, small_t;
-  /* `kernel` for a B packed once (a model's weights), which is read from
-   * memory rather than from a block just packed into L2; NULL: kernel. */
-  onnxc_sgemm_ukernel_fn streamed_kernel;
+  /* `kernel` for a B packed once (onnxc_sgemm_streamed_fn); NULL: kernel. */
+  onnxc_sgemm_streamed_fn streamed_kernel;
 } onnxc_sgemm_variant;
 
 extern const onnxc_sgemm_variant onnxc_sgemm_portable_variant;
