@@ -158,9 +158,27 @@ ACT_INLINE act_vec act_exp_one_scale(act_vec x) {
 }
 #endif
 
+#if ACT_LANES == 16 && defined(__AVX512F__)
+/* exp(-x) for the sigmoid and SiLU: x is clamped to [-88.8, 87.33], where
+ * exp(-x) is a normal number or, from x = -88.7 down, +inf (scalef's
+ * overflow; act_recip makes 0 of it). The clamp stands in for act_exp's
+ * underflow compare and select, and -x folds into the reduction's FMA: a
+ * sigmoid of 17 vector operations where act_recip(act_exp(-x) + 1) took
+ * 19 (GCC 12). EfficientNet-B0, whose SiLU rows were 19% of a run at
+ * batch 1: 0.970 of the time on 1 thread, 0.961 on 2 (same-process A/B,
+ * median of 200 pair ratios). NaN passes through the clamp. */
+ACT_INLINE act_vec act_exp_negated(act_vec x) {
+  x = act_max(act_splat(-88.8f), act_min(act_splat(87.33654f), x));
+  act_vec n = (act_vec)_mm512_roundscale_ps((__m512)(x * -1.44269504088896341f),
+                                            _MM_FROUND_TO_NEAREST_INT |
+                                                _MM_FROUND_NO_EXC);
+  return (act_vec)_mm512_scalef_ps((__m512)act_exp_reduced(-x, n), (__m512)n);
+}
+#endif
+
 ACT_INLINE act_vec act_sigmoid(act_vec x) {
 #if ACT_LANES == 16 && defined(__AVX512F__)
-  return act_recip(act_exp(-x) + 1.0f);
+  return act_recip(act_exp_negated(x) + 1.0f);
 #else
   /* exp(-x) with -x clamped to [-87.3, 87.3], where exp(-x) + 1 stays
    * finite. Below x = -87.3 the sigmoid is under FLT_MIN and comes out as
