@@ -23,6 +23,7 @@
 #include "mlir/Conversion/MemRefToLLVM/MemRefToLLVM.h"
 #include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
 #include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
+#include "mlir/Conversion/VectorToLLVM/ConvertVectorToLLVMPass.h"
 #include "mlir/Dialect/Arith/Transforms/Passes.h"
 #include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
 #include "mlir/Dialect/Bufferization/Transforms/OneShotAnalysis.h"
@@ -81,6 +82,10 @@ void buildCpuLoweringPipeline(OpPassManager &pm, int optLevel,
   pm.addPass(createPlanWorkspace(staticMemory));
   // Weights as flat 1-D globals, for compile memory (the pass says why).
   pm.addPass(createFlattenConstantGlobals());
+  // Elementwise loops over the workspace's slices, which LLVM cannot tell
+  // apart, as explicit vectors (the pass says why).
+  if (optLevel > 0)
+    pm.addNestedPass<func::FuncOp>(createVectorizeElementwise());
 
   // Loops, then the LLVM dialect.
   if (optLevel > 0 && !staticMemory) {
@@ -106,6 +111,7 @@ void buildCpuLoweringPipeline(OpPassManager &pm, int optLevel,
   pm.addPass(createConvertMathToLibmPass());
   pm.addPass(createArithToLLVMConversionPass());
   pm.addPass(createConvertIndexToLLVMPass());
+  pm.addPass(createConvertVectorToLLVMPass());
   // aligned_alloc, not malloc plus pointer arithmetic: LLVM's alias analysis
   // cannot see through the inttoptr of a manually aligned pointer, which
   // kept reduction accumulators in memory and loops unvectorized.

@@ -59,6 +59,10 @@ std::unique_ptr<mlir::Pass> createExpandArith();
 /// transforms/UnshareFills.cpp).
 std::unique_ptr<mlir::Pass> createUnshareFills();
 
+/// Elementwise linalg.generic on buffers -> explicit vector loops (see
+/// transforms/VectorizeElementwise.cpp).
+std::unique_ptr<mlir::Pass> createVectorizeElementwise();
+
 /// Static intermediate buffers of main_graph -> views of one workspace
 /// argument (see transforms/PlanWorkspace.cpp); `requireNoHeap` makes any
 /// allocation left an error (--emit static).

@@ -166,6 +166,21 @@ def UnshareFills : Pass<"onnxc-unshare-fills", "mlir::func::FuncOp"> {
                            "mlir::tensor::TensorDialect"];
 }
 
+def VectorizeElementwise
+    : Pass<"onnxc-vectorize-elementwise", "mlir::func::FuncOp"> {
+  let summary = "Elementwise linalg.generic on buffers as explicit vector loops";
+  let description = [{
+    An all-parallel generic whose innermost loop is a static multiple of 16
+    (else 8) becomes an scf.parallel whose body loads, computes and stores
+    vectors of that loop's elements; LLVM could not vectorize these loops
+    over slices of one workspace (transforms/VectorizeElementwise.cpp).
+  }];
+  let dependentDialects = ["mlir::arith::ArithDialect",
+                           "mlir::memref::MemRefDialect",
+                           "mlir::scf::SCFDialect",
+                           "mlir::vector::VectorDialect"];
+}
+
 def PlanWorkspace : Pass<"onnxc-plan-workspace", "mlir::ModuleOp"> {
   let summary = "Place the graph's static intermediate buffers in one workspace";
   let description = [{

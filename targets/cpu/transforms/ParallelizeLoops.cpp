@@ -28,9 +28,9 @@
 // - it calls anything (a run-time shape error is recorded in the calling
 //   thread's storage, which Run.c reads; runtime helpers may allocate), or
 //   allocates, or has an op with unknown or non-read memory effects other
-//   than memref.store;
-// - a memref.store does not index with every linearized induction variable
-//   (then two tasks could write the same element);
+//   than memref.store and vector.store;
+// - a memref.store or vector.store does not index with every linearized
+//   induction variable (then two tasks could write the same element);
 // - a captured value has a type the struct cannot carry;
 // - its estimated work (trip counts times body ops, inner static trip counts
 //   included) is below `min-work`: at compile time when every size is static,
@@ -48,6 +48,7 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
@@ -106,7 +107,12 @@ double estimateOps(Block &block) {
           branch.getElseRegion().empty() ? 0 : estimateOps(*branch.elseBlock());
       ops += 1 + std::max(estimateOps(*branch.thenBlock()), other);
     } else {
-      ops += 1;
+      // A vector op (transforms/VectorizeElementwise.cpp) counts its lanes.
+      double lanes = 1;
+      for (Type type : op.getResultTypes())
+        if (auto vector = dyn_cast<VectorType>(type))
+          lanes = std::max<double>(lanes, vector.getNumElements());
+      ops += lanes;
     }
   }
   return ops;
@@ -149,9 +155,14 @@ bool isSafeToSplit(scf::ParallelOp loop, ArrayRef<Value> splitIvs) {
   if (loop.getNumReductions() != 0)
     return false;
   WalkResult result = loop.getBody()->walk([&](Operation *op) {
-    if (auto store = dyn_cast<memref::StoreOp>(op)) {
+    std::optional<ValueRange> storeIndices;
+    if (auto store = dyn_cast<memref::StoreOp>(op))
+      storeIndices = store.getIndices();
+    else if (auto store = dyn_cast<vector::StoreOp>(op))
+      storeIndices = store.getIndices();
+    if (storeIndices) {
       for (Value iv : splitIvs)
-        if (llvm::none_of(store.getIndices(),
+        if (llvm::none_of(*storeIndices,
                           [&](Value i) { return isInductionVar(i, iv); }))
           return WalkResult::interrupt();
       return WalkResult::advance();
