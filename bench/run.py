@@ -439,7 +439,8 @@ def measure(model_name, onnx_path, so_path, feeds_path, threads, args, log):
                                        entry["ort_first_result_s"])
         log(f"  threads {threads}: onnxc {entry['onnxc_median_s'] * 1e3:.3f} ms, "
             f"ORT {entry['ort_median_s'] * 1e3:.3f} ms (median of {rounds}), "
-            f"ratio {entry['ratio']:.2f}; peak RSS onnxc "
+            f"ratio {entry['ratio']:.2f} (pair ratio {pair_ratio(entry):.2f}); "
+            f"peak RSS onnxc "
             f"{entry['onnxc_rss'] / 2**20:.0f} MiB, ORT "
             f"{entry['ort_rss'] / 2**20:.0f} MiB; first result onnxc "
             f"{entry['onnxc_first_result_s'] * 1e3:.1f} ms, ORT "
@@ -520,6 +521,15 @@ def ms(s):
     return f"{s * 1e3:.0f}" if s >= 0.1 else f"{s * 1e3:.3g}"
 
 
+def pair_ratio(e):
+    """The median over rounds of onnxc's run time over ONNX Runtime's in the
+    same round: the two runs of a round are seconds apart at most, so a
+    slowdown of a shared host that lasts that long moves both and cancels,
+    which the ratio of the two medians does not do."""
+    return statistics.median(
+        o / r for o, r in zip(e["onnxc_times"], e["ort_times"]))
+
+
 def first_result_ratio(e):
     ratio = e["onnxc_first_result_s"] / e["ort_first_result_s"]
     return f"{ratio:.3f}" if ratio < 1 else f"{ratio:.2f}"
@@ -572,7 +582,11 @@ def render(results):
            f"ONNX Runtime's threads spin for tens of ms after a run (without "
            f"the pause its spinning took a core from the next onnxc run), and "
            f"the untimed run brings back the caches the other engine's run "
-           f"evicted. Latency is the median.",
+           f"evicted. Latency is the median; `onnxc/ORT` is the ratio of the "
+           f"two medians, and `pair ratio` the median of the per-round "
+           f"ratios (onnxc's run over ONNX Runtime's of the same round), "
+           f"which cancels a slowdown of the host that lasts a round or "
+           f"more.",
            f"- Peak RSS: the high-water RSS (VmHWM) of each engine's worker "
            f"process, which includes the Python interpreter: a worker that only "
            f"imports "
@@ -601,12 +615,12 @@ def render(results):
         if not rows:
             continue
         out += [f"## {threads} thread{'s' if threads > 1 else ''}", "",
-                "| Model | Batch | onnxc ms | ORT ms | onnxc/ORT | runs | "
+                "| Model | Batch | onnxc ms | ORT ms | onnxc/ORT | pair ratio | runs | "
                 "onnxc RSS MiB | ORT RSS MiB | onnxc compile s | compiler RSS MiB "
                 "| artifact MiB | ORT session ms | first result onnxc ms | "
                 "first result ORT ms | first result onnxc/ORT | "
                 "max rel. error |",
-                "|" + "---|" * 2 + "---:|" * 14]
+                "|" + "---|" * 2 + "---:|" * 15]
         for e in rows:
             c = e.get("compile", {})
             if "error" in e:
@@ -615,12 +629,12 @@ def render(results):
                                 f"{e['error']}")
             if "ratio" not in e:
                 out.append(f"| {e['model']} | {e['batch']} | " + " | ".join(
-                    ["failed"] + ["-"] * 13) + " |")
+                    ["failed"] + ["-"] * 14) + " |")
                 continue
             out.append(
                 f"| {e['model']} | {e['batch']} | {ms(e['onnxc_median_s'])} | "
                 f"{ms(e['ort_median_s'])} | {e['ratio']:.2f} | "
-                f"{len(e['onnxc_times'])} | {mib(e['onnxc_rss'])} | "
+                f"{pair_ratio(e):.2f} | {len(e['onnxc_times'])} | {mib(e['onnxc_rss'])} | "
                 f"{mib(e['ort_rss'])} | {c.get('seconds', 0):.1f} | "
                 f"{mib(c.get('peak_rss'))} | "
                 f"{c.get('artifact_bytes', 0) / 2**20:.1f} | "
