@@ -269,7 +269,7 @@ BENCHMARK(BM_SgemmSmallM)->Apply([](benchmark::internal::Benchmark *b) {
   b->Unit(benchmark::kMicrosecond);
 });
 BENCHMARK(BM_SgemmWeightStream)
-    ->ArgsProduct({{32, 64, 128, 256, 1024}, {1, 2}, {0, 1}})
+    ->ArgsProduct({{32, 64, 128, 197, 256, 1024}, {1, 2}, {0, 1}})
     ->ArgNames({"M", "threads", "packed"})
     ->UseRealTime()
     ->Unit(benchmark::kMillisecond);

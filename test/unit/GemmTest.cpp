@@ -479,9 +479,12 @@ std::vector<Case> packedBCases() {
   // Split by columns with more rows than one packed group of A (AVX-512,
   // 3 threads: 11 row blocks; groups of 336 rows at KC = 384).
   add(500, 70, 400, 0, 1);
-  // Many row blocks: tasks per (row block, column chunk) of each B block,
-  // not per column share.
-  add(300, 70, 50, 1, 0);
+  // All rows in one group of A (M = 197, ViT-B/16 at batch 1): split by
+  // columns on one thread too.
+  add(197, 70, 400, 1, 0);
+  // Many row blocks, more rows than one group: tasks per (row block,
+  // column chunk) of each B block, not per column share.
+  add(400, 70, 50, 1, 0);
   add(600, 90, 400, 0, 2);
   add(3, 50, 20, 0, 0); // small M: unpacked, the slot stays unused
   // 7 and 8 rows: two short row tiles rather than a full one and a rest of

@@ -1041,9 +1041,14 @@ static void sgemm_blocked(const onnxc_sgemm_variant *v, size_t m, size_t n,
    * With B packed once and few row blocks (a sequence or two through a
    * transformer layer), the threads split the columns instead
    * (cached_task); many row blocks keep the split below, whose tasks the
-   * threads balance block by block. */
+   * threads balance block by block. An M whose rows all fit one group of
+   * cached_task (a_group_rows: A's K block stays in L2) splits the columns
+   * on any thread count: each panel of B then comes from memory once for
+   * all of M (ViT-B/16 at batch 1, M = 197, on 1 thread: 0.93-0.94 of the
+   * time of the row-block split; docs/gemm.md). */
   size_t m_blocks = div_up(m, v->mc);
-  int by_columns = whole_b && m_blocks < 4 * (size_t)threads;
+  int by_columns = whole_b && (m_blocks < 4 * (size_t)threads ||
+                               a_group_rows(m, mr, v->kc) == m);
   if (threads > 1 && !by_columns)
     m_blocks = round_up(m_blocks, (size_t)threads);
   size_t mc = round_up(div_up(m, m_blocks), mr);
