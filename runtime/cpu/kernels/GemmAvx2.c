@@ -100,60 +100,31 @@ static void avx2_6x16(size_t kc, const float *a, const float *b, float *c,
 
 /* ---- Small M (see GemmKernels.h) ---------------------------------------- */
 
-#define ALWAYS_INLINE static inline __attribute__((always_inline))
-
-ALWAYS_INLINE float scaled(float sum, float alpha, float beta, const float *c) {
-  return beta == 0.0f ? alpha * sum : alpha * sum + beta * *c;
-}
-
-ALWAYS_INLINE float hsum(__m256 v) {
+static inline __attribute__((always_inline)) float hsum(__m256 v) {
   __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
   s = _mm_add_ps(s, _mm_movehl_ps(s, s));
   s = _mm_add_ss(s, _mm_movehdup_ps(s));
   return _mm_cvtss_f32(s);
 }
-
-enum { SMALL_N_PREFETCH_ROWS = 8 };
-
-/* MB rows of C x NV vectors of columns (see GemmAvx512.c). */
-ALWAYS_INLINE void small_n_block(size_t mb, size_t nv, size_t cols, size_t k,
-                                 float alpha, const float *a, ptrdiff_t a_rs,
-                                 ptrdiff_t a_cs, const float *b, ptrdiff_t ldb,
-                                 float beta, float *c, ptrdiff_t ldc) {
-  __m256 acc[2][12];
-  __m256i mask[12];
-  for (size_t v = 0; v < nv; ++v) {
-    mask[v] = lanes_mask(cols > 8 * v ? cols - 8 * v : 0);
-    for (size_t r = 0; r < mb; ++r)
-      acc[r][v] = _mm256_setzero_ps();
-  }
-  for (size_t p = 0; p < k; ++p) {
-    const float *brow = b + (ptrdiff_t)p * ldb;
-    /* The rows of B are a row stride apart, often a multiple of 4 KiB,
-     * which the hardware prefetchers do not follow. */
-    for (size_t v = 0; v < nv; v += 2)
-      _mm_prefetch((const char *)(brow + SMALL_N_PREFETCH_ROWS * ldb + 8 * v),
-                   _MM_HINT_T0);
-    __m256 bv[12];
-    for (size_t v = 0; v < nv; ++v)
-      bv[v] = _mm256_maskload_ps(brow + 8 * v, mask[v]);
-    for (size_t r = 0; r < mb; ++r) {
-      __m256 av = _mm256_set1_ps(a[(ptrdiff_t)r * a_rs + (ptrdiff_t)p * a_cs]);
-      for (size_t v = 0; v < nv; ++v)
-        acc[r][v] = _mm256_fmadd_ps(av, bv[v], acc[r][v]);
-    }
-  }
-  __m256 valpha = _mm256_set1_ps(alpha), vbeta = _mm256_set1_ps(beta);
-  for (size_t r = 0; r < mb; ++r) {
-    float *out = c + (ptrdiff_t)r * ldc;
-    for (size_t v = 0; v < nv; ++v) {
-      __m256 y = _mm256_mul_ps(valpha, acc[r][v]);
-      if (beta != 0.0f)
-        y = _mm256_fmadd_ps(vbeta, _mm256_maskload_ps(out + 8 * v, mask[v]), y);
-      _mm256_maskstore_ps(out + 8 * v, mask[v], y);
-    }
-  }
-}
+#define SMALL_VEC __m256
+#define SMALL_MASK __m256i
+#define SMALL_LANES 8
+#define small_lanes_mask(n) lanes_mask(n)
+#define small_zero() _mm256_setzero_ps()
+#define small_set1(f) _mm256_set1_ps(f)
+#define small_loadu(p) _mm256_loadu_ps(p)
+#define small_fma(a, b, c) _mm256_fmadd_ps(a, b, c)
+#define small_mul(a, b) _mm256_mul_ps(a, b)
+#define small_maskload(mask, p) _mm256_maskload_ps(p, mask)
+#define small_maskstore(p, mask, v) _mm256_maskstore_ps(p, mask, v)
+#define small_hsum(v) hsum(v)
+/* avx2_small_n's tiles are 2 x 6 and 1 x 12 vectors (12 accumulators);
+ * avx2_small_t's 2 x 4 and 1 x 8 dot products. */
+#define SMALL_N_MB 2
+#define SMALL_N_NV 12
+#define SMALL_T_MB 2
+#define SMALL_T_NB 8
+#include "GemmSmallImpl.h"
 
 static void avx2_small_n(size_t m, size_t n, size_t k, float alpha,
                          const float *a, ptrdiff_t a_rs, ptrdiff_t a_cs,
@@ -170,50 +141,6 @@ static void avx2_small_n(size_t m, size_t n, size_t k, float alpha,
     for (size_t j = 0; j < n; j += 96)
       small_n_block(1, 12, n - j, k, alpha, a + (ptrdiff_t)i * a_rs, a_rs, a_cs,
                     b + j, ldb, beta, c + (ptrdiff_t)i * ldc + j, ldc);
-}
-
-/* MB rows of A dotted with NB rows of B along K, 8 lanes at a time (see
- * GemmAvx512.c). */
-ALWAYS_INLINE void small_t_block(size_t mb, size_t nb, size_t rows, size_t cols,
-                                 size_t k, float alpha, const float *a,
-                                 ptrdiff_t a_rs, const float *b, ptrdiff_t ldb,
-                                 float beta, float *c, ptrdiff_t ldc) {
-  const float *ar[2], *br[8];
-  for (size_t r = 0; r < mb; ++r)
-    ar[r] = a + (ptrdiff_t)(r < rows ? r : rows - 1) * a_rs;
-  for (size_t j = 0; j < nb; ++j)
-    br[j] = b + (ptrdiff_t)(j < cols ? j : cols - 1) * ldb;
-  __m256 acc[2][8];
-  for (size_t r = 0; r < mb; ++r)
-    for (size_t j = 0; j < nb; ++j)
-      acc[r][j] = _mm256_setzero_ps();
-  size_t p = 0;
-  for (; p + 8 <= k; p += 8) {
-    __m256 av[2];
-    for (size_t r = 0; r < mb; ++r)
-      av[r] = _mm256_loadu_ps(ar[r] + p);
-    for (size_t j = 0; j < nb; ++j) {
-      __m256 bv = _mm256_loadu_ps(br[j] + p);
-      for (size_t r = 0; r < mb; ++r)
-        acc[r][j] = _mm256_fmadd_ps(av[r], bv, acc[r][j]);
-    }
-  }
-  if (p < k) {
-    __m256i tail = lanes_mask(k - p);
-    __m256 av[2];
-    for (size_t r = 0; r < mb; ++r)
-      av[r] = _mm256_maskload_ps(ar[r] + p, tail);
-    for (size_t j = 0; j < nb; ++j) {
-      __m256 bv = _mm256_maskload_ps(br[j] + p, tail);
-      for (size_t r = 0; r < mb; ++r)
-        acc[r][j] = _mm256_fmadd_ps(av[r], bv, acc[r][j]);
-    }
-  }
-  for (size_t r = 0; r < mb && r < rows; ++r) {
-    float *out = c + (ptrdiff_t)r * ldc;
-    for (size_t j = 0; j < nb && j < cols; ++j)
-      out[j] = scaled(hsum(acc[r][j]), alpha, beta, out + j);
-  }
 }
 
 static void avx2_small_t(size_t m, size_t n, size_t k, float alpha,

@@ -158,59 +158,28 @@ static void avx512_12x32_streamed(size_t kc, const float *a, const float *b,
 
 /* ---- Small M (see GemmKernels.h) ---------------------------------------- */
 
-#define ALWAYS_INLINE static inline __attribute__((always_inline))
-
-ALWAYS_INLINE float scaled(float sum, float alpha, float beta, const float *c) {
-  return beta == 0.0f ? alpha * sum : alpha * sum + beta * *c;
-}
-
-ALWAYS_INLINE __mmask16 lanes_mask(size_t lanes) {
+static inline __attribute__((always_inline)) __mmask16
+small_lanes_mask(size_t lanes) {
   return lanes >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << lanes) - 1);
 }
-
-enum { SMALL_N_PREFETCH_ROWS = 8 };
-
-/* MB rows of C x NV vectors of columns: MB * NV accumulators; each row of B
- * is loaded once and used by the MB rows. */
-ALWAYS_INLINE void small_n_block(size_t mb, size_t nv, size_t cols, size_t k,
-                                 float alpha, const float *a, ptrdiff_t a_rs,
-                                 ptrdiff_t a_cs, const float *b, ptrdiff_t ldb,
-                                 float beta, float *c, ptrdiff_t ldc) {
-  __m512 acc[4][16];
-  __mmask16 mask[16];
-  for (size_t v = 0; v < nv; ++v) {
-    mask[v] = lanes_mask(cols > 16 * v ? cols - 16 * v : 0);
-    for (size_t r = 0; r < mb; ++r)
-      acc[r][v] = _mm512_setzero_ps();
-  }
-  for (size_t p = 0; p < k; ++p) {
-    const float *brow = b + (ptrdiff_t)p * ldb;
-    /* The rows of B are a row stride apart, often a multiple of 4 KiB,
-     * which the hardware prefetchers do not follow. */
-    for (size_t v = 0; v < nv; ++v)
-      _mm_prefetch((const char *)(brow + SMALL_N_PREFETCH_ROWS * ldb + 16 * v),
-                   _MM_HINT_T0);
-    __m512 bv[16];
-    for (size_t v = 0; v < nv; ++v)
-      bv[v] = _mm512_maskz_loadu_ps(mask[v], brow + 16 * v);
-    for (size_t r = 0; r < mb; ++r) {
-      __m512 av = _mm512_set1_ps(a[(ptrdiff_t)r * a_rs + (ptrdiff_t)p * a_cs]);
-      for (size_t v = 0; v < nv; ++v)
-        acc[r][v] = _mm512_fmadd_ps(av, bv[v], acc[r][v]);
-    }
-  }
-  __m512 valpha = _mm512_set1_ps(alpha), vbeta = _mm512_set1_ps(beta);
-  for (size_t r = 0; r < mb; ++r) {
-    float *out = c + (ptrdiff_t)r * ldc;
-    for (size_t v = 0; v < nv; ++v) {
-      __m512 y = _mm512_mul_ps(valpha, acc[r][v]);
-      if (beta != 0.0f)
-        y = _mm512_fmadd_ps(vbeta, _mm512_maskz_loadu_ps(mask[v], out + 16 * v),
-                            y);
-      _mm512_mask_storeu_ps(out + 16 * v, mask[v], y);
-    }
-  }
-}
+#define SMALL_VEC __m512
+#define SMALL_MASK __mmask16
+#define SMALL_LANES 16
+#define small_zero() _mm512_setzero_ps()
+#define small_set1(f) _mm512_set1_ps(f)
+#define small_loadu(p) _mm512_loadu_ps(p)
+#define small_fma(a, b, c) _mm512_fmadd_ps(a, b, c)
+#define small_mul(a, b) _mm512_mul_ps(a, b)
+#define small_maskload(mask, p) _mm512_maskz_loadu_ps(mask, p)
+#define small_maskstore(p, mask, v) _mm512_mask_storeu_ps(p, mask, v)
+#define small_hsum(v) _mm512_reduce_add_ps(v)
+/* avx512_small_n's tiles are 4 x 4, 3 x 6, 2 x 8 and 1 x 16 vectors (16
+ * accumulators); avx512_small_t's 4 x 4, 2 x 8 and 1 x 8 dot products. */
+#define SMALL_N_MB 4
+#define SMALL_N_NV 16
+#define SMALL_T_MB 4
+#define SMALL_T_NB 8
+#include "GemmSmallImpl.h"
 
 static void avx512_small_n(size_t m, size_t n, size_t k, float alpha,
                            const float *a, ptrdiff_t a_rs, ptrdiff_t a_cs,
@@ -239,50 +208,6 @@ static void avx512_small_n(size_t m, size_t n, size_t k, float alpha,
     for (size_t j = 0; j < n; j += 256)
       small_n_block(1, 16, n - j, k, alpha, a + (ptrdiff_t)i * a_rs, a_rs, a_cs,
                     b + j, ldb, beta, c + (ptrdiff_t)i * ldc + j, ldc);
-}
-
-/* MB rows of A dotted with NB rows of B along K, 16 lanes at a time. Rows
- * past `rows`/`cols` repeat the last one (their sums are not stored). */
-ALWAYS_INLINE void small_t_block(size_t mb, size_t nb, size_t rows, size_t cols,
-                                 size_t k, float alpha, const float *a,
-                                 ptrdiff_t a_rs, const float *b, ptrdiff_t ldb,
-                                 float beta, float *c, ptrdiff_t ldc) {
-  const float *ar[4], *br[8];
-  for (size_t r = 0; r < mb; ++r)
-    ar[r] = a + (ptrdiff_t)(r < rows ? r : rows - 1) * a_rs;
-  for (size_t j = 0; j < nb; ++j)
-    br[j] = b + (ptrdiff_t)(j < cols ? j : cols - 1) * ldb;
-  __m512 acc[4][8];
-  for (size_t r = 0; r < mb; ++r)
-    for (size_t j = 0; j < nb; ++j)
-      acc[r][j] = _mm512_setzero_ps();
-  size_t p = 0;
-  for (; p + 16 <= k; p += 16) {
-    __m512 av[4];
-    for (size_t r = 0; r < mb; ++r)
-      av[r] = _mm512_loadu_ps(ar[r] + p);
-    for (size_t j = 0; j < nb; ++j) {
-      __m512 bv = _mm512_loadu_ps(br[j] + p);
-      for (size_t r = 0; r < mb; ++r)
-        acc[r][j] = _mm512_fmadd_ps(av[r], bv, acc[r][j]);
-    }
-  }
-  if (p < k) {
-    __mmask16 tail = lanes_mask(k - p);
-    __m512 av[4];
-    for (size_t r = 0; r < mb; ++r)
-      av[r] = _mm512_maskz_loadu_ps(tail, ar[r] + p);
-    for (size_t j = 0; j < nb; ++j) {
-      __m512 bv = _mm512_maskz_loadu_ps(tail, br[j] + p);
-      for (size_t r = 0; r < mb; ++r)
-        acc[r][j] = _mm512_fmadd_ps(av[r], bv, acc[r][j]);
-    }
-  }
-  for (size_t r = 0; r < mb && r < rows; ++r) {
-    float *out = c + (ptrdiff_t)r * ldc;
-    for (size_t j = 0; j < nb && j < cols; ++j)
-      out[j] = scaled(_mm512_reduce_add_ps(acc[r][j]), alpha, beta, out + j);
-  }
 }
 
 static void avx512_small_t(size_t m, size_t n, size_t k, float alpha,
