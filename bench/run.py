@@ -615,8 +615,8 @@ def render(results):
         if not rows:
             continue
         out += [f"## {threads} thread{'s' if threads > 1 else ''}", "",
-                "| Model | Batch | onnxc ms | ORT ms | onnxc/ORT | pair ratio | runs | "
-                "onnxc RSS MiB | ORT RSS MiB | onnxc compile s | compiler RSS MiB "
+                "| Model | Batch | onnxc ms | ORT ms | onnxc/ORT | pair ratio | "
+                "runs | onnxc RSS MiB | ORT RSS MiB | onnxc compile s | compiler RSS MiB "
                 "| artifact MiB | ORT session ms | first result onnxc ms | "
                 "first result ORT ms | first result onnxc/ORT | "
                 "max rel. error |",
@@ -634,8 +634,8 @@ def render(results):
             out.append(
                 f"| {e['model']} | {e['batch']} | {ms(e['onnxc_median_s'])} | "
                 f"{ms(e['ort_median_s'])} | {e['ratio']:.2f} | "
-                f"{pair_ratio(e):.2f} | {len(e['onnxc_times'])} | {mib(e['onnxc_rss'])} | "
-                f"{mib(e['ort_rss'])} | {c.get('seconds', 0):.1f} | "
+                f"{pair_ratio(e):.2f} | {len(e['onnxc_times'])} | "
+                f"{mib(e['onnxc_rss'])} | {mib(e['ort_rss'])} | {c.get('seconds', 0):.1f} | "
                 f"{mib(c.get('peak_rss'))} | "
                 f"{c.get('artifact_bytes', 0) / 2**20:.1f} | "
                 f"{ms(e['ort_load_s'])} | {ms(e['onnxc_first_result_s'])} | "

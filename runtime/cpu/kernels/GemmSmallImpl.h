@@ -9,8 +9,10 @@
  *   small_zero(), small_set1(f), small_loadu(p), small_fma(a, b, c) (a*b+c),
  *   small_mul(a, b), small_maskload(mask, p) (0 in the other lanes),
  *   small_maskstore(p, mask, v), small_hsum(v)
- *   SMALL_N_MB, SMALL_N_NV     the largest tile of small_n_block
- *   SMALL_T_MB, SMALL_T_NB     the largest tile of small_t_block
+ *   SMALL_N_MB, SMALL_N_NV     bounds of small_n_block's mb and nv (the
+ *                              accumulator array; the drivers keep mb * nv
+ *                              within the register file)
+ *   SMALL_T_MB, SMALL_T_NB     bounds of small_t_block's mb and nb
  *
  * The per-ISA files keep the drivers (avx2_small_n, avx512_small_t, ...),
  * which pick tile shapes for their register count; see GemmKernels.h for
