@@ -509,6 +509,14 @@ bool compileModel(const CompilerOptions &options) {
   if (!checkNamingOptions(options))
     return false;
   bool emitStatic = options.emit == EmitKind::Static;
+  if (emitStatic && options.profile) {
+    // Its timers are runtime calls, and a static artifact runs without
+    // the runtime's thread pool and scratch memory; profile the shared
+    // library of the same model instead.
+    printError("--profile does not apply to --emit static; profile the "
+               "shared library (--emit lib) of the same model");
+    return false;
+  }
   EntryOptions entryOptions;
   entryOptions.name = options.name;
   entryOptions.staticLink = options.emit == EmitKind::Obj || emitStatic;
@@ -623,8 +631,11 @@ bool compileModel(const CompilerOptions &options) {
   }
   lowerPm.addPass(cpu::createDeclareRuntimeHelpersPass(
       /*gemmKernel=*/!emitStatic));
+  if (options.profile)
+    lowerPm.addNestedPass<func::FuncOp>(cpu::createTagOpTypes());
   lowerPm.addNestedPass<func::FuncOp>(cpu::createConvertOnnxToLinalgPass());
-  cpu::buildCpuLoweringPipeline(lowerPm, options.optLevel, emitStatic);
+  cpu::buildCpuLoweringPipeline(lowerPm, options.optLevel, emitStatic,
+                                options.profile);
   if (failed(lowerPm.run(*module)))
     return false;
   collectWorkspacePlan(*module, *meta);

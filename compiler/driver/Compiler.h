@@ -42,6 +42,9 @@ struct CompilerOptions {
   // compiled for one image and run once per image (passes/graph/
   // BatchSplit.h); --no-batch-split runs the batch as one.
   bool batchSplit = true;
+  // --profile: the artifact times each node of every run and exports the
+  // totals (onnxc_profile in onnxc.h; `onnxc run --profile` prints them).
+  bool profile = false;
   const char *argv0 = "onnxc";
 };
 

@@ -143,6 +143,13 @@ void collectWorkspacePlan(mlir::ModuleOp module, ModelMeta &meta) {
   };
   meta.workspaceSize = read("onnxc.workspace_size");
   meta.plannedBytes = read("onnxc.workspace_planned_bytes");
+  meta.profileEntries.clear();
+  if (auto table =
+          module->getAttrOfType<mlir::ArrayAttr>("onnxc.profile_nodes"))
+    for (auto entry : table.getAsRange<mlir::ArrayAttr>())
+      meta.profileEntries.emplace_back(
+          llvm::cast<mlir::StringAttr>(entry[0]).str(),
+          llvm::cast<mlir::StringAttr>(entry[1]).str());
 }
 
 namespace {
@@ -315,6 +322,36 @@ Error addModelEntry(Module &module, const ModelMeta &meta,
         ConstantInt::get(b.i64Ty, meta.plannedBytes),
         ONNXC_PLANNED_BYTES_SYMBOL);
     planned->setVisibility(GlobalValue::DefaultVisibility);
+  }
+
+  // --profile: the exported onnxc_profile over the graph's counters.
+  if (!meta.profileEntries.empty() && !internalize) {
+    GlobalVariable *counters = module.getNamedGlobal("onnxc_profile_ns");
+    if (!counters)
+      return createStringError(inconvertibleErrorCode(),
+                               "the profile's counters are missing");
+    std::vector<Constant *> nodes, opTypes;
+    for (const auto &[names, types] : meta.profileEntries) {
+      nodes.push_back(b.string(names));
+      opTypes.push_back(b.string(types));
+    }
+    ArrayType *tableTy = ArrayType::get(ptrTy, nodes.size());
+    // struct onnxc_profile { u32 version; i32 num_entries; ptr nodes;
+    //   ptr op_types; ptr nanoseconds; }
+    StructType *profileTy =
+        StructType::get(ctx, {b.i32Ty, b.i32Ty, ptrTy, ptrTy, ptrTy});
+    auto *profile = new GlobalVariable(
+        module, profileTy, /*isConstant=*/true, GlobalValue::ExternalLinkage,
+        ConstantStruct::get(profileTy,
+                            {ConstantInt::get(b.i32Ty, ONNXC_PROFILE_VERSION),
+                             ConstantInt::get(b.i32Ty, nodes.size()),
+                             b.global(ConstantArray::get(tableTy, nodes),
+                                      "onnxc.profile_nodes"),
+                             b.global(ConstantArray::get(tableTy, opTypes),
+                                      "onnxc.profile_op_types"),
+                             counters}),
+        ONNXC_PROFILE_SYMBOL);
+    profile->setVisibility(GlobalValue::DefaultVisibility);
   }
 
   // const onnxc_model *<entry>(void): onnxc_model_entry, which the loader

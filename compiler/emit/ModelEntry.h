@@ -48,13 +48,18 @@ struct ModelMeta {
   /// onnxc.batch_split): `run` calls it once per image. The tensors' dims
   /// are the batch's: N, or -1 for the run-time batch, its dim 0.
   int32_t batchRuns = 0;
+  /// --profile: per timer, the node names and op types it reports (the
+  /// module's onnxc.profile_nodes, targets/cpu/transforms/InstrumentNodes.cpp).
+  /// The counters are the module's `onnxc_profile_ns` global.
+  std::vector<std::pair<std::string, std::string>> profileEntries;
 };
 
 /// Reads the metadata from the imported (and shape-inferred) module's
 /// `main_graph` signature and its onnxc.* attributes.
 llvm::Expected<ModelMeta> collectModelMeta(mlir::ModuleOp module);
 
-/// Reads the workspace plan's module attributes (after lowering) into `meta`.
+/// Reads the workspace plan's and the profiler's module attributes (after
+/// lowering) into `meta`.
 void collectWorkspacePlan(mlir::ModuleOp module, ModelMeta &meta);
 
 /// How the entry point is named and what else stays visible.

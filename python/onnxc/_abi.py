@@ -82,6 +82,18 @@ Model._fields_ = [("abi_version", ctypes.c_uint32), ("num_inputs", ctypes.c_int3
                   ("run_with_workspace", ctypes.c_void_p)]
 
 
+ONNXC_PROFILE_VERSION = 1
+
+
+class Profile(ctypes.Structure):
+    """onnxc_profile: the per-node timers of an artifact compiled with
+    --profile (exported as `onnxc_profile`)."""
+    _fields_ = [("version", ctypes.c_uint32), ("num_entries", ctypes.c_int32),
+                ("nodes", ctypes.POINTER(ctypes.c_char_p)),
+                ("op_types", ctypes.POINTER(ctypes.c_char_p)),
+                ("nanoseconds", ctypes.POINTER(ctypes.c_uint64))]
+
+
 class RunError(RuntimeError):
     """A failed run: `code` is the onnxc_status_code, `message` the runtime's."""
 
@@ -188,6 +200,31 @@ class Artifact:
                     count *= d
                 fixed = (tuple(dims), dtype, count * dtype.itemsize)
             self._fixed_outputs.append(fixed)
+
+    def _profile(self):
+        try:
+            profile = Profile.in_dll(self._lib, "onnxc_profile")
+        except ValueError:
+            profile = None
+        if profile is None or profile.version != ONNXC_PROFILE_VERSION:
+            raise RuntimeError(f"{self.path}: compiled without per-node "
+                               "timers; compile it with --profile")
+        return profile
+
+    def profile(self):
+        """The per-node times summed over every run since load (or the last
+        reset_profile): a list of dicts with nodes (the ONNX node names, ", "
+        joined), op_types ("+" joined) and ns. Needs an artifact compiled
+        with --profile (RuntimeError otherwise)."""
+        p = self._profile()
+        return [{"nodes": p.nodes[i].decode(), "op_types": p.op_types[i].decode(),
+                 "ns": p.nanoseconds[i]} for i in range(p.num_entries)]
+
+    def reset_profile(self):
+        """Sets every per-node time to zero."""
+        p = self._profile()
+        for i in range(p.num_entries):
+            p.nanoseconds[i] = 0
 
     def set_num_threads(self, num_threads):
         """Threads the artifact's kernels use: >= 1, or 0 for one per core.

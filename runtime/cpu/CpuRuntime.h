@@ -68,6 +68,13 @@ int64_t _mlir_ciface_onnxc_rt_nms(onnxc_memref3 *boxes, onnxc_memref3 *scores,
                                   int64_t center_point_box,
                                   onnxc_memref2 *selected);
 
+/* Profile.c: the per-node timers of an artifact compiled with --profile.
+ * onnxc_rt_profile_clock is a monotonic time in ns; profile_lap adds the
+ * time since `since` to counters[entry] (u64 ns) and returns the time now. */
+int64_t onnxc_rt_profile_clock(void);
+int64_t _mlir_ciface_onnxc_rt_profile_lap(onnxc_memref1 *counters,
+                                          int32_t entry, int64_t since);
+
 /* Unique.c: one entry point per element type (f16, bf16, f32, f64, i8..i64,
  * u8..u64, bool), e.g. the f32 one below. x is [outer, len, inner]; returns
  * the number U of distinct slices x[:, k, :]; y gets [outer, U, inner],

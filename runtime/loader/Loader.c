@@ -14,6 +14,7 @@
 struct onnxc_library {
   void *handle;
   const onnxc_model *model;
+  const onnxc_profile *profile; /* NULL without --profile */
 };
 
 static int fail(onnxc_error *err, int code, const char *fmt, const char *a,
@@ -106,12 +107,19 @@ int onnxc_load(const char *path, onnxc_library **library, onnxc_error *err) {
   }
   lib->handle = handle;
   lib->model = model;
+  lib->profile = (const onnxc_profile *)dlsym(handle, ONNXC_PROFILE_SYMBOL);
+  if (lib->profile && lib->profile->version != ONNXC_PROFILE_VERSION)
+    lib->profile = NULL; /* a layout this loader does not know */
   *library = lib;
   return ONNXC_OK;
 }
 
 const onnxc_model *onnxc_library_model(const onnxc_library *library) {
   return library ? library->model : NULL;
+}
+
+const onnxc_profile *onnxc_library_profile(const onnxc_library *library) {
+  return library ? library->profile : NULL;
 }
 
 void onnxc_unload(onnxc_library *library) {

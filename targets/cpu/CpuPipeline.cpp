@@ -40,7 +40,7 @@ using namespace mlir;
 namespace onnxc::cpu {
 
 void buildCpuLoweringPipeline(OpPassManager &pm, int optLevel,
-                              bool staticMemory) {
+                              bool staticMemory, bool profile) {
   // Dynamic tensor.expand_shapes trip MLIR 19 twice (the canonicalizer's dim
   // folding and bufferization), so they become tensor.reshape before either
   // runs, and again after fusion, which can make new ones.
@@ -86,6 +86,10 @@ void buildCpuLoweringPipeline(OpPassManager &pm, int optLevel,
   // apart, as explicit vectors (the pass says why).
   if (optLevel > 0)
     pm.addNestedPass<func::FuncOp>(createVectorizeElementwise());
+  // --profile: timers between the graph's nodes, while it is still one
+  // block of calls and linalg ops (the pass says why).
+  if (profile)
+    pm.addPass(createInstrumentNodes());
 
   // Loops, then the LLVM dialect.
   if (optLevel > 0 && !staticMemory) {
@@ -142,6 +146,10 @@ struct CpuLoweringPipelineOptions
       *this, "static-memory",
       llvm::cl::desc("fail when the graph still allocates (--emit static)"),
       llvm::cl::init(false)};
+  Option<bool> profile{
+      *this, "profile",
+      llvm::cl::desc("time each node (onnxc compile --profile)"),
+      llvm::cl::init(false)};
 };
 } // namespace
 
@@ -153,7 +161,8 @@ void registerCpuPasses() {
       "onnxc-cpu-lowering",
       "The cpu target's pipeline after convert-onnx-to-linalg",
       [](OpPassManager &pm, const CpuLoweringPipelineOptions &options) {
-        buildCpuLoweringPipeline(pm, options.optLevel, options.staticMemory);
+        buildCpuLoweringPipeline(pm, options.optLevel, options.staticMemory,
+                                 options.profile);
       });
 }
 

@@ -68,6 +68,12 @@ std::unique_ptr<mlir::Pass> createVectorizeElementwise();
 /// allocation left an error (--emit static).
 std::unique_ptr<mlir::Pass> createPlanWorkspace();
 std::unique_ptr<mlir::Pass> createPlanWorkspace(bool requireNoHeap);
+/// For `onnxc compile --profile`: op types into locations before lowering,
+/// then per-node timers on buffers (see transforms/TagOpTypes.cpp and
+/// transforms/InstrumentNodes.cpp); defined by the generated pass bases.
+std::unique_ptr<mlir::Pass> createTagOpTypes();
+std::unique_ptr<mlir::Pass> createInstrumentNodes();
+
 /// Shape-error reports get their node names, on the LLVM dialect (see
 /// transforms/NameShapeErrors.cpp); defined by the generated pass base.
 std::unique_ptr<mlir::Pass> createNameShapeErrors();
@@ -79,9 +85,10 @@ std::unique_ptr<mlir::Pass> createParallelizeLoops();
 /// Everything after convert-onnx-to-linalg: bufferization, deallocation,
 /// the workspace plan, loops, and the conversion to the LLVM dialect
 /// (CpuPipeline.cpp). With `staticMemory`, a graph that would still allocate
-/// while it runs fails to compile.
+/// while it runs fails to compile. With `profile`, the graph times each of
+/// its nodes (run createTagOpTypes before convert-onnx-to-linalg).
 void buildCpuLoweringPipeline(mlir::OpPassManager &pm, int optLevel,
-                              bool staticMemory = false);
+                              bool staticMemory = false, bool profile = false);
 
 /// Registers the passes above for onnxc-opt.
 void registerCpuPasses();

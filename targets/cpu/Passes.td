@@ -209,6 +209,34 @@ def PlanWorkspace : Pass<"onnxc-plan-workspace", "mlir::ModuleOp"> {
                            "mlir::memref::MemRefDialect"];
 }
 
+def TagOpTypes : Pass<"onnxc-tag-op-types", "mlir::func::FuncOp"> {
+  let summary = "Record each node's op type in its location, for the profiler";
+  let description = [{
+    Runs before convert-onnx-to-linalg, only for `onnxc compile --profile`.
+    Wraps the location of every onnx and onnxc op in a FusedLoc whose
+    metadata is the op's type ("Conv", "FusedMatMul"), so the ops a node
+    lowers to still say what it was when onnxc-instrument-nodes labels them
+    (transforms/TagOpTypes.cpp).
+  }];
+}
+
+def InstrumentNodes : Pass<"onnxc-instrument-nodes", "mlir::ModuleOp"> {
+  let summary = "Time each node of the graph function (onnxc compile --profile)";
+  let description = [{
+    Runs on buffers, before loops. Splits the entry block of each public
+    function into segments: maximal runs of top-level ops that do work
+    (calls, linalg ops, copies, ops with regions) for the same node, going
+    by their locations. Each segment boundary calls the runtime's
+    `onnxc_rt_profile_lap`, which adds the time since the previous boundary
+    to that segment's counter in the private global `onnxc_profile_ns`.
+    The module attribute `onnxc.profile_nodes` lists, per counter, the node
+    names and op types (transforms/InstrumentNodes.cpp).
+  }];
+  let dependentDialects = ["mlir::arith::ArithDialect",
+                           "mlir::func::FuncDialect",
+                           "mlir::memref::MemRefDialect"];
+}
+
 def NameShapeErrors : Pass<"onnxc-name-shape-errors", "mlir::ModuleOp"> {
   let summary = "Give run-time shape-error reports their node names";
   let description = [{

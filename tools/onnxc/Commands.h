@@ -21,6 +21,7 @@ struct CompileOptions {
   int optLevel = 2;         // -O0..-O3 (kDefaultOptLevel)
   bool printPassStats = false;
   bool noBatchSplit = false;
+  bool profile = false;     // --profile: time each node of every run
   std::string emit = "lib"; // onnx | mlir | llvm | obj | lib
   std::vector<std::string> shapes; // NAME=1x3x224x224
   std::string mtriple;
@@ -42,6 +43,9 @@ struct RunOptions {
   std::vector<std::string> inputs; // NAME=FILE (.npy or TensorProto .pb)
   std::string outputDir;           // writes DIR/<output name>.npy when set
   int threads = 0;                 // kernel threads; 0: one per core
+  int repeat = 1;                  // --repeat: runs of the same inputs
+  bool profile = false;            // --profile: print the per-node times
+  std::string profileJson;         // --profile-json: write them as JSON
 };
 
 struct InfoOptions {

@@ -41,6 +41,7 @@ int runCompile(const CompileOptions &opts) {
   options.optLevel = opts.optLevel;
   options.printPassStats = opts.printPassStats;
   options.batchSplit = !opts.noBatchSplit;
+  options.profile = opts.profile;
   options.triple = opts.mtriple;
   options.cpu = opts.mcpu;
   options.headerPath = opts.header;

@@ -172,6 +172,10 @@ int artifactInfo(const std::string &path) {
                  100.0 * (1.0 - double(model->workspace_size) / *planned));
     dlclose(handle);
   }
+  if (const onnxc_profile *profile = onnxc_library_profile(lib))
+    fmt::print("profile: {} timed entries (compiled with --profile; `onnxc "
+               "run --profile` prints them)\n",
+               profile->num_entries);
   onnxc_unload(lib);
   return 0;
 }

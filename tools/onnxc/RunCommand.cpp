@@ -1,8 +1,10 @@
 //===- RunCommand.cpp - `onnxc run` ---------------------------------------===//
 //
 // Loads an artifact, reads each input from a .npy or TensorProto .pb file,
-// runs the model once, prints a summary of each output and, with
-// --output-dir, writes each output as DIR/<output name>.npy.
+// runs the model (--repeat times), prints a summary of each output and, with
+// --output-dir, writes each output as DIR/<output name>.npy. With --profile
+// (an artifact compiled with --profile) it prints the time per node and per
+// op type; --profile-json writes them for scripts (bench/profile.py).
 //
 //===----------------------------------------------------------------------===//
 
@@ -16,10 +18,13 @@
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <map>
+#include <numeric>
 #include <sys/stat.h>
+#include <unistd.h>
 
 namespace onnxc::cli {
 namespace {
@@ -105,6 +110,82 @@ std::string outputFileName(const std::string &name) {
   return safe + ".npy";
 }
 
+/// A string as a JSON string literal.
+std::string jsonString(const std::string &s) {
+  std::string out = "\"";
+  for (unsigned char c : s) {
+    if (c == '"' || c == '\\')
+      out += {'\\', static_cast<char>(c)};
+    else if (c < 0x20)
+      out += fmt::format("\\u{:04x}", c);
+    else
+      out += static_cast<char>(c);
+  }
+  return out + "\"";
+}
+
+/// Prints the profile's entries, slowest first, then their sums per op
+/// type; writes both to `jsonPath` when it is set. `runs` counted runs took
+/// `wallNs` in all (measured around `run`, so it includes the copies of
+/// inputs and outputs that no entry covers).
+int reportProfile(const onnxc_profile &profile, int runs, int threads,
+                  double wallNs, const std::string &jsonPath) {
+  size_t n = profile.num_entries;
+  std::vector<size_t> order(n);
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    return profile.nanoseconds[a] > profile.nanoseconds[b];
+  });
+  double total = 0;
+  std::map<std::string, std::pair<double, int>> byType;
+  for (size_t e = 0; e < n; ++e) {
+    total += profile.nanoseconds[e];
+    auto &sum = byType[profile.op_types[e][0] ? profile.op_types[e] : "?"];
+    sum.first += profile.nanoseconds[e];
+    sum.second += 1;
+  }
+  auto ms = [&](double ns) { return ns / runs / 1e6; };
+  auto pct = [&](double ns) { return total > 0 ? 100.0 * ns / total : 0.0; };
+  fmt::print("profile: {} run{} on {} thread{}: {:.3f} ms per run, {:.3f} ms "
+             "of it in the {} entries below\n",
+             runs, runs == 1 ? "" : "s", threads, threads == 1 ? "" : "s",
+             ms(wallNs), ms(total), n);
+  fmt::print("{:>10} {:>6}  {:<24} {}\n", "ms/run", "%", "op type", "nodes");
+  for (size_t e : order)
+    fmt::print("{:>10.3f} {:>6.1f}  {:<24} {}\n", ms(profile.nanoseconds[e]),
+               pct(profile.nanoseconds[e]), profile.op_types[e],
+               profile.nodes[e]);
+  std::vector<std::pair<std::string, std::pair<double, int>>> types(
+      byType.begin(), byType.end());
+  std::stable_sort(types.begin(), types.end(), [](auto &a, auto &b) {
+    return a.second.first > b.second.first;
+  });
+  fmt::print("by op type:\n{:>10} {:>6} {:>8}  {}\n", "ms/run", "%", "entries",
+             "op type");
+  for (auto &[type, sum] : types)
+    fmt::print("{:>10.3f} {:>6.1f} {:>8}  {}\n", ms(sum.first), pct(sum.first),
+               sum.second, type);
+
+  if (jsonPath.empty())
+    return 0;
+  std::FILE *f = std::fopen(jsonPath.c_str(), "w");
+  if (!f)
+    return fail(jsonPath + ": cannot write the profile");
+  fmt::print(f, "{{\n  \"runs\": {},\n  \"threads\": {},\n", runs, threads);
+  fmt::print(f, "  \"wall_ns_per_run\": {:.0f},\n  \"entries\": [",
+             wallNs / runs);
+  for (size_t e = 0; e < n; ++e)
+    fmt::print(
+        f,
+        "{}\n    {{\"nodes\": {}, \"op_types\": {}, \"ns_per_run\": {:.0f}}}",
+        e ? "," : "", jsonString(profile.nodes[e]),
+        jsonString(profile.op_types[e]), double(profile.nanoseconds[e]) / runs);
+  fmt::print(f, "\n  ]\n}}\n");
+  if (std::fclose(f) != 0)
+    return fail(jsonPath + ": cannot write the profile");
+  return 0;
+}
+
 } // namespace
 
 int runRun(const RunOptions &opts) {
@@ -120,6 +201,13 @@ int runRun(const RunOptions &opts) {
   if (model->set_num_threads(opts.threads) != ONNXC_OK)
     return fail("--threads must be >= 0 (0: one per core), got " +
                 std::to_string(opts.threads));
+  if (opts.repeat < 1)
+    return fail("--repeat must be >= 1, got " + std::to_string(opts.repeat));
+  const onnxc_profile *profile = onnxc_library_profile(lib);
+  bool wantProfile = opts.profile || !opts.profileJson.empty();
+  if (wantProfile && !profile)
+    return fail(opts.artifact + ": compiled without per-node timers; "
+                                "compile it with `onnxc compile --profile`");
 
   // NAME=FILE, or FILE alone for a model with one input.
   std::map<std::string, HostTensor> given;
@@ -157,10 +245,34 @@ int runRun(const RunOptions &opts) {
                   model->inputs[i].name + "=FILE)");
     inputs.push_back(it->second.view());
   }
-  std::vector<onnxc_tensor> outputs(model->num_outputs, onnxc_tensor{});
-  if (model->run(model, inputs.data(), model->num_inputs, outputs.data(),
-                 model->num_outputs, &err) != ONNXC_OK)
-    return fail(opts.artifact + ": " + err.message);
+  // With --repeat, the first run is a warm-up that the profile leaves out
+  // (it packs weights and touches fresh pages); the outputs are the last's.
+  std::vector<onnxc_tensor> outputs;
+  double wallNs = 0;
+  for (int r = 0; r < opts.repeat; ++r) {
+    for (onnxc_tensor &t : outputs)
+      model->release_tensor(&t);
+    outputs.assign(model->num_outputs, onnxc_tensor{});
+    if (profile && r == 1)
+      std::fill_n(profile->nanoseconds, profile->num_entries, 0);
+    auto start = std::chrono::steady_clock::now();
+    if (model->run(model, inputs.data(), model->num_inputs, outputs.data(),
+                   model->num_outputs, &err) != ONNXC_OK)
+      return fail(opts.artifact + ": " + err.message);
+    if (r > 0 || opts.repeat == 1)
+      wallNs += std::chrono::duration<double, std::nano>(
+                    std::chrono::steady_clock::now() - start)
+                    .count();
+  }
+  if (wantProfile) {
+    int threads = opts.threads;
+    if (threads == 0)
+      threads = static_cast<int>(std::max(1L, sysconf(_SC_NPROCESSORS_ONLN)));
+    int counted = opts.repeat == 1 ? 1 : opts.repeat - 1;
+    if (int status =
+            reportProfile(*profile, counted, threads, wallNs, opts.profileJson))
+      return status;
+  }
 
   int status = 0;
   if (!opts.outputDir.empty() && mkdir(opts.outputDir.c_str(), 0777) != 0 &&

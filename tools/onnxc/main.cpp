@@ -1,9 +1,11 @@
 //===- main.cpp - The onnxc command line ----------------------------------===//
 //
 //   onnxc compile MODEL.onnx -o OUT.so [-O0..-O3] [--emit ...] [--shape ...]
-//                 [--header OUT.h] [--name PREFIX]
+//                 [--header OUT.h] [--name PREFIX] [--profile]
 //   onnxc optimize MODEL.onnx -o OPTIMIZED.onnx [-O0..-O3] [--shape ...]
-//   onnxc run ARTIFACT.so --input NAME=FILE ... [--output-dir DIR] [--threads N]
+//   onnxc run ARTIFACT.so --input NAME=FILE ... [--output-dir DIR] [--threads
+//   N]
+//             [--repeat N] [--profile] [--profile-json FILE]
 //   onnxc info MODEL.onnx|ARTIFACT.so
 //
 //===----------------------------------------------------------------------===//
@@ -47,6 +49,9 @@ int main(int argc, char **argv) {
                        "run a static batch as one, even when every node "
                        "keeps its images apart (by default such a graph is "
                        "compiled for one image and run once per image)");
+  compileCmd->add_flag("--profile", compile.profile,
+                       "time each node in every run (onnxc run --profile "
+                       "prints the times; costs two clock reads per node)");
   compileCmd->add_option("--mtriple", compile.mtriple, "target triple");
   compileCmd->add_option("--mcpu", compile.mcpu, "target CPU");
   compileCmd->add_option("--header", compile.header,
@@ -82,6 +87,14 @@ int main(int argc, char **argv) {
                      "write each output as DIR/<name>.npy");
   runCmd->add_option("--threads", run.threads,
                      "threads the kernels and parallel loops use (default 0: one per core)");
+  runCmd->add_option("--repeat", run.repeat,
+                     "run the model N times on the same inputs (default 1)");
+  runCmd->add_flag("--profile", run.profile,
+                   "print the time per node and per op type (an artifact "
+                   "compiled with --profile; with --repeat, the first run "
+                   "is a warm-up left out)");
+  runCmd->add_option("--profile-json", run.profileJson,
+                     "write the per-node times to FILE as JSON");
 
   InfoOptions info;
   CLI::App *infoCmd = app.add_subcommand(

@@ -48,6 +48,12 @@ extern "C" {
  * one by one), for `onnxc info`. */
 #define ONNXC_PLANNED_BYTES_SYMBOL "onnxc_workspace_planned_bytes"
 
+/* An artifact compiled with `onnxc compile --profile` also exports an
+ * `onnxc_profile` under this name (a shared library, or an object file
+ * without --name); onnxc_library_profile finds it. */
+#define ONNXC_PROFILE_SYMBOL "onnxc_profile"
+#define ONNXC_PROFILE_VERSION 1
+
 typedef enum onnxc_status_code {
   ONNXC_OK = 0,
   ONNXC_INVALID_ARGUMENT = 1, /* a tensor's dtype, rank, shape or pointer */
@@ -181,6 +187,25 @@ struct onnxc_model {
 
 typedef const onnxc_model *(*onnxc_model_entry_fn)(void);
 
+/* The per-node times of an artifact compiled with --profile. The compiled
+ * graph is cut where the code of one node (or of the nodes fused into one)
+ * ends and the next begins; each piece is an entry, and every run adds the
+ * wall time of its piece to the entry's counter. Runs on several threads at
+ * once all add to the same counters (atomically). Time a node spends in the
+ * thread pool's workers counts once, as the caller waits for it. */
+typedef struct onnxc_profile {
+  uint32_t version; /* ONNXC_PROFILE_VERSION */
+  int32_t num_entries;
+  /* Per entry: the ONNX node names its code came from, joined by ", ". */
+  const char *const *nodes;
+  /* Per entry: their op types ("Conv", "FusedMatMul"...) joined by "+";
+   * "" when unknown. */
+  const char *const *op_types;
+  /* Per entry: nanoseconds summed over every run since the artifact was
+   * loaded. The caller may set them to 0 between runs. */
+  uint64_t *nanoseconds;
+} onnxc_profile;
+
 /* ---- Loading artifacts (libonnxc_runtime) ------------------------------- */
 
 typedef struct onnxc_library onnxc_library;
@@ -190,6 +215,9 @@ int onnxc_load(const char *path, onnxc_library **library, onnxc_error *err);
 /* The model of a loaded library; valid until onnxc_unload. */
 const onnxc_model *onnxc_library_model(const onnxc_library *library);
 void onnxc_unload(onnxc_library *library);
+/* The per-node times of a loaded library, or NULL when it was compiled
+ * without --profile. Valid until onnxc_unload. */
+const onnxc_profile *onnxc_library_profile(const onnxc_library *library);
 
 /* Size in bytes of one element of `dtype`, or 0 if it has no fixed size. */
 size_t onnxc_dtype_size(int32_t dtype);

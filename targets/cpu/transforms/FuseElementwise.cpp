@@ -72,6 +72,20 @@ bool shouldFuseProducer(OpOperand *fusedOperand) {
   return isCheapToRecompute(generic);
 }
 
+/// shouldFuseProducer, and when it fuses, the consumer's location gains the
+/// producer's: upstream's fused op takes the consumer's location, and the
+/// profiler (InstrumentNodes.cpp) should name both nodes. The consumer's
+/// stays first, so diagnostics still name the consumer.
+bool fuseProducerKeepingLocations(OpOperand *fusedOperand) {
+  if (!shouldFuseProducer(fusedOperand))
+    return false;
+  Operation *consumer = fusedOperand->getOwner();
+  consumer->setLoc(FusedLoc::get(
+      consumer->getContext(),
+      {consumer->getLoc(), fusedOperand->get().getDefiningOp()->getLoc()}));
+  return true;
+}
+
 /// Reshape propagation and constant folding keep upstream's rule.
 bool isSingleUseProducer(OpOperand *fusedOperand) {
   Operation *producer = fusedOperand->get().getDefiningOp();
@@ -82,7 +96,8 @@ struct FuseElementwisePass : impl::FuseElementwiseBase<FuseElementwisePass> {
   void runOnOperation() override {
     MLIRContext *context = &getContext();
     RewritePatternSet patterns(context);
-    linalg::populateElementwiseOpsFusionPatterns(patterns, shouldFuseProducer);
+    linalg::populateElementwiseOpsFusionPatterns(patterns,
+                                                 fuseProducerKeepingLocations);
     linalg::populateFoldReshapeOpsByExpansionPatterns(patterns,
                                                       isSingleUseProducer);
     affine::AffineApplyOp::getCanonicalizationPatterns(patterns, context);

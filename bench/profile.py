@@ -1,0 +1,191 @@
+#!/usr/bin/env python3
+"""Where the time goes: one suite model profiled node by node in onnxc and in
+ONNX Runtime, grouped by kind of op, side by side.
+
+  .venv/bin/python bench/profile.py efficientnet_b0 [--batch 1] [--threads 1]
+                                    [--runs 20] [--onnxc-arg=-O3] [--top 8]
+
+onnxc: the model compiled with `onnxc compile --profile` (plus --onnxc-arg,
+and --shape for the batch, as bench/run.py compiles it) and run by
+`onnxc run --repeat` (the first run is a warm-up the profile leaves out).
+ONNX Runtime: the suite's session options plus enable_profiling; its trace's
+per-node kernel times, warm-up run left out. Both engines see the same
+inputs (bench/run.py's, seed 0) and thread count.
+
+The two engines fuse different nodes, so nodes do not pair up one to one;
+the table groups both by kind (convolution, GEMM, attention, ...), then
+lists each engine's slowest entries. Each engine's total is what its own
+profiler attributes to nodes. The profilers cost a little time; compare the
+ratios with docs/benchmarks.md's rather than reading them as the benchmark.
+"""
+import argparse
+import collections
+import glob
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.abspath(os.path.join(HERE, ".."))
+sys.path.insert(0, HERE)
+from run import make_feeds  # noqa: E402
+
+# Kinds of op, by the first pattern (in order) that the op type contains.
+KINDS = [("convolution", ("Conv",)),
+         ("GEMM", ("MatMul", "Gemm")),
+         ("attention", ("Attention",)),
+         ("normalization", ("LayerNorm", "Normalization", "BatchNorm")),
+         ("softmax", ("Softmax",)),
+         ("pooling", ("Pool", "ReduceMean")),
+         ("layout", ("Reorder", "Transpose", "Reshape", "Concat", "Slice",
+                     "Gather", "Split", "Squeeze", "Flatten")),
+         ("activation/elementwise", ("Gelu", "Sigmoid", "Relu", "Clip", "Mul",
+                                     "Add", "Sub", "Div", "Tanh", "Erf",
+                                     "Pow", "Sqrt", "Where", "Cast", "Swish",
+                                     "HardSigmoid"))]
+
+
+def kind_of(op_type):
+    for kind, patterns in KINDS:
+        if any(p in op_type for p in patterns):
+            return kind
+    return "other"
+
+
+def profile_onnxc(onnx_path, inputs, feeds, batch, args, tmp):
+    so_path = os.path.join(tmp, "model.so")
+    cmd = [args.onnxc, "compile", onnx_path, "-o", so_path, "--profile",
+           *args.onnxc_arg]
+    for spec in inputs:
+        dims = [batch if d == "batch" else d for d in spec["shape"]]
+        cmd += ["--shape", f"{spec['name']}=" + "x".join(map(str, dims))]
+    subprocess.run(cmd, check=True)
+    import numpy as np
+    run = [args.onnxc, "run", so_path, "--threads", str(args.threads),
+           "--repeat", str(args.runs + 1), "--profile-json",
+           os.path.join(tmp, "onnxc.json")]
+    for name, value in feeds.items():
+        path = os.path.join(tmp, name + ".npy")
+        np.save(path, value)
+        run += ["--input", f"{name}={path}"]
+    subprocess.run(run, check=True, stdout=subprocess.DEVNULL)
+    with open(os.path.join(tmp, "onnxc.json")) as f:
+        report = json.load(f)
+    entries = [(e["op_types"] or "?", e["nodes"], e["ns_per_run"] / 1e6)
+               for e in report["entries"]]
+    return entries, report["wall_ns_per_run"] / 1e6
+
+
+def profile_ort(onnx_path, feeds, args, tmp):
+    import onnxruntime as ort
+    options = ort.SessionOptions()
+    options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+    options.intra_op_num_threads = args.threads
+    options.inter_op_num_threads = 1
+    options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+    options.log_severity_level = 3
+    options.enable_profiling = True
+    options.profile_file_prefix = os.path.join(tmp, "ort")
+    session = ort.InferenceSession(onnx_path, options,
+                                   providers=["CPUExecutionProvider"])
+    for _ in range(args.runs + 1):
+        session.run(None, feeds)
+    with open(session.end_profiling()) as f:
+        events = json.load(f)
+    runs = sorted((e for e in events if e.get("name") == "model_run"),
+                  key=lambda e: e["ts"])[1:]  # the first is the warm-up
+    if not runs:
+        sys.exit("ONNX Runtime's profile has no model_run events")
+    spans = [(r["ts"], r["ts"] + r["dur"]) for r in runs]
+    totals = collections.defaultdict(float)
+    for e in events:
+        if e.get("cat") != "Node" or not e["name"].endswith("_kernel_time"):
+            continue
+        if any(lo <= e["ts"] <= hi for lo, hi in spans):
+            key = (e["args"].get("op_name", "?"),
+                   e["name"][:-len("_kernel_time")])
+            totals[key] += e["dur"] / 1e3  # us -> ms
+    entries = [(op, node, ms / len(runs)) for (op, node), ms in totals.items()]
+    wall = sum(hi - lo for lo, hi in spans) / 1e3 / len(runs)
+    return entries, wall
+
+
+def by_kind(entries):
+    sums = collections.defaultdict(float)
+    for op_type, _, ms in entries:
+        sums[kind_of(op_type)] += ms
+    return sums
+
+
+def report(name, batch, threads, onnxc, ort, top):
+    (o_entries, o_wall), (r_entries, r_wall) = onnxc, ort
+    o_kind, r_kind = by_kind(o_entries), by_kind(r_entries)
+    o_total = sum(ms for *_, ms in o_entries)
+    r_total = sum(ms for *_, ms in r_entries)
+    print(f"## {name}, batch {batch}, {threads} thread"
+          f"{'' if threads == 1 else 's'}\n")
+    print(f"Per run: onnxc {o_wall:.3f} ms ({o_total:.3f} ms in its "
+          f"{len(o_entries)} entries); ONNX Runtime {r_wall:.3f} ms "
+          f"({r_total:.3f} ms in its {len(r_entries)} nodes).\n")
+    print("| kind | onnxc ms | ORT ms | onnxc/ORT |")
+    print("|---|---:|---:|---:|")
+    kinds = sorted(set(o_kind) | set(r_kind),
+                   key=lambda k: -max(o_kind.get(k, 0), r_kind.get(k, 0)))
+    for k in kinds + ["total"]:
+        o = o_total if k == "total" else o_kind.get(k, 0.0)
+        r = r_total if k == "total" else r_kind.get(k, 0.0)
+        ratio = f"{o / r:.2f}" if r > 0 else "-"
+        label = f"**{k}**" if k == "total" else k
+        print(f"| {label} | {o:.3f} | {r:.3f} | {ratio} |")
+    for engine, entries in (("onnxc", o_entries), ("ONNX Runtime", r_entries)):
+        print(f"\nSlowest in {engine}:\n")
+        print("| ms | op type | nodes |")
+        print("|---:|---|---|")
+        for op_type, nodes, ms in sorted(entries, key=lambda e: -e[2])[:top]:
+            print(f"| {ms:.3f} | {op_type} | {nodes} |")
+    print()
+
+
+def main(argv):
+    parser = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0],
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog="\n\n".join(__doc__.split("\n\n")[1:]))
+    parser.add_argument("model", help="a model of the suite (bench/models.py)")
+    parser.add_argument("--batch", type=int, default=1)
+    parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument("--runs", type=int, default=20,
+                        help="profiled runs per engine, after one warm-up")
+    parser.add_argument("--top", type=int, default=8,
+                        help="slowest entries listed per engine")
+    parser.add_argument("--onnxc", default=os.environ.get("ONNXC") or os.path.join(
+        ROOT, "build", "tools", "onnxc", "onnxc"), help="the onnxc binary")
+    parser.add_argument("--onnxc-arg", action="append", default=[],
+                        help="extra argument for onnxc compile (repeatable)")
+    parser.add_argument("--models-dir",
+                        default=os.path.join(ROOT, "build", "bench", "models"))
+    args = parser.parse_args(argv)
+    if args.threads < 1 or args.runs < 1:
+        parser.error("--threads and --runs must be at least 1")
+    manifest_path = os.path.join(args.models_dir, "manifest.json")
+    if not os.path.exists(manifest_path):
+        sys.exit(f"{manifest_path}: no suite yet; bench/run.py generates it")
+    with open(manifest_path) as f:
+        models = json.load(f)["models"]
+    if args.model not in models:
+        sys.exit(f"{args.model}: not in {manifest_path} "
+                 f"(it has {', '.join(sorted(models))})")
+    entry = models[args.model]
+    onnx_path = os.path.join(args.models_dir, entry["file"])
+    feeds = make_feeds(entry["inputs"], args.batch, 0)
+    with tempfile.TemporaryDirectory() as tmp:
+        onnxc = profile_onnxc(onnx_path, entry["inputs"], feeds, args.batch,
+                              args, tmp)
+        ort = profile_ort(onnx_path, feeds, args, tmp)
+    report(args.model, args.batch, args.threads, onnxc, ort, args.top)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
