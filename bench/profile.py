@@ -6,11 +6,11 @@ ONNX Runtime, grouped by kind of op, side by side.
                                     [--runs 20] [--onnxc-arg=-O3] [--top 8]
 
 onnxc: the model compiled with `onnxc compile --profile` (plus --onnxc-arg,
-and --shape for the batch, as bench/run.py compiles it) and run by
-`onnxc run --repeat` (the first run is a warm-up the profile leaves out).
-ONNX Runtime: the suite's session options plus enable_profiling; its trace's
-per-node kernel times, warm-up run left out. Both engines see the same
-inputs (bench/run.py's, seed 0) and thread count.
+and --shape for the batch, as bench/run.py compiles it), its per-node
+counters read through the Python Artifact. ONNX Runtime: the suite's session
+options plus enable_profiling; its trace's per-node kernel times. Both run
+in this process, alternately, one run each per round (a warm-up round left
+out), on the same inputs (bench/run.py's, seed 0) and thread count.
 
 The two engines fuse different nodes, so nodes do not pair up one to one;
 the table groups both by kind (convolution, GEMM, attention, ...), then
@@ -26,6 +26,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.abspath(os.path.join(HERE, ".."))
@@ -54,7 +55,7 @@ def kind_of(op_type):
     return "other"
 
 
-def profile_onnxc(onnx_path, inputs, feeds, batch, args, tmp):
+def compile_profiled(onnx_path, inputs, batch, args, tmp):
     so_path = os.path.join(tmp, "model.so")
     cmd = [args.onnxc, "compile", onnx_path, "-o", so_path, "--profile",
            *args.onnxc_arg]
@@ -62,23 +63,10 @@ def profile_onnxc(onnx_path, inputs, feeds, batch, args, tmp):
         dims = [batch if d == "batch" else d for d in spec["shape"]]
         cmd += ["--shape", f"{spec['name']}=" + "x".join(map(str, dims))]
     subprocess.run(cmd, check=True)
-    import numpy as np
-    run = [args.onnxc, "run", so_path, "--threads", str(args.threads),
-           "--repeat", str(args.runs + 1), "--profile-json",
-           os.path.join(tmp, "onnxc.json")]
-    for name, value in feeds.items():
-        path = os.path.join(tmp, name + ".npy")
-        np.save(path, value)
-        run += ["--input", f"{name}={path}"]
-    subprocess.run(run, check=True, stdout=subprocess.DEVNULL)
-    with open(os.path.join(tmp, "onnxc.json")) as f:
-        report = json.load(f)
-    entries = [(e["op_types"] or "?", e["nodes"], e["ns_per_run"] / 1e6)
-               for e in report["entries"]]
-    return entries, report["wall_ns_per_run"] / 1e6
+    return so_path
 
 
-def profile_ort(onnx_path, feeds, args, tmp):
+def ort_session(onnx_path, args, tmp):
     import onnxruntime as ort
     options = ort.SessionOptions()
     options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
@@ -88,10 +76,35 @@ def profile_ort(onnx_path, feeds, args, tmp):
     options.log_severity_level = 3
     options.enable_profiling = True
     options.profile_file_prefix = os.path.join(tmp, "ort")
-    session = ort.InferenceSession(onnx_path, options,
-                                   providers=["CPUExecutionProvider"])
-    for _ in range(args.runs + 1):
+    return ort.InferenceSession(onnx_path, options,
+                                providers=["CPUExecutionProvider"])
+
+
+def profile_both(so_path, onnx_path, feeds, args, tmp):
+    """Runs the two engines alternately in this process, one run each per
+    round after a warm-up round, with a pause before each run (as
+    bench/run.py does: ONNX Runtime's threads spin for a while after a run),
+    so that a slow spell of a shared host hits both. Returns each engine's
+    (entries, wall ms per run); an entry is (op types, nodes, ms per run)."""
+    sys.path.insert(0, os.path.join(ROOT, "test", "models"))
+    from onnxc_runner import Artifact
+    artifact = Artifact(so_path)
+    artifact.set_num_threads(args.threads)
+    session = ort_session(onnx_path, args, tmp)
+    onnxc_wall = 0.0
+    for r in range(args.runs + 1):
+        if r == 1:
+            artifact.reset_profile()
+            onnxc_wall = 0.0
+        time.sleep(args.settle)
+        start = time.perf_counter()
+        artifact.run(feeds)
+        onnxc_wall += time.perf_counter() - start
+        time.sleep(args.settle)
         session.run(None, feeds)
+    onnxc = ([(e["op_types"] or "?", e["nodes"], e["ns"] / 1e6 / args.runs)
+              for e in artifact.profile()], onnxc_wall * 1e3 / args.runs)
+
     with open(session.end_profiling()) as f:
         events = json.load(f)
     runs = sorted((e for e in events if e.get("name") == "model_run"),
@@ -107,9 +120,9 @@ def profile_ort(onnx_path, feeds, args, tmp):
             key = (e["args"].get("op_name", "?"),
                    e["name"][:-len("_kernel_time")])
             totals[key] += e["dur"] / 1e3  # us -> ms
-    entries = [(op, node, ms / len(runs)) for (op, node), ms in totals.items()]
-    wall = sum(hi - lo for lo, hi in spans) / 1e3 / len(runs)
-    return entries, wall
+    ort = ([(op, node, ms / len(runs)) for (op, node), ms in totals.items()],
+           sum(hi - lo for lo, hi in spans) / 1e3 / len(runs))
+    return onnxc, ort
 
 
 def by_kind(entries):
@@ -158,6 +171,8 @@ def main(argv):
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--runs", type=int, default=20,
                         help="profiled runs per engine, after one warm-up")
+    parser.add_argument("--settle", type=float, default=0.05,
+                        help="seconds of pause before each run")
     parser.add_argument("--top", type=int, default=8,
                         help="slowest entries listed per engine")
     parser.add_argument("--onnxc", default=os.environ.get("ONNXC") or os.path.join(
@@ -181,9 +196,9 @@ def main(argv):
     onnx_path = os.path.join(args.models_dir, entry["file"])
     feeds = make_feeds(entry["inputs"], args.batch, 0)
     with tempfile.TemporaryDirectory() as tmp:
-        onnxc = profile_onnxc(onnx_path, entry["inputs"], feeds, args.batch,
-                              args, tmp)
-        ort = profile_ort(onnx_path, feeds, args, tmp)
+        so_path = compile_profiled(onnx_path, entry["inputs"], args.batch,
+                                   args, tmp)
+        onnxc, ort = profile_both(so_path, onnx_path, feeds, args, tmp)
     report(args.model, args.batch, args.threads, onnxc, ort, args.top)
 
 
