@@ -191,6 +191,13 @@ CASES = {
                                    dict(out=40, k=1, residual="c1"),
                                    dict(out=40, k=3, pads=[1, 1, 1, 1],
                                         residual="r2", act="LeakyRelu")]),
+    # Y written over its residual Z where nothing reads Z later: the 1x1
+    # adding a0 must not (the 3x3 reads a0 after it), the 3x3 may. "r2" in
+    # kernel_sizes_residual is both X and Z of one conv, which must not.
+    "residual_in_place": (16, [dict(out=16, k=1, act="Relu"),
+                               dict(out=16, k=1, residual="a0"),
+                               dict(out=16, pads=[1, 1, 1, 1], residual="a0",
+                                    act="Relu")]),
     # depthwise 5x5 with dilation 2 and stride 2 (MobileNet/EfficientNet
     # blocks), 40 channels, then a pointwise projection and a residual
     "depthwise_5x5_residual": (40, [dict(out=40, k=1, act="Relu"),

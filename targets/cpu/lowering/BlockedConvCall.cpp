@@ -64,6 +64,29 @@ enum : int32_t {
 };
 constexpr int64_t kBlock = 16;
 
+/// Whether the convolution `op` may write Y over its residual Z: Z comes
+/// from an op (a function argument is read-only), is not also `op`'s input,
+/// weight or bias, and nothing reads it after `op` in its block. The kernel
+/// reads each element of Z only just before it stores the same element of Y
+/// (the full reduction sits in registers), so Y == Z is safe there.
+/// Bufferization still checks the aliasing (the buffer is taken by a writable
+/// to_memref) and copies Z where that would clobber a value read later. ONNX
+/// Runtime's NCHWc convolution sums into its Sum input the same way; a separate
+/// Y cost ResNet-50's residual 1x1s the write-allocate of one more
+/// activation-sized buffer.
+static bool canWriteOverResidual(fused::BlockedConvOp op, Value z) {
+  Operation *producer = z.getDefiningOp();
+  if (!producer || producer->getBlock() != op->getBlock() ||
+      producer->hasTrait<OpTrait::ConstantLike>())
+    return false;
+  return llvm::all_of(z.getUses(), [&](OpOperand &use) {
+    Operation *user = use.getOwner();
+    if (user == op.getOperation())
+      return &use == &op.getZMutable();
+    return user->getBlock() == op->getBlock() && user->isBeforeInBlock(op);
+  });
+}
+
 /// f32 onnxc.BlockedConv of block 16 over 1 or 2 spatial dims.
 struct BlockedConvCall : OpConversionPattern<fused::BlockedConvOp> {
   BlockedConvCall(const TypeConverter &converter, MLIRContext *ctx)
@@ -134,8 +157,12 @@ struct BlockedConvCall : OpConversionPattern<fused::BlockedConvOp> {
     }
     Type f32 = rewriter.getF32Type();
     auto resultMemref = MemRefType::get(resultType.getShape(), f32);
-    Value buffer = rewriter.create<memref::AllocOp>(
-        loc, resultMemref, dynamicSizes, rewriter.getI64IntegerAttr(64));
+    Value buffer;
+    if (z && canWriteOverResidual(op, op.getZ()))
+      buffer = rewriter.create<bufferization::ToMemrefOp>(loc, resultMemref, z);
+    else
+      buffer = rewriter.create<memref::AllocOp>(loc, resultMemref, dynamicSizes,
+                                                rewriter.getI64IntegerAttr(64));
 
     // Operands as the wrapper's all-dynamic memrefs; an absent bias or Z
     // passes X in its place (see runtimeHelperFor).
