@@ -1,8 +1,10 @@
 """`onnxc.InferenceSession`: ONNX Runtime's InferenceSession API over a
 compiled onnxc artifact."""
 import hashlib
+import json
 import os
 import tempfile
+import time
 
 import numpy as np
 
@@ -37,13 +39,18 @@ class SessionOptions:
     """Accepted for ONNX Runtime compatibility. `graph_optimization_level`
     (0..3, or ORT's GraphOptimizationLevel) picks onnxc's -O level;
     `intra_op_num_threads` the threads the kernels use (0: one per core);
-    the other attributes are kept and ignored."""
+    `enable_profiling` compiles the model with per-node timers (onnxc
+    compile --profile) for InferenceSession.end_profiling, which writes
+    them to `profile_file_prefix` + a timestamp + ".json"; the other
+    attributes are kept and ignored."""
 
     def __init__(self):
         self.graph_optimization_level = None
         self.intra_op_num_threads = 0
         self.inter_op_num_threads = 0
         self.log_severity_level = 2
+        self.enable_profiling = False
+        self.profile_file_prefix = "onnxc_profile"
 
 
 def default_cache_dir():
@@ -85,13 +92,17 @@ class InferenceSession:
                  provider_options=None, opt_level=None, shapes=None,
                  cache_dir=None, **kwargs):
         level = _opt_level(sess_options, opt_level)
+        self._profiling = bool(getattr(sess_options, "enable_profiling",
+                                       False))
+        self._profile_prefix = getattr(sess_options, "profile_file_prefix",
+                                       "onnxc_profile")
         source = path_or_bytes
         if hasattr(source, "SerializeToString"):
             source = source.SerializeToString()
         if isinstance(source, (bytes, bytearray)):
             self._model_path = None
             artifact = self._compile_cached(bytes(source), None, level, shapes,
-                                            cache_dir)
+                                            cache_dir, self._profiling)
         else:
             path = os.fspath(source)
             self._model_path = path
@@ -103,13 +114,17 @@ class InferenceSession:
                 with open(path, "rb") as f:
                     data = f.read()
                 artifact = self._compile_cached(data, path, level, shapes,
-                                                cache_dir)
+                                                cache_dir, self._profiling)
             else:
                 if shapes:
                     raise ValueError("shapes apply to a model, not to a "
                                      "compiled artifact")
                 artifact = path
         self._artifact = Artifact(artifact)
+        if self._profiling:
+            self._artifact.profile()  # RuntimeError: compiled without timers
+            self._artifact.reset_profile()
+        self._runs = 0
         if sess_options is not None:
             # Per artifact file, not per session: sessions of one artifact
             # share its runtime (and the last setting).
@@ -124,14 +139,14 @@ class InferenceSession:
         self._output_index = {o.name: i for i, o in enumerate(self._outputs)}
 
     @staticmethod
-    def _compile_cached(data, path, level, shapes, cache_dir):
+    def _compile_cached(data, path, level, shapes, cache_dir, profile):
         onnxc = find_onnxc()
         stat = os.stat(onnxc)
         key = hashlib.sha256()
         key.update(data)
         key.update(repr((level, sorted((shapes or {}).items()),
                          os.path.realpath(onnxc), stat.st_size,
-                         stat.st_mtime_ns)).encode())
+                         stat.st_mtime_ns, profile)).encode())
         # A model with external data is compiled where it lies, so the data
         # is found; its location is part of the key.
         if path is not None:
@@ -148,7 +163,8 @@ class InferenceSession:
                 with open(model, "wb") as f:
                     f.write(data)
             built = _compile(model, os.path.join(tmp, "model.so"),
-                             opt_level=level, shapes=shapes)
+                             opt_level=level, shapes=shapes,
+                             extra_args=["--profile"] if profile else [])
             os.replace(built, artifact)  # atomic: racing sessions agree
         return artifact
 
@@ -183,6 +199,39 @@ class InferenceSession:
                                       f"has {list(self._output_index)}")
                 wanted.append(self._output_index[n])
         results = self._artifact.run(feeds)
+        self._runs += 1
         if wanted is None:
             return results
         return [results[i] for i in wanted]
+
+    def end_profiling(self):
+        """With sess_options.enable_profiling: writes the per-node times of
+        the runs since the session started (or since the last call) to
+        `profile_file_prefix`_<date>.json and returns its path; else "".
+        The file is a list of trace events as ONNX Runtime writes them: one
+        per timed entry, cat "Node", name "<nodes>_kernel_time", dur in
+        microseconds summed over those runs, args op_name (the op types)
+        and runs. onnxc times a node's code as a whole, so there is one
+        event per entry rather than one per run."""
+        if not self._profiling:
+            return ""
+        events, ts = [], 0
+        for entry in self._artifact.profile():
+            dur = entry["ns"] // 1000
+            events.append({"cat": "Node", "pid": os.getpid(), "tid": 0,
+                           "ts": ts, "dur": dur, "ph": "X",
+                           "name": entry["nodes"] + "_kernel_time",
+                           "args": {"op_name": entry["op_types"],
+                                    "runs": self._runs}})
+            ts += dur
+        self._artifact.reset_profile()
+        self._runs = 0
+        base = (f"{self._profile_prefix}_"
+                f"{time.strftime('%Y-%m-%d_%H-%M-%S')}_{os.getpid()}")
+        path, n = base + ".json", 0
+        while os.path.exists(path):  # never over an earlier trace
+            n += 1
+            path = f"{base}_{n}.json"
+        with open(path, "w") as f:
+            json.dump(events, f, indent=1)
+        return path

@@ -166,3 +166,46 @@ def test_profile_errors_name_the_fix():
         proc = subprocess.run([onnxc_binary(), "run", so, "--input", f"x={x}",
                                "--repeat", "0"], capture_output=True, text=True)
         assert proc.returncode != 0 and "--repeat must be >= 1" in proc.stderr
+
+
+def test_session_profiling_as_in_onnx_runtime():
+    """onnxc.InferenceSession with SessionOptions.enable_profiling, the way
+    ONNX Runtime is profiled: end_profiling() writes trace events whose
+    op_name and summed durations a script reading ORT's profiles can use."""
+    import onnxc
+    model = small_cnn()
+    feeds = {"x": RNG.standard_normal((2, 3, 16, 16)).astype(np.float32)}
+    want = run_ort(model, feeds)[0]
+    with tempfile.TemporaryDirectory() as tmp:
+        options = onnxc.SessionOptions()
+        options.enable_profiling = True
+        options.profile_file_prefix = os.path.join(tmp, "trace")
+        session = onnxc.InferenceSession(model, options, cache_dir=tmp)
+        for _ in range(3):
+            got = session.run(None, feeds)[0]
+        assert max_relative_error(got, want) <= 1e-4
+        path = session.end_profiling()
+        assert path.startswith(os.path.join(tmp, "trace"))
+        with open(path) as f:
+            events = json.load(f)
+        nodes = {e["name"][:-len("_kernel_time")] for e in events}
+        assert "conv, relu" in nodes and "gemm" in nodes, nodes
+        assert all(e["cat"] == "Node" and e["args"]["runs"] == 3 and
+                   e["dur"] >= 0 for e in events)
+        assert any("Conv" in e["args"]["op_name"] for e in events)
+        # The counters restart: a second trace covers only the runs after.
+        session.run(None, feeds)
+        second = session.end_profiling()
+        assert second != path and os.path.exists(path)
+        with open(second) as f:
+            assert all(e["args"]["runs"] == 1 for e in json.load(f))
+
+        # Without enable_profiling there is nothing to write, as in ORT; a
+        # compiled artifact without timers cannot be profiled.
+        plain = onnxc.InferenceSession(model, cache_dir=tmp)
+        assert plain.end_profiling() == ""
+        try:
+            onnxc.InferenceSession(plain.artifact_path, options)
+            raise AssertionError("profiling an artifact without timers")
+        except RuntimeError as e:
+            assert "--profile" in str(e)
