@@ -14,15 +14,16 @@ out), on the same inputs (bench/run.py's, seed 0) and thread count.
 
 The two engines fuse different nodes, so nodes do not pair up one to one;
 the table groups both by kind (convolution, GEMM, attention, ...), then
-lists each engine's slowest entries. Each engine's total is what its own
+lists each engine's slowest entries, then the onnxc entries that trail the
+ONNX Runtime nodes of the same ONNX node names. Each engine's total is what its own
 profiler attributes to nodes. The profilers cost a little time; compare the
 ratios with docs/benchmarks.md's rather than reading them as the benchmark.
 """
 import argparse
 import collections
-import glob
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -125,6 +126,34 @@ def profile_both(so_path, onnx_path, feeds, args, tmp):
     return onnxc, ort
 
 
+# Suffixes ONNX Runtime's graph transformers add to the names of the nodes
+# they rewrite: the NCHWc convolution takes its output's name plus "_nchwc",
+# and a fused node is named after the node it replaces plus the fusion's.
+ORT_NAME_SUFFIXES = re.compile(r"(_output_0_nchwc|/[A-Za-z]+Fusion/)$")
+
+
+def trailing_entries(onnxc_entries, ort_entries):
+    """onnxc's entries next to the ONNX Runtime nodes they stand for,
+    matched by ONNX node name (ORT's rewritten nodes carry the name of the
+    node they replace, see ORT_NAME_SUFFIXES): a list of (onnxc ms - ORT ms,
+    onnxc ms, ORT ms, op types, nodes) for entries with a match, and the ORT
+    ms left unmatched (its reorders and the nodes it fused under new
+    names)."""
+    ort_by_node = collections.defaultdict(float)
+    for _, node, ms in ort_entries:
+        ort_by_node[ORT_NAME_SUFFIXES.sub("", node)] += ms
+    matched, rows = set(), []
+    for op_type, nodes, ms in onnxc_entries:
+        names = [n for n in nodes.split(", ") if n in ort_by_node]
+        if not names:
+            continue
+        matched.update(names)
+        theirs = sum(ort_by_node[n] for n in names)
+        rows.append((ms - theirs, ms, theirs, op_type, nodes))
+    unmatched = sum(ms for n, ms in ort_by_node.items() if n not in matched)
+    return rows, unmatched
+
+
 def by_kind(entries):
     sums = collections.defaultdict(float)
     for op_type, _, ms in entries:
@@ -158,6 +187,16 @@ def report(name, batch, threads, onnxc, ort, top):
         print("|---:|---|---|")
         for op_type, nodes, ms in sorted(entries, key=lambda e: -e[2])[:top]:
             print(f"| {ms:.3f} | {op_type} | {nodes} |")
+    rows, unmatched = trailing_entries(o_entries, r_entries)
+    rows = [r for r in sorted(rows, reverse=True) if r[0] > 0][:top]
+    print(f"\nWhere onnxc trails, entry by entry: its entries against the "
+          f"ONNX Runtime nodes of the same ONNX names ({unmatched:.3f} ms of "
+          f"ORT's have no onnxc entry by name):\n")
+    print("| onnxc - ORT ms | onnxc ms | ORT ms | op type | nodes |")
+    print("|---:|---:|---:|---|---|")
+    for delta, mine, theirs, op_type, nodes in rows:
+        print(f"| {delta:+.3f} | {mine:.3f} | {theirs:.3f} | {op_type} | "
+              f"{nodes} |")
     print()
 
 
