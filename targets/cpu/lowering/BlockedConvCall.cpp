@@ -71,9 +71,9 @@ constexpr int64_t kBlock = 16;
 /// (the full reduction sits in registers), so Y == Z is safe there.
 /// Bufferization still checks the aliasing (the buffer is taken by a writable
 /// to_memref) and copies Z where that would clobber a value read later. ONNX
-/// Runtime's NCHWc convolution sums into its Sum input the same way; a separate
-/// Y cost ResNet-50's residual 1x1s the write-allocate of one more
-/// activation-sized buffer.
+/// Runtime's NCHWc convolution sums into its Sum input the same way. Here it
+/// shrinks the workspace (ResNet-50: 7.2 -> 5.2 MB); the time stayed within
+/// noise.
 static bool canWriteOverResidual(fused::BlockedConvOp op, Value z) {
   Operation *producer = z.getDefiningOp();
   if (!producer || producer->getBlock() != op->getBlock() ||
