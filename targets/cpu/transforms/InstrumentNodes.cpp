@@ -25,6 +25,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "targets/cpu/Passes.h"
+#include "targets/cpu/transforms/NodeLocations.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -52,28 +53,6 @@ namespace {
 constexpr StringLiteral kCounters = "onnxc_profile_ns";
 constexpr StringLiteral kClock = "onnxc_rt_profile_clock";
 constexpr StringLiteral kLap = "onnxc_rt_profile_lap";
-
-/// What a profile entry reports: the ONNX nodes and their op types.
-struct NodeLabel {
-  llvm::SetVector<StringRef> names, opTypes;
-};
-
-/// Collects the node names in `loc` and the op types TagOpTypes wrapped
-/// them in (`opType` is the innermost tag seen on the way down).
-void collectLabel(Location loc, StringRef opType, NodeLabel &label) {
-  if (auto name = dyn_cast<NameLoc>(loc)) {
-    label.names.insert(name.getName().getValue());
-    if (!opType.empty())
-      label.opTypes.insert(opType);
-  } else if (auto fused = dyn_cast<FusedLoc>(loc)) {
-    if (auto tag = dyn_cast_or_null<StringAttr>(fused.getMetadata()))
-      opType = tag.getValue();
-    for (Location part : fused.getLocations())
-      collectLabel(part, opType, label);
-  } else if (auto callSite = dyn_cast<CallSiteLoc>(loc)) {
-    collectLabel(callSite.getCallee(), opType, label);
-  }
-}
 
 /// Whether `op` computes (and so belongs to the segment of its own node),
 /// rather than being glue that only names or reserves memory.
@@ -103,11 +82,16 @@ struct InstrumentNodesPass : impl::InstrumentNodesBase<InstrumentNodesPass> {
     for (Operation &op : body.without_terminator()) {
       if (!doesWork(&op))
         continue;
-      NodeLabel label;
-      collectLabel(op.getLoc(), "", label);
-      std::string names = label.names.empty() ? std::string("(no node)")
-                                              : llvm::join(label.names, ", ");
-      std::string opTypes = llvm::join(label.opTypes, "+");
+      // What the entry reports: the nodes and their op types.
+      llvm::SetVector<StringRef> nodeNames, nodeTypes;
+      forEachNodeName(op.getLoc(), [&](StringRef name, StringRef type) {
+        nodeNames.insert(name);
+        if (!type.empty())
+          nodeTypes.insert(type);
+      });
+      std::string names = nodeNames.empty() ? std::string("(no node)")
+                                            : llvm::join(nodeNames, ", ");
+      std::string opTypes = llvm::join(nodeTypes, "+");
       auto [it, inserted] = entries.insert(
           {{names, opTypes}, static_cast<int32_t>(entries.size())});
       if (segmentStarts.empty() || segmentStarts.back().second != it->second)

@@ -12,6 +12,7 @@
 
 #include "targets/cpu/Passes.h"
 #include "targets/cpu/lowering/RuntimeHelpers.h"
+#include "targets/cpu/transforms/NodeLocations.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -32,18 +33,12 @@ namespace {
 /// The ONNX node name in `loc` (the importer's NameLoc; the first one in a
 /// fused location), or "" when there is none.
 std::string nodeName(Location loc) {
-  if (auto name = llvm::dyn_cast<NameLoc>(loc))
-    return name.getName().str();
-  if (auto fused = llvm::dyn_cast<FusedLoc>(loc)) {
-    for (Location part : fused.getLocations()) {
-      std::string found = nodeName(part);
-      if (!found.empty())
-        return found;
-    }
-  }
-  if (auto callSite = llvm::dyn_cast<CallSiteLoc>(loc))
-    return nodeName(callSite.getCallee());
-  return "";
+  std::string first;
+  forEachNodeName(loc, [&](StringRef name, StringRef) {
+    if (first.empty())
+      first = name.str();
+  });
+  return first;
 }
 
 struct NameShapeErrorsPass : impl::NameShapeErrorsBase<NameShapeErrorsPass> {
