@@ -638,7 +638,7 @@ bool compileModel(const CompilerOptions &options) {
                                 options.profile);
   if (failed(lowerPm.run(*module)))
     return false;
-  collectWorkspacePlan(*module, *meta);
+  collectLoweringMeta(*module, *meta);
 
   // LLVM IR with the ABI entry point, optimized for the target machine.
   llvm::LLVMContext llvmCtx;

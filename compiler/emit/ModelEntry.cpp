@@ -135,7 +135,7 @@ Expected<ModelMeta> collectModelMeta(mlir::ModuleOp module) {
   return meta;
 }
 
-void collectWorkspacePlan(mlir::ModuleOp module, ModelMeta &meta) {
+void collectLoweringMeta(mlir::ModuleOp module, ModelMeta &meta) {
   auto read = [&](llvm::StringRef name) -> uint64_t {
     if (auto attr = module->getAttrOfType<mlir::IntegerAttr>(name))
       return attr.getInt() > 0 ? attr.getInt() : 0;

@@ -60,7 +60,7 @@ llvm::Expected<ModelMeta> collectModelMeta(mlir::ModuleOp module);
 
 /// Reads the workspace plan's and the profiler's module attributes (after
 /// lowering) into `meta`.
-void collectWorkspacePlan(mlir::ModuleOp module, ModelMeta &meta);
+void collectLoweringMeta(mlir::ModuleOp module, ModelMeta &meta);
 
 /// How the entry point is named and what else stays visible.
 struct EntryOptions {

@@ -13,6 +13,9 @@
 
 #include "onnxc/onnxc.h"
 
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/raw_ostream.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -110,20 +113,6 @@ std::string outputFileName(const std::string &name) {
   return safe + ".npy";
 }
 
-/// A string as a JSON string literal.
-std::string jsonString(const std::string &s) {
-  std::string out = "\"";
-  for (unsigned char c : s) {
-    if (c == '"' || c == '\\')
-      out += {'\\', static_cast<char>(c)};
-    else if (c < 0x20)
-      out += fmt::format("\\u{:04x}", c);
-    else
-      out += static_cast<char>(c);
-  }
-  return out + "\"";
-}
-
 /// Prints the profile's entries, slowest first, then their sums per op
 /// type; writes both to `jsonPath` when it is set. `runs` counted runs took
 /// `wallNs` in all (measured around `run`, so it includes the copies of
@@ -168,21 +157,30 @@ int reportProfile(const onnxc_profile &profile, int runs, int threads,
 
   if (jsonPath.empty())
     return 0;
-  std::FILE *f = std::fopen(jsonPath.c_str(), "w");
-  if (!f)
+  std::error_code ec;
+  llvm::raw_fd_ostream os(jsonPath, ec);
+  if (ec)
+    return fail(jsonPath + ": cannot write the profile: " + ec.message());
+  llvm::json::OStream json(os, /*IndentSize=*/2);
+  json.object([&] {
+    json.attribute("runs", runs);
+    json.attribute("threads", threads);
+    json.attribute("wall_ns_per_run", wallNs / runs);
+    json.attributeArray("entries", [&] {
+      for (size_t e = 0; e < n; ++e)
+        json.object([&] {
+          json.attribute("nodes", profile.nodes[e]);
+          json.attribute("op_types", profile.op_types[e]);
+          json.attribute("ns_per_run", double(profile.nanoseconds[e]) / runs);
+        });
+    });
+  });
+  os << "\n";
+  os.close();
+  if (os.has_error()) {
+    os.clear_error(); // else its destructor aborts the process
     return fail(jsonPath + ": cannot write the profile");
-  fmt::print(f, "{{\n  \"runs\": {},\n  \"threads\": {},\n", runs, threads);
-  fmt::print(f, "  \"wall_ns_per_run\": {:.0f},\n  \"entries\": [",
-             wallNs / runs);
-  for (size_t e = 0; e < n; ++e)
-    fmt::print(
-        f,
-        "{}\n    {{\"nodes\": {}, \"op_types\": {}, \"ns_per_run\": {:.0f}}}",
-        e ? "," : "", jsonString(profile.nodes[e]),
-        jsonString(profile.op_types[e]), double(profile.nanoseconds[e]) / runs);
-  fmt::print(f, "\n  ]\n}}\n");
-  if (std::fclose(f) != 0)
-    return fail(jsonPath + ": cannot write the profile");
+  }
   return 0;
 }
 
