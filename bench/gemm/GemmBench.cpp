@@ -81,6 +81,60 @@ void BM_Sgemm(benchmark::State &state) {
   onnxc_set_num_threads(0);
 }
 
+/// Args: isa, M, N, K. One thread, the GEMM and the FMA peak interleaved:
+/// each iteration times a short FMA loop (about 5 ms) and then one GEMM, both
+/// in thread CPU time. BM_Sgemm measures its peak once before and once after
+/// a loop of about a second, so on a shared core a slow spell that falls on
+/// the GEMM but not on the two peak loops reads as a low percentage. Here
+/// each GEMM is divided by the mean of the peak loops right before and after
+/// it (a few milliseconds apart), and `pair_pct` is the median of those
+/// ratios: what share of the FMA rate the core gave at that moment the GEMM
+/// reached. GFLOPS and peak_GFLOPS are the whole run's, as in BM_Sgemm.
+void BM_SgemmPairedPeak(benchmark::State &state) {
+  int isa = static_cast<int>(state.range(0));
+  size_t m = state.range(1), n = state.range(2), k = state.range(3);
+  if (!onnxc_sgemm_isa_supported(isa)) {
+    state.SkipWithError("ISA not supported by this CPU");
+    return;
+  }
+  onnxc_sgemm_force_isa(isa);
+  onnxc_set_num_threads(1);
+  std::mt19937 rng(42);
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  std::vector<float> a(m * k), b(k * n), c(m * n);
+  for (float &v : a)
+    v = dist(rng);
+  for (float &v : b)
+    v = dist(rng);
+  double flops = 2.0 * m * n * k;
+  std::vector<double> peaks{peakNow(isa, 1, 1'000'000)}, rates;
+  for (auto _ : state) {
+    double start = threadCpuSeconds();
+    onnxc_sgemm(0, 0, m, n, k, 1.0f, a.data(), k, b.data(), n, 0.0f, c.data(),
+                n, nullptr);
+    benchmark::ClobberMemory();
+    double seconds = threadCpuSeconds() - start;
+    state.SetIterationTime(seconds);
+    rates.push_back(flops / seconds / 1e9);
+    peaks.push_back(peakNow(isa, 1, 1'000'000));
+  }
+  std::vector<double> ratios;
+  for (size_t i = 0; i < rates.size(); ++i)
+    ratios.push_back(rates[i] / ((peaks[i] + peaks[i + 1]) / 2));
+  auto median = [](std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    return v.empty() ? 0.0 : v[v.size() / 2];
+  };
+  state.counters["GFLOPS"] = benchmark::Counter(
+      flops / 1e9, benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["peak_GFLOPS"] = median(peaks);
+  state.counters["pair_pct"] = 100 * median(ratios);
+  state.counters["threads"] = 1;
+  state.SetLabel(onnxc_sgemm_isa_name(isa));
+  onnxc_sgemm_force_isa(ONNXC_SGEMM_ISA_AUTO);
+  onnxc_set_num_threads(0);
+}
+
 /// Args: isa, M, N, K, transB. Few rows (the small-M kernels up to M = 8,
 /// packed above), one thread, CPU time: a layer of the mlp bench model
 /// (784 -> 1024 -> 1024, PyTorch's Linear is Gemm with transB = 1) at batch
@@ -243,6 +297,13 @@ BENCHMARK(BM_FmaPeak)
 BENCHMARK(BM_Sgemm)->Apply([](benchmark::internal::Benchmark *b) {
   gemmArgs(b, false);
 });
+BENCHMARK(BM_SgemmPairedPeak)
+    ->Args({ONNXC_SGEMM_ISA_AVX512, 1024, 1024, 1024})
+    ->Args({ONNXC_SGEMM_ISA_AVX2, 1024, 1024, 1024})
+    ->ArgNames({"isa", "M", "N", "K"})
+    ->Iterations(40)
+    ->UseManualTime()
+    ->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_SgemmMicroKernel)->Apply([](benchmark::internal::Benchmark *b) {
   // kc, B panels, A tiles, ldc: both in L1; B streaming from L2; A
   // streaming from L2; a whole 1.2 MB block of B against 11 tiles; C rows
