@@ -360,6 +360,40 @@ def compare_outputs(got_path, want_path, rtol):
 # ---------------------------------------------------------------------------
 # Measurement of one (model, batch, threads).
 
+def count_flops(onnx_path, batch, log):
+    """bench/flops.py in its own process (it loads the model into ONNX
+    Runtime, several GiB for gpt2, which this driver should not keep)."""
+    proc = subprocess.run(
+        [sys.executable, os.path.join(HERE, "flops.py"), onnx_path,
+         "--batch", str(batch), "--json"], capture_output=True, text=True)
+    if proc.returncode != 0:
+        log(f"  batch {batch}: FLOP count failed: {proc.stderr.strip()[-300:]}")
+        return None
+    return json.loads(proc.stdout)["total"]
+
+
+def fma_peak(args, log):
+    """One core's FMA peak in GFLOP/s at the widest ISA this CPU runs, from
+    bench/gemm's BM_FmaPeak, or None without that binary."""
+    if not os.path.exists(args.gemm_bench):
+        log(f"no {args.gemm_bench}: the arithmetic table is left out")
+        return None
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, "peak.json")
+        proc = subprocess.run(
+            [args.gemm_bench, "--benchmark_filter=BM_FmaPeak",
+             f"--benchmark_out={out}", "--benchmark_out_format=json"],
+            capture_output=True, text=True)
+        if proc.returncode != 0 or not os.path.exists(out):
+            log(f"{args.gemm_bench} failed: {proc.stderr.strip()[-300:]}")
+            return None
+        with open(out) as f:
+            runs = json.load(f)["benchmarks"]
+    peaks = [b["peak_GFLOPS"] for b in runs
+             if "peak_GFLOPS" in b and not b.get("error_occurred")]
+    return max(peaks) if peaks else None
+
+
 def measure(model_name, onnx_path, so_path, feeds_path, threads, args, log):
     entry = {"threads": threads}
     tmp = tempfile.mkdtemp(prefix="onnxc-bench-", dir=BUILD)
@@ -535,6 +569,50 @@ def first_result_ratio(e):
     return f"{ratio:.3f}" if ratio < 1 else f"{ratio:.2f}"
 
 
+def render_arithmetic(results):
+    """The effective GFLOP/s of each row against the FMA peak, and the
+    shortest time the row's multiply-adds can take at that peak: the floor
+    under both engines' latency and time to first result."""
+    peaks = [p for p in results["meta"].get("fma_peak_gflops", []) if p]
+    rows = [e for e in results["entries"] if e.get("flops") and "ratio" in e]
+    if not peaks or not rows:
+        return []
+    peak = max(peaks)
+    out = ["## Arithmetic: effective GFLOP/s, and the floor under time to "
+           "first result", "",
+           "- GFLOP: the multiply-adds of the model's Conv, ConvTranspose, "
+           "MatMul and Gemm nodes at 2 FLOPs each, counted by bench/flops.py "
+           "from the shapes of a run; the rest of the model (elementwise, "
+           "normalization, softmax, pooling) is not counted.",
+           f"- Peak: one core's FMA peak measured by bench/gemm's `BM_FmaPeak` "
+           f"at the start and at the end of the run ("
+           + " and ".join(f"{p:.1f}" for p in peaks)
+           + f" GFLOP/s; the higher, {peak:.1f}, is used), times the threads.",
+           "- Effective GFLOP/s: GFLOP over the median latency. Over 100% of "
+           "the peak means fewer multiplications than the direct algorithm: "
+           "onnxc runs most 3x3 convolutions as Winograd transforms.",
+           "- Floor: GFLOP at the peak, the shortest a run of the direct "
+           "algorithm can take on these threads. Where `floor / ORT first "
+           "result` is above 0.1, a time to first result of a tenth of ONNX "
+           "Runtime's is out of reach for any engine that multiplies every "
+           "product, before counting the load.", "",
+           "| Model | Batch | Threads | GFLOP | onnxc GFLOP/s | onnxc % of "
+           "peak | ORT GFLOP/s | ORT % of peak | floor ms | floor / ORT first "
+           "result |", "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    for e in sorted(rows, key=lambda e: e["threads"]):
+        gflop = e["flops"] / 1e9
+        cap = peak * e["threads"]
+        onnxc = gflop / e["onnxc_median_s"]
+        ort = gflop / e["ort_median_s"]
+        floor = gflop / cap
+        out.append(
+            f"| {e['model']} | {e['batch']} | {e['threads']} | {gflop:.3g} | "
+            f"{onnxc:.1f} | {100 * onnxc / cap:.0f}% | {ort:.1f} | "
+            f"{100 * ort / cap:.0f}% | {ms(floor)} | "
+            f"{floor / e['ort_first_result_s']:.3f} |")
+    return out + [""]
+
+
 def render(results):
     meta = results["meta"]
     m, v = meta["machine"], meta["versions"]
@@ -642,6 +720,7 @@ def render(results):
                 f"{ms(e['ort_first_result_s'])} | {first_result_ratio(e)} | "
                 f"{e['max_rel_error']:.1e} |")
         out.append("")
+    out += render_arithmetic(results)
     if failures:
         out += ["## Failures", ""] + failures + [""]
     notes = os.path.join(HERE, "notes.md")
@@ -699,6 +778,9 @@ def parse_args(argv):
         ROOT, "build", "tools", "onnxc", "onnxc"), help="the onnxc binary")
     parser.add_argument("--onnxc-arg", action="append", default=[],
                         help="extra argument for onnxc compile (repeatable)")
+    parser.add_argument("--gemm-bench", default=os.path.join(
+        ROOT, "build", "bench", "gemm", "onnxc-gemm-bench"),
+        help="bench/gemm's binary, for the FMA peak of the arithmetic table")
     parser.add_argument("--torch-python",
                         default=os.environ.get("ONNXC_BENCH_TORCH_PYTHON"),
                         help="Python with torch, to generate missing models")
@@ -782,6 +864,8 @@ def main(argv):
             "repeat", "min_repeat", "budget", "warmup", "first_result_runs",
             "settle",
             "rtol", "shapes", "onnxc_arg")}}, "entries": entries}
+    # The FMA peak at the start and at the end: the table uses the higher.
+    results["meta"]["fma_peak_gflops"] = [fma_peak(args, log)]
 
     artifacts = os.path.join(BUILD, "artifacts")
     inputs_dir = os.path.join(BUILD, "inputs")
@@ -813,9 +897,10 @@ def main(argv):
             so_path, compile_result = compiled[key]
             feeds_path = os.path.join(inputs_dir, f"{name}.b{batch}.npz")
             np.savez(feeds_path, **make_feeds(spec["inputs"], batch, seed=batch))
+            flops = count_flops(onnx_path, batch, log)
             for t in threads:
                 base = {"model": name, "batch": batch, "threads": t,
-                        "compile": compile_result}
+                        "compile": compile_result, "flops": flops}
                 if aborted or "error" in compile_result:
                     entry = {**base, "error": aborted or compile_result["error"]}
                 else:
@@ -829,6 +914,7 @@ def main(argv):
                         log(f"  threads {t}: {entry['error']}")
                 entries.append(entry)
                 write_report(results)
+    results["meta"]["fma_peak_gflops"].append(fma_peak(args, log))
     write_report(results)
     log(f"wrote {args.output} and {args.results}")
 
