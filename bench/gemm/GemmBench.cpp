@@ -27,6 +27,16 @@ namespace {
 
 using namespace onnxc_bench;
 
+/// `count` floats uniform in [-1, 1) from `seed`.
+std::vector<float> randomMatrix(size_t count, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  std::vector<float> values(count);
+  for (float &v : values)
+    v = dist(rng);
+  return values;
+}
+
 void BM_FmaPeak(benchmark::State &state) {
   int isa = static_cast<int>(state.range(0));
   if (!onnxc_sgemm_isa_supported(isa)) {
@@ -52,13 +62,8 @@ void BM_Sgemm(benchmark::State &state) {
     threads = onnxc_default_num_threads();
   onnxc_sgemm_force_isa(isa);
   onnxc_set_num_threads(threads);
-  std::mt19937 rng(42);
-  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
-  std::vector<float> a(m * k), b(k * n), c(m * n);
-  for (float &v : a)
-    v = dist(rng);
-  for (float &v : b)
-    v = dist(rng);
+  std::vector<float> a = randomMatrix(m * k, 1), b = randomMatrix(k * n, 2),
+                     c(m * n);
   // The peak is measured again right before and after the timed loop and
   // the higher one kept: on a shared core (other processes, an SMT sibling)
   // the ratio then compares like with like, and errs low.
@@ -99,13 +104,8 @@ void BM_SgemmPairedPeak(benchmark::State &state) {
   }
   onnxc_sgemm_force_isa(isa);
   onnxc_set_num_threads(1);
-  std::mt19937 rng(42);
-  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
-  std::vector<float> a(m * k), b(k * n), c(m * n);
-  for (float &v : a)
-    v = dist(rng);
-  for (float &v : b)
-    v = dist(rng);
+  std::vector<float> a = randomMatrix(m * k, 1), b = randomMatrix(k * n, 2),
+                     c(m * n);
   double flops = 2.0 * m * n * k;
   std::vector<double> peaks{peakNow(isa, 1, 1'000'000)}, rates;
   for (auto _ : state) {
@@ -149,13 +149,8 @@ void BM_SgemmSmallM(benchmark::State &state) {
   }
   onnxc_sgemm_force_isa(isa);
   onnxc_set_num_threads(1);
-  std::mt19937 rng(42);
-  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
-  std::vector<float> a(m * k), b(k * n), c(m * n);
-  for (float &v : a)
-    v = dist(rng);
-  for (float &v : b)
-    v = dist(rng);
+  std::vector<float> a = randomMatrix(m * k, 1), b = randomMatrix(k * n, 2),
+                     c(m * n);
   for (auto _ : state) {
     onnxc_sgemm(0, transB, m, n, k, 1.0f, a.data(), k, b.data(), transB ? k : n,
                 0.0f, c.data(), n, nullptr);
@@ -237,14 +232,9 @@ void BM_SgemmMicroKernel(benchmark::State &state) {
     return;
   }
   size_t mr = v->mr, nr = v->nr;
-  std::mt19937 rng(42);
-  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
-  std::vector<float> a(tiles * mr * kc), b(panels * nr * kc);
+  std::vector<float> a = randomMatrix(tiles * mr * kc, 1),
+                     b = randomMatrix(panels * nr * kc, 2);
   std::vector<float> c(tiles * mr * ldc + panels * nr, 0.0f);
-  for (float &x : a)
-    x = dist(rng);
-  for (float &x : b)
-    x = dist(rng);
   auto sweep = [&] {
     for (size_t q = 0; q < panels; ++q)
       for (size_t t = 0; t < tiles; ++t)
