@@ -146,9 +146,9 @@ def read_into_page_cache(path):
     """Reads a file through once, so that a worker's load finds it in the
     page cache. A compile or an earlier process read every model file, but
     this VM's host takes clean page-cache pages back within minutes (an
-    hour after a suite run, 162 of bert_base's 416 MB artifact and 253 of
-    its 417 MB .onnx file were resident), and a load that reads from disk
-    measured the disk, unevenly for the two engines."""
+    hour after a suite run, 116 of bert_base's 416 MB artifact and 244 of
+    its 417 MB .onnx file were resident: bench/notes.md), and a load that
+    reads from disk measured the disk, unevenly for the two engines."""
     with open(path, "rb") as f:
         while f.read(16 << 20):
             pass
