@@ -14,11 +14,23 @@ class Pass;
 
 namespace onnxc {
 
-/// onnxc-partition with the default target list (`cpu`).
-std::unique_ptr<mlir::Pass> createPartitionPass();
+/// What onnxc-partition does besides partitioning (see Passes.td).
+struct PartitionReportOptions {
+  bool print = false;     // --print-partitions
+  std::string graphFile;  // --partition-graph FILE.dot
+};
+
 /// onnxc-partition with the given targets, in priority order.
 std::unique_ptr<mlir::Pass>
-createPartitionPass(const std::vector<std::string> &targets);
+createPartitionPass(const std::vector<std::string> &targets,
+                    const PartitionReportOptions &report = {});
+
+/// onnxc-inline-host-partitions.
+std::unique_ptr<mlir::Pass> createInlineHostPartitionsPass();
+
+/// The module attribute onnxc-partition leaves: one string per partition,
+/// "<target>: <n> nodes (<op> <count>, ...)", for the artifact's metadata.
+inline constexpr const char *kPartitionsAttr = "onnxc.partitions";
 
 /// The default bound of onnxc-constant-folding: no folded constant gets more
 /// than 4M elements (the evaluator holds 8 bytes per element while it works,

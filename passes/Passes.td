@@ -5,19 +5,46 @@
 
 include "mlir/Pass/PassBase.td"
 
-def Partition : Pass<"onnxc-partition", "mlir::func::FuncOp"> {
-  let summary = "Assign every onnx op to the first target that supports it";
+def Partition : Pass<"onnxc-partition", "mlir::ModuleOp"> {
+  let summary = "Split main_graph into partitions, one target each";
   let description = [{
-    Asks the targets in priority order (`targets`, the last of which should be
-    `cpu`) whether they support each onnx op, and records the winner as the
-    op's `onnxc.target` attribute. An op no target supports fails the pass with
-    an error naming the node and the targets asked.
+    Asks the targets in priority order (`targets`; the host target `cpu` is
+    always the implicit last) which nodes of `main_graph` they take; a node
+    goes to the first that takes it. A group of connected nodes of one
+    non-host target that holds no compute-heavy node (convolution, matrix
+    product, pooling, normalization, softmax, attention, recurrence) goes to
+    the next target that takes its nodes, so cheap nodes are not split off.
+    The nodes are then reordered (a topological order that keeps each
+    target's nodes together), every run of one target's nodes is outlined
+    into a private function tagged `onnxc.target` that main_graph calls, and
+    an `onnxc.Transfer` is inserted wherever a value crosses memory spaces.
+    A node no target takes fails the pass with an error naming the node, the
+    targets asked and their reasons. `print-partitions` prints each
+    partition and every refusal; `partition-graph` writes a Graphviz picture
+    of the graph coloured by target.
   }];
   let options = [
     ListOption<"targets", "targets", "std::string",
-               "targets in priority order">
+               "targets in priority order">,
+    Option<"printPartitions", "print-partitions", "bool", "false",
+           "print the partitions and the refusals to stdout">,
+    Option<"graphFile", "partition-graph", "std::string", "\"\"",
+           "write the graph, coloured by target, as Graphviz to this file">
   ];
-  let constructor = "onnxc::createPartitionPass()";
+  let constructor = "onnxc::createPartitionPass({})";
+  let dependentDialects = ["mlir::func::FuncDialect"];
+}
+
+def InlineHostPartitions : Pass<"onnxc-inline-host-partitions",
+                                "mlir::ModuleOp"> {
+  let summary = "Inline the partitions whose target keeps values in host memory";
+  let description = [{
+    After every target lowered its partitions: a partition of a host-memory
+    target is code the host graph can run in place, so its function is
+    inlined into main_graph (one workspace plan then covers every partition)
+    and erased.
+  }];
+  let constructor = "onnxc::createInlineHostPartitionsPass()";
 }
 
 //===----------------------------------------------------------------------===//

@@ -10,6 +10,8 @@ debian_packages=(
   llvm-19-dev libmlir-19-dev mlir-19-tools llvm-19-tools lld-19 liblld-19-dev
   libonnx-dev libprotobuf-dev protobuf-compiler libfmt-dev libcli11-dev
   libgtest-dev zlib1g-dev libzstd-dev
+  # The dnnl target's runtime (runtime/dnnl) links oneDNN 2.6.
+  libdnnl-dev
   clang-19 libclang-rt-19-dev
   # Cross-compiled artifacts (runtime/cross, ctest label cross): the AArch64
   # and RISC-V 64 runtimes' compilers and libcs, and qemu-user to run them.

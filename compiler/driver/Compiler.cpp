@@ -11,13 +11,17 @@
 //                                        per image of the batch, fixed or
 //                                        at run time (runtime/cpu/Run.c)
 //   graph optimizer  passes/             by -O level (OptimizationPipeline)
-//   partition        passes/Partition    each op -> the first target that
-//                                        supports it (cpu last)
-//   lowering         targets/cpu         onnx -> linalg -> loops -> LLVM
-//                                        dialect
+//   partition        passes/partition    each node -> the first target that
+//                                        claims it (the host target last);
+//                                        runs of one target -> functions
+//   partition lower  targets/<name>      each target lowers its partitions
+//   inline           passes/partition    host-memory partitions back into
+//                                        main_graph
+//   host lower       targets/<host>      the rest -> LLVM dialect
 //   LLVM IR          compiler/emit       + the ABI entry point, -O pipeline
 //   object file      compiler/emit       for --mtriple/--mcpu (host default)
-//   shared library   compiler/emit       lld, in process, with the runtime
+//   shared library   compiler/emit       lld, in process, with the runtimes
+//                                        of the targets the partitions use
 //
 //===----------------------------------------------------------------------===//
 
@@ -36,7 +40,7 @@
 #include "passes/RewriteCounts.h"
 #include "passes/graph/BatchSplit.h"
 #include "passes/graph/GraphUtils.h"
-#include "targets/cpu/Passes.h"
+#include "targets/Target.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -449,25 +453,6 @@ bool optimizeModel(const CompilerOptions &options) {
   return succeeded(exportOnnxModel(*module, options.outputPath));
 }
 
-/// The runtime GEMM variant (onnxc_sgemm_isa) that the target CPU of
-/// `machine` will run, whose layout constant weights are packed in at
-/// compile time; 0 when that is not known (a generic x86-64, other
-/// architectures): the runtime then packs them on the first run. Mirrors
-/// the run-time choice in runtime/cpu/kernels/Gemm.c (best_variant).
-static int32_t gemmPackingIsa(const llvm::TargetMachine &machine) {
-  const llvm::Triple &triple = machine.getTargetTriple();
-  if (triple.isAArch64())
-    return 4; // NEON: in the AArch64 base ISA
-  if (triple.getArch() != llvm::Triple::x86_64)
-    return 0;
-  const llvm::MCSubtargetInfo *cpu = machine.getMCSubtargetInfo();
-  if (cpu->checkFeatures("+avx512f,+avx512vl"))
-    return 3;
-  if (cpu->checkFeatures("+avx2,+fma"))
-    return 2;
-  return 0;
-}
-
 /// Drops the importer's `onnxc.*` argument and result attributes (the model
 /// metadata, already collected) from the lowered functions: `onnxc` is also
 /// the fused-op dialect's namespace, so the LLVM IR translation would take
@@ -487,6 +472,88 @@ static void dropOnnxcFunctionAttrs(ModuleOp module) {
           func.removeResultAttr(i, attr.getName());
   });
 }
+
+namespace {
+
+/// The targets of `options.targets` in priority order, the host last; an
+/// unknown name is reported.
+std::optional<std::vector<const Target *>>
+targetsInOrder(const CompilerOptions &options) {
+  llvm::Expected<std::vector<const Target *>> order =
+      resolveTargets(options.targets);
+  if (!order) {
+    printError(llvm::toString(order.takeError()));
+    return std::nullopt;
+  }
+  return std::move(*order);
+}
+
+/// The targets that own a partition of the partitioned `module`.
+std::vector<const Target *> targetsUsed(ModuleOp module,
+                                        llvm::ArrayRef<const Target *> order) {
+  std::vector<const Target *> used;
+  for (const Target *target : order)
+    for (auto func : module.getOps<func::FuncOp>())
+      if (auto name = func->getAttrOfType<StringAttr>(kTargetAttr))
+        if (name.getValue() == target->name()) {
+          used.push_back(target);
+          break;
+        }
+  return used;
+}
+
+/// Every partition lowered by its target, the host-memory ones inlined, and
+/// the whole module lowered to the LLVM dialect by the host target.
+bool lowerToLLVMDialect(ModuleOp module, llvm::ArrayRef<const Target *> used,
+                        const LoweringOptions &lowering) {
+  PassManager pm(module.getContext());
+  for (const Target *target : used)
+    target->buildPartitionPipeline(pm, lowering);
+  pm.addPass(createInlineHostPartitionsPass());
+  hostTarget().buildHostPipeline(pm, lowering);
+  return succeeded(pm.run(module));
+}
+
+/// What the artifact links: every used target's runtime, the host's last
+/// (the other runtimes call into it).
+std::optional<LinkLibraries>
+collectLinkLibraries(llvm::ArrayRef<const Target *> used,
+                     const LoweringOptions &lowering) {
+  std::vector<const Target *> linked(used.begin(), used.end());
+  if (!llvm::is_contained(linked, &hostTarget()))
+    linked.push_back(&hostTarget());
+  std::stable_partition(linked.begin(), linked.end(), [](const Target *t) {
+    return t != &hostTarget();
+  });
+  LinkLibraries libraries;
+  for (const Target *target : linked) {
+    llvm::Expected<LinkInputs> inputs = target->linkInputs(lowering);
+    if (!inputs) {
+      // The host's runtime is every artifact's: its errors need no prefix.
+      printError((target == &hostTarget()
+                      ? std::string()
+                      : "target '" + target->name().str() + "': ") +
+                 llvm::toString(inputs.takeError()));
+      return std::nullopt;
+    }
+    llvm::append_range(libraries.archives, inputs->archives);
+    llvm::append_range(libraries.sharedLibraries, inputs->sharedLibraries);
+    llvm::append_range(libraries.libraryDirs, inputs->libraryDirs);
+  }
+  return libraries;
+}
+
+/// The module's partition summaries (passes/Passes.h kPartitionsAttr), one
+/// per line.
+std::string partitionSummaries(ModuleOp module) {
+  std::string text;
+  if (auto lines = module->getAttrOfType<ArrayAttr>(kPartitionsAttr))
+    for (auto line : lines.getAsValueRange<StringAttr>())
+      text += line.str() + "\n";
+  return text;
+}
+
+} // namespace
 
 bool compileModel(const CompilerOptions &options) {
   DialectRegistry registry;
@@ -508,6 +575,9 @@ bool compileModel(const CompilerOptions &options) {
   }
   if (!checkNamingOptions(options))
     return false;
+  std::optional<std::vector<const Target *>> order = targetsInOrder(options);
+  if (!order)
+    return false;
   bool emitStatic = options.emit == EmitKind::Static;
   if (emitStatic && options.profile) {
     // Its timers are runtime calls, and a static artifact runs without
@@ -518,6 +588,11 @@ bool compileModel(const CompilerOptions &options) {
     return false;
   }
   EntryOptions entryOptions;
+  HostEntryFunctions host = hostTarget().entryFunctions();
+  entryOptions.runFunction = host.run;
+  entryOptions.runWithWorkspaceFunction = host.runWithWorkspace;
+  entryOptions.releaseTensorFunction = host.releaseTensor;
+  entryOptions.setNumThreadsFunction = host.setNumThreads;
   entryOptions.name = options.name;
   entryOptions.staticLink = options.emit == EmitKind::Obj || emitStatic;
   // A static artifact always comes with its header (next to the object
@@ -549,9 +624,13 @@ bool compileModel(const CompilerOptions &options) {
   if (!module)
     return false;
   PassManager graphPm(&ctx);
-  graphPm.addNestedPass<func::FuncOp>(createPartitionPass(options.targets));
+  PartitionReportOptions report;
+  report.print = options.printPartitions;
+  report.graphFile = options.partitionGraphPath;
+  graphPm.addPass(createPartitionPass(options.targets, report));
   if (failed(graphPm.run(*module)))
     return false;
+  std::vector<const Target *> used = targetsUsed(*module, *order);
   if (options.emit == EmitKind::Mlir)
     return writeOutput(outputPath, [&](llvm::raw_ostream &os) {
       module->print(os);
@@ -562,6 +641,7 @@ bool compileModel(const CompilerOptions &options) {
     printError(options.modelPath + ": " + llvm::toString(meta.takeError()));
     return false;
   }
+  meta->partitions = partitionSummaries(*module);
   if (emitStatic) {
     // The workspace size is fixed at compile time: every shape must be.
     for (const auto *tensors : {&meta->inputs, &meta->outputs})
@@ -581,6 +661,8 @@ bool compileModel(const CompilerOptions &options) {
             return false;
           }
   }
+  // What the artifact links (known once the target machine is).
+  std::optional<LinkLibraries> libraries;
   // Written last, once the artifact it describes exists.
   auto writeHeader = [&]() {
     if (headerPath.empty())
@@ -593,6 +675,15 @@ bool compileModel(const CompilerOptions &options) {
     headerOptions.modelPath =
         llvm::sys::path::filename(options.modelPath).str();
     headerOptions.artifactPath = llvm::sys::path::filename(outputPath).str();
+    if (libraries) {
+      std::vector<std::string> names;
+      for (const std::string &archive : libraries->archives)
+        names.push_back(llvm::sys::path::filename(archive).str());
+      for (const std::string &lib : libraries->sharedLibraries)
+        names.push_back("lib" + lib);
+      names.push_back("libm");
+      headerOptions.linkLibraries = llvm::join(names, ", ");
+    }
     return writeOutput(headerPath, [&](llvm::raw_ostream &os) {
       writeCHeader(*meta, headerOptions, os);
     });
@@ -615,28 +706,16 @@ bool compileModel(const CompilerOptions &options) {
       LLVM::LLVMDialect::getTargetTripleAttrName(),
       StringAttr::get(&ctx, (*machine)->getTargetTriple().str()));
 
-  // Lowering to the LLVM dialect.
-  PassManager lowerPm(&ctx);
-  // A static artifact must not allocate while it runs; the GEMM kernel
-  // allocates its packing buffers, so MatMul/Gemm become loops there.
-  // Constant GEMM weights are packed now, for the CPU the artifact targets,
-  // so that its first run does not pack them (not for a static artifact,
-  // which has no GEMM kernel).
-  if (!emitStatic) {
-    lowerPm.addPass(
-        cpu::createPrepackGemmWeightsPass(gemmPackingIsa(**machine)));
-    // Likewise the Winograd weights of the 3x3 convolutions that run as
-    // Winograd F(2x2, 3x3).
-    lowerPm.addPass(cpu::createWinogradConvWeightsPass());
-  }
-  lowerPm.addPass(cpu::createDeclareRuntimeHelpersPass(
-      /*gemmKernel=*/!emitStatic));
-  if (options.profile)
-    lowerPm.addNestedPass<func::FuncOp>(cpu::createTagOpTypes());
-  lowerPm.addNestedPass<func::FuncOp>(cpu::createConvertOnnxToLinalgPass());
-  cpu::buildCpuLoweringPipeline(lowerPm, options.optLevel, emitStatic,
-                                options.profile);
-  if (failed(lowerPm.run(*module)))
+  // Lowering to the LLVM dialect, partition by partition, then the host.
+  LoweringOptions lowering;
+  lowering.optLevel = options.optLevel;
+  lowering.staticMemory = emitStatic;
+  lowering.profile = options.profile;
+  lowering.machine = machine->get();
+  lowering.triple = options.triple;
+  lowering.argv0 = options.argv0;
+  libraries = collectLinkLibraries(used, lowering);
+  if (!libraries || !lowerToLLVMDialect(*module, used, lowering))
     return false;
   collectLoweringMeta(*module, *meta);
 
@@ -655,7 +734,7 @@ bool compileModel(const CompilerOptions &options) {
     return false;
   }
   optimizeModule(*llvmModule, **machine, options.optLevel);
-  routeHeapBuffersToRuntime(*llvmModule);
+  hostTarget().finalizeLLVMModule(*llvmModule);
   if (options.emit == EmitKind::Llvm)
     return writeOutput(outputPath,
                        [&](llvm::raw_ostream &os) {
@@ -693,14 +772,8 @@ bool compileModel(const CompilerOptions &options) {
   // Shared library.
   auto removeTemp = llvm::make_scope_exit(
       [&] { llvm::sys::fs::remove(tempObject); });
-  llvm::Expected<std::string> runtime =
-      findCpuRuntimeArchive(options.argv0, options.triple);
-  if (!runtime) {
-    printError(llvm::toString(runtime.takeError()));
-    return false;
-  }
-  if (llvm::Error err =
-          linkSharedLibrary(objectPath, *runtime, outputPath, options.triple)) {
+  if (llvm::Error err = linkSharedLibrary(objectPath, *libraries, outputPath,
+                                         options.triple)) {
     printError(llvm::toString(std::move(err)));
     return false;
   }

@@ -29,7 +29,13 @@ struct CompilerOptions {
   bool printPassStats = false; // what each graph pass rewrote, node counts
   EmitKind emit = EmitKind::Lib;
   std::map<std::string, std::vector<int64_t>> inputShapes;
-  std::vector<std::string> targets = {"cpu"};
+  // --targets, in priority order; the host target (cpu) is always the
+  // implicit last.
+  std::vector<std::string> targets;
+  // --print-partitions: each partition and every refusal, to stdout.
+  bool printPartitions = false;
+  // --partition-graph: the graph coloured by target, as Graphviz.
+  std::string partitionGraphPath;
   std::string triple; // empty: the host
   std::string cpu;    // empty: the host CPU (for the host triple)
   // --header: the generated C header to write (llvm, obj and lib emits).

@@ -225,7 +225,10 @@ void writeCHeader(const ModelMeta &meta, const CHeaderOptions &options,
      << "; do not edit.\n"
      << " * Link the artifact " << commentText(options.artifactPath)
      << " (an object file also needs the\n"
-     << " * runtime archive libonnxc_rt_cpu.a and libm). */\n";
+     << " * runtime archives of its targets";
+  if (!options.linkLibraries.empty())
+    os << ": " << commentText(options.linkLibraries);
+  os << "). */\n";
   os << "#ifndef " << guard << "\n#define " << guard << "\n\n";
   os << "#include <onnxc/onnxc.h>\n\n#include <stddef.h>\n#include "
         "<stdint.h>\n#include <string.h>\n\n";

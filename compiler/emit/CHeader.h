@@ -31,6 +31,8 @@ struct CHeaderOptions {
   /// Named in the header's comment.
   std::string modelPath;
   std::string artifactPath;
+  /// What an object file links besides itself ("libonnxc_rt_cpu.a, libm").
+  std::string linkLibraries;
 };
 
 /// Whether `name` is a C identifier (what --name and header prefixes must be).

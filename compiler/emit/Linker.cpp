@@ -2,8 +2,6 @@
 
 #include "compiler/emit/Linker.h"
 
-#include "runtime/RuntimePaths.h"
-
 #include "lld/Common/Driver.h"
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/Support/FileSystem.h"
@@ -23,8 +21,6 @@ using namespace llvm;
 
 namespace onnxc {
 
-static constexpr const char *kArchiveName = "libonnxc_rt_cpu.a";
-
 std::string runtimeTargetName(StringRef tripleName) {
   Triple triple(Triple::normalize(
       tripleName.empty() ? sys::getDefaultTargetTriple() : tripleName.str()));
@@ -41,13 +37,15 @@ bool isHostTriple(StringRef triple) {
   return triple.empty() || runtimeTargetName(triple) == runtimeTargetName("");
 }
 
-Expected<std::string> findCpuRuntimeArchive(const char *argv0,
-                                            StringRef triple) {
+Expected<std::string> findRuntimeArchive(const char *argv0, StringRef triple,
+                                         StringRef archiveName,
+                                         StringRef hostBuildPath,
+                                         StringRef crossBuildDir) {
   bool host = isHostTriple(triple);
   std::string subdir = host ? "" : runtimeTargetName(triple);
   auto inFolder = [&](StringRef dir) {
     SmallString<256> path(dir);
-    sys::path::append(path, subdir, kArchiveName);
+    sys::path::append(path, subdir, archiveName);
     return path.str().str();
   };
   std::vector<std::string> candidates;
@@ -55,33 +53,33 @@ Expected<std::string> findCpuRuntimeArchive(const char *argv0,
           sys::Process::GetEnv("ONNXC_RUNTIME_DIR"))
     candidates.push_back(inFolder(*dir));
   std::string exe = sys::fs::getMainExecutable(
-      argv0, reinterpret_cast<void *>(&findCpuRuntimeArchive));
+      argv0, reinterpret_cast<void *>(&findRuntimeArchive));
   if (!exe.empty()) {
     SmallString<256> installed(
         sys::path::parent_path(sys::path::parent_path(exe)));
     sys::path::append(installed, "lib", "onnxc");
     candidates.push_back(inFolder(installed));
   }
-  candidates.push_back(host ? std::string(ONNXC_RT_CPU_ARCHIVE_BUILD_PATH)
-                            : inFolder(ONNXC_RT_CPU_CROSS_BUILD_DIR));
+  candidates.push_back(host ? hostBuildPath.str() : inFolder(crossBuildDir));
   for (const std::string &c : candidates)
     if (sys::fs::exists(c))
       return c;
   std::string searched;
   for (const std::string &c : candidates)
     searched += "\n  " + c;
+  std::string name = archiveName.str();
   if (host)
     return createStringError(inconvertibleErrorCode(),
                              "cannot find the runtime archive %s (set "
                              "ONNXC_RUNTIME_DIR to the folder that holds "
                              "it); searched:%s",
-                             kArchiveName, searched.c_str());
+                             name.c_str(), searched.c_str());
   return createStringError(
       inconvertibleErrorCode(),
       "no runtime for target '%s': onnxc was built without it (add it to "
       "the CMake option ONNXC_CROSS_TARGETS and install %s-gcc), or set "
       "ONNXC_RUNTIME_DIR to a folder with %s/%s; searched:%s",
-      subdir.c_str(), subdir.c_str(), subdir.c_str(), kArchiveName,
+      subdir.c_str(), subdir.c_str(), subdir.c_str(), name.c_str(),
       searched.c_str());
 }
 
@@ -115,7 +113,7 @@ static Error runLld(const std::vector<std::string> &args,
   return Error::success();
 }
 
-Error linkSharedLibrary(StringRef objectPath, StringRef runtimeArchive,
+Error linkSharedLibrary(StringRef objectPath, const LinkLibraries &libraries,
                         StringRef outputPath, StringRef tripleName) {
   // --no-mmap-output-file: lld writes the artifact with a few large writes
   // instead of through a mapping, so the page cache holds it in large folios;
@@ -126,13 +124,15 @@ Error linkSharedLibrary(StringRef objectPath, StringRef runtimeArchive,
       "--hash-style=gnu", "--build-id=sha1", "--no-mmap-output-file",
       "-soname", llvm::sys::path::filename(outputPath).str(), "-o",
       outputPath.str(),
-      objectPath.str(), runtimeArchive.str()};
-  // The compiler support library the runtime was built with, when the build
-  // put it next to the archive: helpers that compiled code calls.
-  SmallString<256> libgcc(sys::path::parent_path(runtimeArchive));
-  sys::path::append(libgcc, "libgcc.a");
-  if (sys::fs::exists(libgcc))
-    args.push_back(libgcc.str().str());
+      objectPath.str()};
+  for (const std::string &archive : libraries.archives)
+    args.push_back(archive);
+  // The targets' shared libraries are needed even when only the runtime
+  // archives reference them, hence before --as-needed.
+  for (const std::string &dir : libraries.libraryDirs)
+    args.push_back("-L" + dir);
+  for (const std::string &lib : libraries.sharedLibraries)
+    args.push_back("-l" + lib);
   SmallVector<SmallString<128>> temporaries;
   auto removeTemporaries = make_scope_exit([&] {
     for (const SmallString<128> &path : temporaries)

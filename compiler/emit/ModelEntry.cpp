@@ -278,20 +278,20 @@ Error addModelEntry(Module &module, const ModelMeta &meta,
   ir.CreateCall(ciface, args);
   ir.CreateRetVoid();
 
-  // The runtime functions the model struct points at (runtime/cpu).
+  // The host runtime's functions the model struct points at.
   FunctionType *runTy = FunctionType::get(
       b.i32Ty, {ptrTy, ptrTy, b.i32Ty, ptrTy, b.i32Ty, ptrTy}, false);
-  FunctionCallee run = module.getOrInsertFunction("onnxc_cpu_run", runTy);
+  FunctionCallee run = module.getOrInsertFunction(options.runFunction, runTy);
   FunctionType *runWorkspaceTy = FunctionType::get(
       b.i32Ty, {ptrTy, ptrTy, b.i32Ty, ptrTy, b.i32Ty, ptrTy, b.i64Ty, ptrTy},
       false);
   FunctionCallee runWithWorkspace = module.getOrInsertFunction(
-      "onnxc_cpu_run_with_workspace", runWorkspaceTy);
+      options.runWithWorkspaceFunction, runWorkspaceTy);
   FunctionCallee release = module.getOrInsertFunction(
-      "onnxc_cpu_release_tensor",
+      options.releaseTensorFunction,
       FunctionType::get(Type::getVoidTy(ctx), {ptrTy}, false));
   FunctionCallee setNumThreads = module.getOrInsertFunction(
-      "onnxc_cpu_set_num_threads",
+      options.setNumThreadsFunction,
       FunctionType::get(b.i32Ty, {b.i32Ty}, false));
 
   // struct onnxc_model { u32 abi; i32 nin; i32 nout; i32 batch_runs; ptr name;
@@ -322,6 +322,11 @@ Error addModelEntry(Module &module, const ModelMeta &meta,
         ConstantInt::get(b.i64Ty, meta.plannedBytes),
         ONNXC_PLANNED_BYTES_SYMBOL);
     planned->setVisibility(GlobalValue::DefaultVisibility);
+    // The partitions and their targets, for `onnxc info`.
+    auto *partitions = new GlobalVariable(
+        module, ptrTy, /*isConstant=*/true, GlobalValue::ExternalLinkage,
+        b.string(meta.partitions), ONNXC_PARTITIONS_SYMBOL);
+    partitions->setVisibility(GlobalValue::DefaultVisibility);
   }
 
   // --profile: the exported onnxc_profile over the graph's counters.

@@ -48,6 +48,9 @@ struct ModelMeta {
   /// onnxc.batch_split): `run` calls it once per image. The tensors' dims
   /// are the batch's: N, or -1 for the run-time batch, its dim 0.
   int32_t batchRuns = 0;
+  /// The partitions, one line each ("dnnl: 53 nodes (Conv 53)"), exported
+  /// as the string `onnxc_partitions` for `onnxc info`.
+  std::string partitions;
   /// --profile: per timer, the node names and op types it reports (the
   /// module's onnxc.profile_nodes, targets/cpu/transforms/InstrumentNodes.cpp).
   /// The counters are the module's `onnxc_profile_ns` global.
@@ -71,6 +74,12 @@ struct EntryOptions {
   /// is the only entry point and every other definition becomes internal, so
   /// several models link into one program without clashing symbols.
   bool staticLink = false;
+  /// The host runtime's functions the model struct points at (the host
+  /// target's HostEntryFunctions).
+  std::string runFunction;
+  std::string runWithWorkspaceFunction;
+  std::string releaseTensorFunction;
+  std::string setNumThreadsFunction;
 };
 
 /// The entry point symbol `options` gives (onnxc_model_entry or

@@ -121,14 +121,6 @@ void optimizeModule(Module &module, TargetMachine &machine, int optLevel) {
   mpm.run(module, mam);
 }
 
-void routeHeapBuffersToRuntime(Module &module) {
-  static constexpr std::pair<StringRef, StringRef> kRoutes[] = {
-      {"aligned_alloc", "onnxc_rt_alloc"}, {"free", "onnxc_rt_free"}};
-  for (auto [from, to] : kRoutes)
-    if (Function *f = module.getFunction(from); f && f->isDeclaration())
-      f->setName(to);
-}
-
 Error emitObjectFile(Module &module, TargetMachine &machine,
                      raw_pwrite_stream &os) {
   legacy::PassManager pm;

@@ -27,14 +27,6 @@ createTargetMachine(llvm::StringRef triple, llvm::StringRef cpu, int optLevel);
 void optimizeModule(llvm::Module &module, llvm::TargetMachine &machine,
                     int optLevel);
 
-/// Points the graph's heap buffers at the runtime's pool
-/// (runtime/cpu/BufferPool.c): calls of aligned_alloc and free become calls
-/// of onnxc_rt_alloc and onnxc_rt_free, which keep freed blocks warm for the
-/// next run. Done after optimizeModule, whose passes know what the libc
-/// functions do (a fresh, unaliased block; dead allocations) and would not
-/// know the runtime's.
-void routeHeapBuffersToRuntime(llvm::Module &module);
-
 /// Writes `module` as a native object file.
 llvm::Error emitObjectFile(llvm::Module &module, llvm::TargetMachine &machine,
                            llvm::raw_pwrite_stream &os);

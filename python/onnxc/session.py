@@ -53,6 +53,32 @@ class SessionOptions:
         self.profile_file_prefix = "onnxc_profile"
 
 
+# ONNX Runtime's execution provider names -> onnxc targets.
+PROVIDER_TARGETS = {
+    "CPUExecutionProvider": "cpu",
+    "DnnlExecutionProvider": "dnnl",
+    "CUDAExecutionProvider": "cuda",
+}
+
+
+def _targets(providers):
+    """The --targets list for ORT's `providers` (names, or (name, options)
+    pairs), in their priority order; None for the default (cpu)."""
+    if not providers:
+        return None
+    targets = []
+    for provider in providers:
+        name = provider[0] if isinstance(provider, (tuple, list)) else provider
+        target = PROVIDER_TARGETS.get(name)
+        if target is None:
+            raise ValueError(
+                f"unknown provider {name!r}; onnxc maps "
+                f"{', '.join(sorted(PROVIDER_TARGETS))}")
+        if target not in targets:
+            targets.append(target)
+    return targets
+
+
 def default_cache_dir():
     """$ONNXC_CACHE_DIR, else $XDG_CACHE_HOME/onnxc, else ~/.cache/onnxc."""
     path = os.environ.get("ONNXC_CACHE_DIR")
@@ -81,8 +107,11 @@ class InferenceSession:
         serialized bytes, or onnx.ModelProto) that is compiled once into the
         cache directory, keyed by the model's bytes, the options and the
         onnxc executable.
-    sess_options, providers, provider_options: accepted as ONNX Runtime takes
-        them (onnxc runs on the CPU).
+    sess_options, provider_options: accepted as ONNX Runtime takes them.
+    providers: ONNX Runtime's provider names in priority order, mapped to
+        onnxc targets (PROVIDER_TARGETS: DnnlExecutionProvider -> dnnl, ...);
+        the cpu target always comes last. A target this onnxc was not built
+        with is a compile error naming the targets it has.
     opt_level, shapes, cache_dir: onnxc's -O level (default from
         sess_options, else 2), fixed input shapes {name: dims}, and where
         compiled models are kept (default_cache_dir()).
@@ -92,6 +121,7 @@ class InferenceSession:
                  provider_options=None, opt_level=None, shapes=None,
                  cache_dir=None, **kwargs):
         level = _opt_level(sess_options, opt_level)
+        self._targets = _targets(providers)
         self._profiling = bool(getattr(sess_options, "enable_profiling",
                                        False))
         self._profile_prefix = getattr(sess_options, "profile_file_prefix",
@@ -102,7 +132,8 @@ class InferenceSession:
         if isinstance(source, (bytes, bytearray)):
             self._model_path = None
             artifact = self._compile_cached(bytes(source), None, level, shapes,
-                                            cache_dir, self._profiling)
+                                            cache_dir, self._profiling,
+                                            self._targets)
         else:
             path = os.fspath(source)
             self._model_path = path
@@ -114,7 +145,8 @@ class InferenceSession:
                 with open(path, "rb") as f:
                     data = f.read()
                 artifact = self._compile_cached(data, path, level, shapes,
-                                                cache_dir, self._profiling)
+                                                cache_dir, self._profiling,
+                                                self._targets)
             else:
                 if shapes:
                     raise ValueError("shapes apply to a model, not to a "
@@ -139,14 +171,15 @@ class InferenceSession:
         self._output_index = {o.name: i for i, o in enumerate(self._outputs)}
 
     @staticmethod
-    def _compile_cached(data, path, level, shapes, cache_dir, profile):
+    def _compile_cached(data, path, level, shapes, cache_dir, profile,
+                        targets=None):
         onnxc = find_onnxc()
         stat = os.stat(onnxc)
         key = hashlib.sha256()
         key.update(data)
         key.update(repr((level, sorted((shapes or {}).items()),
                          os.path.realpath(onnxc), stat.st_size,
-                         stat.st_mtime_ns, profile)).encode())
+                         stat.st_mtime_ns, profile, targets)).encode())
         # A model with external data is compiled where it lies, so the data
         # is found; its location is part of the key.
         if path is not None:
@@ -162,9 +195,12 @@ class InferenceSession:
                 model = os.path.join(tmp, "model.onnx")
                 with open(model, "wb") as f:
                     f.write(data)
+            extra = ["--profile"] if profile else []
+            if targets:
+                extra += ["--targets", ",".join(targets)]
             built = _compile(model, os.path.join(tmp, "model.so"),
                              opt_level=level, shapes=shapes,
-                             extra_args=["--profile"] if profile else [])
+                             extra_args=extra)
             os.replace(built, artifact)  # atomic: racing sessions agree
         return artifact
 
@@ -175,7 +211,9 @@ class InferenceSession:
         return list(self._outputs)
 
     def get_providers(self):
-        return ["CPUExecutionProvider"]
+        names = {t: p for p, t in PROVIDER_TARGETS.items()}
+        targets = [t for t in (self._targets or []) if t != "cpu"]
+        return [names[t] for t in targets] + ["CPUExecutionProvider"]
 
     def run(self, output_names, input_feed, run_options=None):
         """Runs the model on `input_feed` ({input name: array}) and returns

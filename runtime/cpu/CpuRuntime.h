@@ -221,7 +221,13 @@ int onnxc_cpu_set_num_threads(int32_t num_threads);
  * first error of the calling thread. onnxc_cpu_run clears the record before
  * calling the graph and takes it after: take returns 1 and writes the message
  * when an error was recorded. */
-enum { ONNXC_SHAPE_ERROR_BROADCAST = 0, ONNXC_SHAPE_ERROR_INNER_DIMS = 1 };
+enum {
+  ONNXC_SHAPE_ERROR_BROADCAST = 0,
+  ONNXC_SHAPE_ERROR_INNER_DIMS = 1,
+  /* A library call of another target's runtime (runtime/dnnl) returned
+   * status `a`. */
+  ONNXC_SHAPE_ERROR_LIBRARY_CALL = 2
+};
 void onnxc_rt_shape_error(const char *node, int32_t kind, int64_t a, int64_t b);
 void onnxc_rt_clear_shape_error(void);
 int onnxc_rt_take_shape_error(char *message, size_t size);

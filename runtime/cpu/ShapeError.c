@@ -55,6 +55,13 @@ int onnxc_rt_take_shape_error(char *message, size_t size) {
              "node '%s': the inner dims of the product differ (%lld vs %lld)",
              node, (long long)current.a, (long long)current.b);
     break;
+  case ONNXC_SHAPE_ERROR_LIBRARY_CALL:
+    snprintf(message, size,
+             "node '%s': the target library refused or failed the call "
+             "(status %lld; oneDNN's dnnl_status_t, or 100 and up for a "
+             "shape its glue rejected)",
+             node, (long long)current.a);
+    break;
   default:
     snprintf(message, size,
              "node '%s': run-time shape check %d failed (%lld, %lld)", node,

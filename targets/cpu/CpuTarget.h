@@ -4,11 +4,11 @@
 #define ONNXC_TARGETS_CPU_CPUTARGET_H
 
 namespace onnxc {
-class Target;
+class HostTarget;
 namespace cpu {
-/// The cpu target: claims every onnx op that convert-onnx-to-linalg has a
-/// pattern for.
-const Target &getCpuTarget();
+/// The cpu target, the host: claims every onnx op that convert-onnx-to-linalg
+/// has a pattern for, and lowers the host graph to the LLVM dialect.
+const HostTarget &getCpuTarget();
 } // namespace cpu
 } // namespace onnxc
 

@@ -735,6 +735,9 @@ def parse_args(argv):
                         help="only the tests named in FILE (one per line, # comments)")
     parser.add_argument("-O", dest="opt_level", metavar="LEVEL",
                         help="optimization level passed to onnxc compile (-OLEVEL)")
+    parser.add_argument("--targets", metavar="LIST",
+                        help="targets passed to onnxc compile (--targets LIST, "
+                             "e.g. dnnl,cpu)")
     parser.add_argument("--exclusions", default=EXCLUSIONS, help=argparse.SUPPRESS)
     parser.add_argument("--out", metavar="MD",
                         help="write the conformance table (e.g. docs/conformance.md)")
@@ -780,6 +783,8 @@ def main(argv=None):
             todo.append(t)
 
     compile_args = [f"-O{args.opt_level}"] if args.opt_level is not None else []
+    if args.targets:
+        compile_args += ["--targets", args.targets]
     toolchain = toolchain_identity(args.onnxc)
     opts = {"onnxc": os.path.abspath(args.onnxc),
             "cache": artifact_folder(args.cache, toolchain),

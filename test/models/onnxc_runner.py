@@ -33,6 +33,10 @@ def compile_model(model, workdir, name="model", args=()):
     onnx_path = os.path.join(workdir, name + ".onnx")
     so_path = os.path.join(workdir, name + ".so")
     onnx.save(model, onnx_path)
+    # ONNXC_TEST_TARGETS=dnnl,cpu runs the model tests on other targets.
+    targets = os.environ.get("ONNXC_TEST_TARGETS")
+    if targets and not any(a == "--targets" for a in args):
+        args = [*args, "--targets", targets]
     proc = subprocess.run([onnxc_binary(), "compile", onnx_path, "-o", so_path, *args],
                           capture_output=True, text=True)
     if proc.returncode != 0:

@@ -12,6 +12,7 @@
 #include "passes/Passes.h"
 #include "passes/fusion/FusionPasses.h"
 #include "targets/cpu/Passes.h"
+#include "tools/onnxc-opt/TestTargets.h"
 
 #include "mlir/InitAllDialects.h"
 #include "mlir/InitAllExtensions.h"
@@ -25,6 +26,7 @@ int main(int argc, char **argv) {
   onnxc::registerGraphOptimizationPipeline();
   onnxc::registerFusionPasses();
   onnxc::cpu::registerCpuPasses();
+  onnxc::registerTestTargets();
 
   mlir::DialectRegistry registry;
   mlir::registerAllDialects(registry);

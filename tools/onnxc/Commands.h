@@ -28,6 +28,9 @@ struct CompileOptions {
   std::string mcpu;
   std::string header; // --header: the generated C header
   std::string name;   // --name: the entry point's and header's prefix
+  std::string targets; // --targets dnnl,cpu: priority order, cpu implied last
+  bool printPartitions = false;
+  std::string partitionGraph; // --partition-graph FILE.dot
 };
 
 struct OptimizeOptions {

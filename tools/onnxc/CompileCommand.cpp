@@ -46,6 +46,14 @@ int runCompile(const CompileOptions &opts) {
   options.cpu = opts.mcpu;
   options.headerPath = opts.header;
   options.name = opts.name;
+  if (!opts.targets.empty()) {
+    llvm::SmallVector<llvm::StringRef> names;
+    llvm::StringRef(opts.targets).split(names, ',', -1, /*KeepEmpty=*/false);
+    for (llvm::StringRef name : names)
+      options.targets.push_back(name.trim().str());
+  }
+  options.printPartitions = opts.printPartitions;
+  options.partitionGraphPath = opts.partitionGraph;
   options.emit = llvm::StringSwitch<EmitKind>(opts.emit)
                      .Case("onnx", EmitKind::Onnx)
                      .Case("mlir", EmitKind::Mlir)

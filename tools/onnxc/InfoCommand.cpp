@@ -13,12 +13,15 @@
 #include "onnxc/onnxc.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <google/protobuf/io/coded_stream.h>
 #include <google/protobuf/io/zero_copy_stream_impl.h>
 
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <map>
+#include <set>
+#include <string>
 #include <unistd.h>
 
 namespace onnxc::cli {
@@ -170,6 +173,23 @@ int artifactInfo(const std::string &path) {
                  "{:.1f}%)\n",
                  *planned,
                  100.0 * (1.0 - double(model->workspace_size) / *planned));
+    // One line per partition: "<target>: <n> nodes (<op> <count>, ...)".
+    if (const auto *partitions = static_cast<const char *const *>(
+            dlsym(handle, ONNXC_PARTITIONS_SYMBOL));
+        partitions && *partitions && **partitions) {
+      std::string lines = *partitions;
+      std::set<std::string> targets;
+      fmt::print("partitions:\n");
+      for (size_t begin = 0, end; begin < lines.size(); begin = end + 1) {
+        end = lines.find('\n', begin);
+        if (end == std::string::npos)
+          end = lines.size();
+        std::string line = lines.substr(begin, end - begin);
+        targets.insert(line.substr(0, line.find(':')));
+        fmt::print("  {}\n", line);
+      }
+      fmt::print("targets: {}\n", fmt::join(targets, ", "));
+    }
     dlclose(handle);
   }
   if (const onnxc_profile *profile = onnxc_library_profile(lib))

@@ -52,6 +52,16 @@ int main(int argc, char **argv) {
   compileCmd->add_flag("--profile", compile.profile,
                        "time each node in every run (onnxc run --profile "
                        "prints the times; costs two clock reads per node)");
+  compileCmd->add_option(
+      "--targets", compile.targets,
+      "targets in priority order, comma-separated (e.g. dnnl,cpu): each node "
+      "goes to the first that takes it; cpu is always the implicit last");
+  compileCmd->add_flag("--print-partitions", compile.printPartitions,
+                       "print each partition (target, nodes, boundary "
+                       "values) and why targets refused nodes");
+  compileCmd->add_option("--partition-graph", compile.partitionGraph,
+                         "write the graph coloured by target as Graphviz "
+                         "(FILE.dot)");
   compileCmd->add_option("--mtriple", compile.mtriple, "target triple");
   compileCmd->add_option("--mcpu", compile.mcpu, "target CPU");
   compileCmd->add_option("--header", compile.header,

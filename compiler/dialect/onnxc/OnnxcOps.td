@@ -216,6 +216,18 @@ def Onnxc_EmbedLayerNormOp : Onnxc_Op<"EmbedLayerNorm", [Pure]> {
 // keep padding in padding, a group-1 BlockedConv reads only its
 // `in_channels` true input channels, and ReorderFromBlocked drops them.
 
+def Onnxc_TransferOp : Onnxc_Op<"Transfer", [Pure, AllTypesMatch<["X", "Y"]>]> {
+  let summary = "a value copied into another memory space";
+  let description = [{
+    Inserted by the partition pass where a value made in one memory space
+    (`host`, `device`) is read by a partition of a target in another: `Y` is
+    `X` in the memory space `to`. The target that owns the device memory
+    lowers it (an asynchronous copy on the run's stream).
+  }];
+  let arguments = (ins AnyType:$X, StrAttr:$from, StrAttr:$to);
+  let results = (outs AnyType:$Y);
+}
+
 def Onnxc_ReorderToBlockedOp : Onnxc_Op<"ReorderToBlocked", [Pure]> {
   let summary = "[N, C, D...] -> [N, ceil(C/B), D..., B], zero-padded";
   let description = [{

@@ -48,6 +48,11 @@ extern "C" {
  * one by one), for `onnxc info`. */
 #define ONNXC_PLANNED_BYTES_SYMBOL "onnxc_workspace_planned_bytes"
 
+/* A shared library also exports this `const char *const`: its partitions,
+ * one line each ("<target>: <n> nodes (<op> <count>, ...)"), for
+ * `onnxc info`. */
+#define ONNXC_PARTITIONS_SYMBOL "onnxc_partitions"
+
 /* An artifact compiled with `onnxc compile --profile` also exports an
  * `onnxc_profile` under this name (a shared library, or an object file
  * without --name); onnxc_library_profile finds it. */

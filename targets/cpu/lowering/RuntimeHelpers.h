@@ -90,6 +90,8 @@ enum class ShapeErrorKind : int32_t {
   Broadcast = 0,
   /// The contracted dims of a matrix product differ.
   InnerDims = 1,
+  /// A library call (a dnnl primitive) returned a nonzero status `a`.
+  LibraryCall = 2,
 };
 
 /// What lowered code calls when a run-time shape check fails:

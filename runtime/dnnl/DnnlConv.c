@@ -1,0 +1,298 @@
+/*===- DnnlConv.c - ONNX Conv and pooling through oneDNN ------------------===*
+ *
+ * 2-D NCHW windows: Conv (groups, depthwise, bias, a residual through a sum
+ * post-op, an activation through an eltwise one) and Max/AveragePool. The
+ * compiler passes the begin pads; the end pads follow from Y's size and
+ * are negative where ONNX's floor division drops the last input rows.
+ * Constant weights are reordered once into the layout the convolution
+ * prefers; activations stay NCHW.
+ *
+ *===----------------------------------------------------------------------===*/
+
+#include "DnnlInternal.h"
+
+#include <string.h>
+
+/* The end pad of one spatial dim: the one that makes Y's `out` windows of
+ * `kernel` taps (ONNX `dilation`) at `stride` span `in` plus the pads. 0
+ * when Y's size is not what ONNX gives for these pads (the end pad is then
+ * at most -stride) or a parameter is out of range. */
+static int end_pad(int64_t in, int64_t out, int64_t kernel, int64_t stride,
+                   int64_t dilation, int64_t begin, int64_t *pad) {
+  if (in < 1 || out < 1 || kernel < 1 || kernel > INT32_MAX || stride < 1 ||
+      stride > INT32_MAX || dilation < 1 || dilation > INT32_MAX || begin < 0 ||
+      begin > INT32_MAX)
+    return 0;
+  int64_t extent = (kernel - 1) * dilation + 1, span;
+  if (__builtin_mul_overflow(out - 1, stride, &span) ||
+      __builtin_add_overflow(span, extent, &span))
+    return 0;
+  int64_t end = span - in - begin;
+  if (end <= -stride || end > INT32_MAX)
+    return 0;
+  *pad = end;
+  return 1;
+}
+
+/*===----------------------------------------------------------------------===*
+ * Conv
+ *===----------------------------------------------------------------------===*/
+
+typedef struct conv_op {
+  dnnl_dims_t x, y, w;
+  int w_rank;
+  int32_t flags;
+  dnnl_dims_t strides, dilates, pad_begin, pad_end;
+  int32_t activation;
+  float alpha, beta;
+} conv_op;
+
+static dnnl_status_t conv_post_ops(const conv_op *op,
+                                   dnnl_primitive_attr_t attr) {
+  dnnl_post_ops_t post_ops;
+  dnnl_status_t s = dnnl_post_ops_create(&post_ops);
+  if (s != dnnl_success)
+    return s;
+  if (op->flags & ONNXC_DNNL_CONV_RESIDUAL)
+    s = dnnl_post_ops_append_sum(post_ops, 1.0f); /* Y holds Z */
+  if (s == dnnl_success)
+    s = onnxc_dnnl_append_activation(post_ops, op->activation, op->alpha,
+                                     op->beta);
+  if (s == dnnl_success)
+    s = dnnl_primitive_attr_set_post_ops(attr, post_ops);
+  dnnl_post_ops_destroy(post_ops);
+  return s;
+}
+
+static dnnl_status_t conv_pd(const void *context, dnnl_primitive_attr_t attr,
+                             dnnl_engine_t engine, dnnl_primitive_desc_t *pd) {
+  const conv_op *op = context;
+  dnnl_memory_desc_t src, weights, bias, dst;
+  dnnl_status_t s = onnxc_dnnl_plain_md(&src, 4, op->x);
+  if (s == dnnl_success)
+    s = onnxc_dnnl_plain_md(&dst, 4, op->y);
+  if (s == dnnl_success)
+    s = onnxc_dnnl_plain_md(&bias, 1, &op->y[1]);
+  /* A constant weight may take whatever layout the convolution likes. */
+  if (s == dnnl_success && (op->flags & ONNXC_DNNL_CONV_CONST_WEIGHTS))
+    s = dnnl_memory_desc_init_by_tag(&weights, op->w_rank, op->w, dnnl_f32,
+                                     dnnl_format_tag_any);
+  else if (s == dnnl_success)
+    s = onnxc_dnnl_plain_md(&weights, op->w_rank, op->w);
+  dnnl_convolution_desc_t desc;
+  if (s == dnnl_success)
+    s = dnnl_dilated_convolution_forward_desc_init(
+        &desc, dnnl_forward_inference, dnnl_convolution_direct, &src, &weights,
+        (op->flags & ONNXC_DNNL_CONV_BIAS) ? &bias : NULL, &dst, op->strides,
+        op->dilates, op->pad_begin, op->pad_end);
+  if (s == dnnl_success)
+    s = conv_post_ops(op, attr);
+  if (s == dnnl_success)
+    s = dnnl_primitive_desc_create(pd, &desc, attr, engine, NULL);
+  return s;
+}
+
+/* Checks the shapes and fills the geometry of `op`; 0 or an error. */
+static int32_t describe_conv(conv_op *op, const onnxc_dnnl_tensor *x,
+                             const onnxc_dnnl_tensor *w,
+                             const onnxc_dnnl_tensor *y, int64_t group,
+                             const int64_t pad[2], const int64_t stride[2],
+                             const int64_t dilation[2]) {
+  if (group < 1 || x->size[0] != y->size[0] || w->size[0] != y->size[1] ||
+      y->size[1] % group != 0 || x->size[1] != w->size[1] * group ||
+      x->count == 0 || w->count == 0)
+    return ONNXC_DNNL_ERROR_SHAPE;
+  for (int d = 0; d < 2; ++d) {
+    if (!end_pad(x->size[2 + d], y->size[2 + d], w->size[2 + d], stride[d],
+                 dilation[d], pad[d], &op->pad_end[d]))
+      return ONNXC_DNNL_ERROR_SHAPE;
+    op->strides[d] = stride[d];
+    op->dilates[d] = dilation[d] - 1; /* oneDNN counts the gaps */
+    op->pad_begin[d] = pad[d];
+  }
+  memcpy(op->x, x->size, 4 * sizeof op->x[0]);
+  memcpy(op->y, y->size, 4 * sizeof op->y[0]);
+  if (group == 1) {
+    op->w_rank = 4;
+    memcpy(op->w, w->size, 4 * sizeof op->w[0]);
+  } else {
+    /* [G, M/G, C/G, kH, kW]: the same memory as W. */
+    op->w_rank = 5;
+    op->w[0] = group;
+    op->w[1] = w->size[0] / group;
+    memcpy(&op->w[2], &w->size[1], 3 * sizeof op->w[0]);
+  }
+  return 0;
+}
+
+static int conv_key(onnxc_dnnl_key *key, const conv_op *op,
+                    const onnxc_dnnl_tensor *w) {
+  int ok = onnxc_dnnl_key_add(key, op->flags) &&
+           onnxc_dnnl_key_add(key, op->w_rank) &&
+           onnxc_dnnl_key_add(key, op->activation) &&
+           onnxc_dnnl_key_add_float(key, op->alpha) &&
+           onnxc_dnnl_key_add_float(key, op->beta);
+  for (int i = 0; ok && i < 4; ++i)
+    ok = onnxc_dnnl_key_add(key, op->x[i]) && onnxc_dnnl_key_add(key, op->y[i]);
+  for (int i = 0; ok && i < op->w_rank; ++i)
+    ok = onnxc_dnnl_key_add(key, op->w[i]);
+  for (int d = 0; ok && d < 2; ++d)
+    ok = onnxc_dnnl_key_add(key, op->strides[d]) &&
+         onnxc_dnnl_key_add(key, op->dilates[d]) &&
+         onnxc_dnnl_key_add(key, op->pad_begin[d]) &&
+         onnxc_dnnl_key_add(key, op->pad_end[d]);
+  if (ok && (op->flags & ONNXC_DNNL_CONV_CONST_WEIGHTS))
+    ok = onnxc_dnnl_key_add(key, (int64_t)(intptr_t)w->data);
+  return ok;
+}
+
+int32_t _mlir_ciface_onnxc_dnnl_conv2d_f32(
+    onnxc_unranked_memref *slot, onnxc_unranked_memref *x_ref,
+    onnxc_unranked_memref *w_ref, onnxc_unranked_memref *bias_ref,
+    onnxc_unranked_memref *residual_ref, onnxc_unranked_memref *y_ref,
+    int32_t flags, int64_t pad_top, int64_t pad_left, int64_t stride_h,
+    int64_t stride_w, int64_t dilation_h, int64_t dilation_w, int64_t group,
+    int32_t activation, float act_alpha, float act_beta) {
+  onnxc_dnnl_tensor x, w, y, bias = {0}, residual = {0};
+  int has_bias = (flags & ONNXC_DNNL_CONV_BIAS) != 0;
+  int has_residual = (flags & ONNXC_DNNL_CONV_RESIDUAL) != 0;
+  if (!onnxc_dnnl_read(x_ref, 4, 4, &x) || !onnxc_dnnl_read(w_ref, 4, 4, &w) ||
+      !onnxc_dnnl_read(y_ref, 4, 4, &y) ||
+      (has_bias && !onnxc_dnnl_read(bias_ref, 1, 1, &bias)) ||
+      (has_residual && !onnxc_dnnl_read(residual_ref, 4, 4, &residual)) ||
+      (flags & ~7))
+    return ONNXC_DNNL_ERROR_ARGUMENT;
+  if ((has_bias && bias.size[0] != y.size[1]) ||
+      (has_residual && !onnxc_dnnl_same_shape(&residual, &y)))
+    return ONNXC_DNNL_ERROR_SHAPE;
+  if (!onnxc_dnnl_activation_supported(activation, act_alpha, act_beta))
+    return ONNXC_DNNL_ERROR_ACTIVATION;
+  if (y.count == 0)
+    return 0;
+
+  conv_op op = {.flags = flags,
+                .activation = activation,
+                .alpha = act_alpha,
+                .beta = act_beta};
+  const int64_t pad[2] = {pad_top, pad_left}, stride[2] = {stride_h, stride_w},
+                dilation[2] = {dilation_h, dilation_w};
+  int32_t status = describe_conv(&op, &x, &w, &y, group, pad, stride, dilation);
+  if (status != 0)
+    return status;
+
+  onnxc_dnnl_request request = {
+      .create_pd = conv_pd, .op = &op, .packed_arg = -1};
+  if (!conv_key(&request.key, &op, &w))
+    return ONNXC_DNNL_ERROR_UNSUPPORTED;
+  void *handles[4];
+  int n = 0;
+  request.arg_ids[n] = DNNL_ARG_SRC;
+  handles[n++] = x.data;
+  if (flags & ONNXC_DNNL_CONV_CONST_WEIGHTS) {
+    request.packed_arg = n;
+    if (onnxc_dnnl_plain_md(&request.packed_from, op.w_rank, op.w) !=
+        dnnl_success)
+      return ONNXC_DNNL_ERROR_ARGUMENT;
+  }
+  request.arg_ids[n] = DNNL_ARG_WEIGHTS;
+  handles[n++] = w.data;
+  if (has_bias) {
+    request.arg_ids[n] = DNNL_ARG_BIAS;
+    handles[n++] = bias.data;
+  }
+  request.arg_ids[n] = DNNL_ARG_DST;
+  handles[n++] = y.data;
+  request.num_args = n;
+  /* The sum post-op adds what Y holds. */
+  if (has_residual && residual.data != y.data)
+    memmove(y.data, residual.data, (size_t)y.count * sizeof(float));
+  return onnxc_dnnl_run(slot, &request, handles);
+}
+
+/*===----------------------------------------------------------------------===*
+ * Pooling
+ *===----------------------------------------------------------------------===*/
+
+typedef struct pool_op {
+  dnnl_dims_t x, y;
+  dnnl_alg_kind_t alg;
+  dnnl_dims_t kernel, strides, dilation, pad_begin, pad_end;
+} pool_op;
+
+static dnnl_status_t pool_pd(const void *context, dnnl_primitive_attr_t attr,
+                             dnnl_engine_t engine, dnnl_primitive_desc_t *pd) {
+  const pool_op *op = context;
+  dnnl_memory_desc_t src, dst;
+  dnnl_pooling_v2_desc_t desc;
+  dnnl_status_t s = onnxc_dnnl_plain_md(&src, 4, op->x);
+  if (s == dnnl_success)
+    s = onnxc_dnnl_plain_md(&dst, 4, op->y);
+  if (s == dnnl_success)
+    s = dnnl_pooling_v2_forward_desc_init(
+        &desc, dnnl_forward_inference, op->alg, &src, &dst, op->strides,
+        op->kernel, op->dilation, op->pad_begin, op->pad_end);
+  if (s == dnnl_success)
+    s = dnnl_primitive_desc_create(pd, &desc, attr, engine, NULL);
+  return s;
+}
+
+static int pool_key(onnxc_dnnl_key *key, const pool_op *op) {
+  int ok = onnxc_dnnl_key_add(key, op->alg);
+  for (int i = 0; ok && i < 4; ++i)
+    ok = onnxc_dnnl_key_add(key, op->x[i]) && onnxc_dnnl_key_add(key, op->y[i]);
+  for (int d = 0; ok && d < 2; ++d)
+    ok = onnxc_dnnl_key_add(key, op->kernel[d]) &&
+         onnxc_dnnl_key_add(key, op->strides[d]) &&
+         onnxc_dnnl_key_add(key, op->dilation[d]) &&
+         onnxc_dnnl_key_add(key, op->pad_begin[d]) &&
+         onnxc_dnnl_key_add(key, op->pad_end[d]);
+  return ok;
+}
+
+int32_t _mlir_ciface_onnxc_dnnl_pool2d_f32(
+    onnxc_unranked_memref *slot, onnxc_unranked_memref *x_ref,
+    onnxc_unranked_memref *y_ref, int32_t kind, int64_t kernel_h,
+    int64_t kernel_w, int64_t pad_top, int64_t pad_left, int64_t stride_h,
+    int64_t stride_w, int64_t dilation_h, int64_t dilation_w) {
+  static const dnnl_alg_kind_t algs[] = {dnnl_pooling_max,
+                                         dnnl_pooling_avg_include_padding,
+                                         dnnl_pooling_avg_exclude_padding};
+  onnxc_dnnl_tensor x, y;
+  if (!onnxc_dnnl_read(x_ref, 4, 4, &x) || !onnxc_dnnl_read(y_ref, 4, 4, &y) ||
+      kind < 0 || kind > 2)
+    return ONNXC_DNNL_ERROR_ARGUMENT;
+  if (x.size[0] != y.size[0] || x.size[1] != y.size[1])
+    return ONNXC_DNNL_ERROR_SHAPE;
+  if (y.count == 0)
+    return 0;
+  pool_op op = {.alg = algs[kind]};
+  const int64_t kernel[2] = {kernel_h, kernel_w}, pad[2] = {pad_top, pad_left},
+                stride[2] = {stride_h, stride_w},
+                dilation[2] = {dilation_h, dilation_w};
+  for (int d = 0; d < 2; ++d) {
+    if (!end_pad(x.size[2 + d], y.size[2 + d], kernel[d], stride[d],
+                 dilation[d], pad[d], &op.pad_end[d]))
+      return ONNXC_DNNL_ERROR_SHAPE;
+    /* Every window must reach the input (an average over pads alone has no
+     * divisor): pads shorter than the window. */
+    int64_t extent = (kernel[d] - 1) * dilation[d] + 1;
+    if (pad[d] >= extent || op.pad_end[d] >= extent)
+      return ONNXC_DNNL_ERROR_SHAPE;
+    op.kernel[d] = kernel[d];
+    op.strides[d] = stride[d];
+    op.dilation[d] = dilation[d] - 1;
+    op.pad_begin[d] = pad[d];
+  }
+  memcpy(op.x, x.size, 4 * sizeof op.x[0]);
+  memcpy(op.y, y.size, 4 * sizeof op.y[0]);
+
+  onnxc_dnnl_request request = {.create_pd = pool_pd,
+                                .op = &op,
+                                .num_args = 2,
+                                .arg_ids = {DNNL_ARG_SRC, DNNL_ARG_DST},
+                                .packed_arg = -1};
+  if (!pool_key(&request.key, &op))
+    return ONNXC_DNNL_ERROR_UNSUPPORTED;
+  void *handles[2] = {x.data, y.data};
+  return onnxc_dnnl_run(slot, &request, handles);
+}

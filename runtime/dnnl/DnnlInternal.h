@@ -1,0 +1,86 @@
+/*===- DnnlInternal.h - What the dnnl glue's op files share ---------------===*
+ *
+ * DnnlEngine.c owns the process-wide state: the engine, the per-site
+ * primitive caches and their execution. An op file checks its memrefs,
+ * describes the call as an onnxc_dnnl_request (a key of everything the
+ * primitive depends on, and how to create it) and hands it over with the
+ * data pointers.
+ *
+ *===----------------------------------------------------------------------===*/
+
+#ifndef ONNXC_RUNTIME_DNNL_DNNLINTERNAL_H
+#define ONNXC_RUNTIME_DNNL_DNNLINTERNAL_H
+
+#include "DnnlRuntime.h"
+
+#include <oneapi/dnnl/dnnl.h>
+
+#include <stdint.h>
+
+/* A dense row-major f32 memref: its data and sizes. */
+typedef struct onnxc_dnnl_tensor {
+  float *data;
+  int rank;
+  int64_t size[ONNXC_MAX_RANK];
+  int64_t count; /* elements */
+} onnxc_dnnl_tensor;
+
+/* Reads `m` into `t`; 0 when it is missing, of a rank outside
+ * [min_rank, max_rank], or not dense. */
+int onnxc_dnnl_read(const onnxc_unranked_memref *m, int min_rank, int max_rank,
+                    onnxc_dnnl_tensor *t);
+int onnxc_dnnl_same_shape(const onnxc_dnnl_tensor *a,
+                          const onnxc_dnnl_tensor *b);
+
+/* The oneDNN eltwise algorithm and parameters of an onnxc_activation; 0 when
+ * it has none. NONE gives dnnl_alg_kind_undef. */
+int onnxc_dnnl_activation(int32_t activation, float alpha, float beta,
+                          dnnl_alg_kind_t *alg, float *dnnl_alpha,
+                          float *dnnl_beta);
+/* Appends the activation to `post_ops` (nothing for NONE). */
+dnnl_status_t onnxc_dnnl_append_activation(dnnl_post_ops_t post_ops,
+                                           int32_t activation, float alpha,
+                                           float beta);
+
+/* Everything a cached primitive depends on, as integers. */
+enum { ONNXC_DNNL_KEY_MAX = 96, ONNXC_DNNL_MAX_ARGS = 8 };
+typedef struct onnxc_dnnl_key {
+  int length;
+  int64_t value[ONNXC_DNNL_KEY_MAX];
+} onnxc_dnnl_key;
+/* Appends; returns 0 once the key is full (the request is then refused). */
+int onnxc_dnnl_key_add(onnxc_dnnl_key *key, int64_t value);
+int onnxc_dnnl_key_add_float(onnxc_dnnl_key *key, float value);
+int onnxc_dnnl_key_add_dims(onnxc_dnnl_key *key, const onnxc_dnnl_tensor *t);
+
+/* Creates the primitive descriptor of a request on `engine`; `attr`
+ * already asks for a user scratchpad, the callback adds its post-ops. */
+typedef dnnl_status_t (*onnxc_dnnl_create_pd_fn)(const void *op,
+                                                 dnnl_primitive_attr_t attr,
+                                                 dnnl_engine_t engine,
+                                                 dnnl_primitive_desc_t *pd);
+
+typedef struct onnxc_dnnl_request {
+  onnxc_dnnl_key key;
+  onnxc_dnnl_create_pd_fn create_pd;
+  const void *op; /* the callback's parameters */
+  /* The execute arguments (DNNL_ARG_*), in the order of the handles. */
+  int num_args;
+  int arg_ids[ONNXC_DNNL_MAX_ARGS];
+  /* A constant weight, args[packed_arg] (-1: none), reordered once from
+   * its plain layout `packed_from` into the layout the primitive chose and
+   * kept with it. Its data pointer must be part of the key. */
+  int packed_arg;
+  dnnl_memory_desc_t packed_from;
+} onnxc_dnnl_request;
+
+/* Finds or creates the primitive of `request` in the cache of `slot` and
+ * executes it on `handles` (one per argument). Returns 0 or an error. */
+int32_t onnxc_dnnl_run(onnxc_unranked_memref *slot,
+                       const onnxc_dnnl_request *request, void *const *handles);
+
+/* A plain row-major memory descriptor of `rank` dims (tag a, ab, abc...). */
+dnnl_status_t onnxc_dnnl_plain_md(dnnl_memory_desc_t *md, int rank,
+                                  const int64_t *dims);
+
+#endif /* ONNXC_RUNTIME_DNNL_DNNLINTERNAL_H */

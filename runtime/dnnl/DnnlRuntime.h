@@ -1,0 +1,125 @@
+/*===- DnnlRuntime.h - The functions a dnnl artifact's partitions call ----===*
+ *
+ * Private to onnxc: code the dnnl target lowers calls these through MLIR's
+ * C interface. Tensors are f32, dense row-major memrefs passed unranked
+ * (unit dims may carry any stride); scalars are passed by value. `slot` is
+ * a zero-initialized memref<1xi64> global of the artifact, one per call
+ * site, where the glue keeps the oneDNN primitives it created for that
+ * site, keyed by the call's shapes. Every function returns 0, a
+ * dnnl_status_t (1..99) from oneDNN, or an ONNXC_DNNL_ERROR_* code; on an
+ * error the output is left unspecified but nothing out of bounds is read or
+ * written. Thread-safe: many threads may run one artifact at once.
+ *
+ *===----------------------------------------------------------------------===*/
+
+#ifndef ONNXC_RUNTIME_DNNL_DNNLRUNTIME_H
+#define ONNXC_RUNTIME_DNNL_DNNLRUNTIME_H
+
+#include "CpuRuntime.h"
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum {
+  ONNXC_DNNL_ERROR_ARGUMENT = 100,   /* a malformed memref or a bad scalar */
+  ONNXC_DNNL_ERROR_SHAPE = 101,      /* shapes that disagree */
+  ONNXC_DNNL_ERROR_ACTIVATION = 102, /* an activation oneDNN 2.6 lacks */
+  ONNXC_DNNL_ERROR_MEMORY = 103,     /* out of memory */
+  ONNXC_DNNL_ERROR_UNSUPPORTED = 104 /* rank > 12, or an empty reduction */
+};
+
+/* Conv flags: bias [M] given, residual (Y's shape) given, W constant. */
+enum {
+  ONNXC_DNNL_CONV_BIAS = 1,
+  ONNXC_DNNL_CONV_RESIDUAL = 2,
+  ONNXC_DNNL_CONV_CONST_WEIGHTS = 4
+};
+/* MatMul flags: A is [K, M], B is [N, K], bias given, B constant. */
+enum {
+  ONNXC_DNNL_MATMUL_TRANS_A = 1,
+  ONNXC_DNNL_MATMUL_TRANS_B = 2,
+  ONNXC_DNNL_MATMUL_BIAS = 4,
+  ONNXC_DNNL_MATMUL_CONST_B = 8
+};
+/* Pool kinds. */
+enum {
+  ONNXC_DNNL_POOL_MAX = 0,
+  ONNXC_DNNL_POOL_AVG_INCLUDE_PAD = 1,
+  ONNXC_DNNL_POOL_AVG_EXCLUDE_PAD = 2
+};
+/* LayerNorm flags: bias [D] given. */
+enum { ONNXC_DNNL_LAYERNORM_BIAS = 1 };
+
+/* Y = act(Conv2D(X, W) + bias + Z), ONNX Conv on NCHW: W [M, C/group, kH,
+ * kW], ONNX dilations (1: none); the end pads follow from Y's size. Absent
+ * bias / residual are passed as x and not read. `activation` is an
+ * onnxc_activation (runtime/cpu/kernels/Gemm.h). */
+int32_t _mlir_ciface_onnxc_dnnl_conv2d_f32(
+    onnxc_unranked_memref *slot, onnxc_unranked_memref *x,
+    onnxc_unranked_memref *w, onnxc_unranked_memref *bias,
+    onnxc_unranked_memref *residual, onnxc_unranked_memref *y, int32_t flags,
+    int64_t pad_top, int64_t pad_left, int64_t stride_h, int64_t stride_w,
+    int64_t dilation_h, int64_t dilation_w, int64_t group, int32_t activation,
+    float act_alpha, float act_beta);
+
+/* Y = act(alpha * op(A) op(B) + bias), numpy MatMul on ranks >= 2 with
+ * broadcast batch dims; the bias broadcasts onto Y. An absent bias is
+ * passed as a and not read. */
+int32_t _mlir_ciface_onnxc_dnnl_matmul_f32(
+    onnxc_unranked_memref *slot, onnxc_unranked_memref *a,
+    onnxc_unranked_memref *b, onnxc_unranked_memref *bias,
+    onnxc_unranked_memref *y, int32_t flags, float alpha, int32_t activation,
+    float act_alpha, float act_beta);
+
+/* MaxPool / AveragePool on NCHW (`kind`: ONNXC_DNNL_POOL_*), ONNX
+ * dilations; the end pads follow from Y's size (ceil mode included). */
+int32_t _mlir_ciface_onnxc_dnnl_pool2d_f32(
+    onnxc_unranked_memref *slot, onnxc_unranked_memref *x,
+    onnxc_unranked_memref *y, int32_t kind, int64_t kernel_h, int64_t kernel_w,
+    int64_t pad_top, int64_t pad_left, int64_t stride_h, int64_t stride_w,
+    int64_t dilation_h, int64_t dilation_w);
+
+/* Softmax (log != 0: LogSoftmax) of X along `axis` (0..rank-1). */
+int32_t _mlir_ciface_onnxc_dnnl_softmax_f32(onnxc_unranked_memref *slot,
+                                            onnxc_unranked_memref *x,
+                                            onnxc_unranked_memref *y,
+                                            int64_t axis, int32_t log);
+
+/* Y = act(X), any rank; Y may be X. */
+int32_t _mlir_ciface_onnxc_dnnl_eltwise_f32(onnxc_unranked_memref *slot,
+                                            onnxc_unranked_memref *x,
+                                            onnxc_unranked_memref *y,
+                                            int32_t activation, float alpha,
+                                            float beta);
+
+/* Inference BatchNormalization of X [N, C, ...] (rank 2..16); scale, bias,
+ * mean and var are [C]. */
+int32_t _mlir_ciface_onnxc_dnnl_batchnorm_f32(
+    onnxc_unranked_memref *slot, onnxc_unranked_memref *x,
+    onnxc_unranked_memref *scale, onnxc_unranked_memref *bias,
+    onnxc_unranked_memref *mean, onnxc_unranked_memref *var,
+    onnxc_unranked_memref *y, float epsilon);
+
+/* LayerNormalization over the last dim D of X: scale [D], bias [D] when
+ * flagged (else passed as x and not read). */
+int32_t _mlir_ciface_onnxc_dnnl_layernorm_f32(onnxc_unranked_memref *slot,
+                                              onnxc_unranked_memref *x,
+                                              onnxc_unranked_memref *scale,
+                                              onnxc_unranked_memref *bias,
+                                              onnxc_unranked_memref *y,
+                                              int32_t flags, float epsilon);
+
+/* 1 when the onnxc_activation with these parameters maps exactly onto a
+ * oneDNN 2.6 eltwise algorithm (the functions above refuse the others with
+ * ONNXC_DNNL_ERROR_ACTIVATION), else 0. */
+int32_t onnxc_dnnl_activation_supported(int32_t activation, float alpha,
+                                        float beta);
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* ONNXC_RUNTIME_DNNL_DNNLRUNTIME_H */

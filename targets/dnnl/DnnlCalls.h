@@ -1,0 +1,99 @@
+//===- DnnlCalls.h - Nodes of dnnl partitions as runtime calls --*- C++ -*-===//
+//
+// Every node a dnnl partition holds becomes one call of a function of
+// runtime/dnnl/DnnlRuntime.h: tensors cross as unranked f32 memrefs, the
+// result is a fresh buffer the call fills, and the first argument is the
+// call site's cache slot (a zero-initialized mutable memref<1xi64> global)
+// where the runtime keeps the site's primitives, so they are created once,
+// not per run. A nonzero status becomes the run's error, naming the node.
+//
+// Each op family has a claim (what the lowering takes, and why not) and a
+// lowering; DnnlTarget.cpp asks the claims, LowerToDnnlCalls.cpp calls the
+// lowerings, so the two cannot disagree.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ONNXC_TARGETS_DNNL_DNNLCALLS_H
+#define ONNXC_TARGETS_DNNL_DNNLCALLS_H
+
+#include "targets/Target.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/Pass/Pass.h"
+
+#include <cstdint>
+#include <optional>
+
+namespace onnxc::dnnl {
+
+/// Builds the calls of one module: declares each runtime function once and
+/// makes one cache slot per call site.
+class DnnlCallBuilder {
+public:
+  explicit DnnlCallBuilder(mlir::ModuleOp module);
+
+  /// A fresh cache slot, as the memref<*xi64> argument.
+  mlir::Value slot(mlir::OpBuilder &b, mlir::Location loc);
+  /// A ranked f32 tensor as a read-only memref<*xf32> argument.
+  mlir::Value tensorArgument(mlir::OpBuilder &b, mlir::Location loc,
+                             mlir::Value tensor);
+  /// A fresh 64-byte aligned buffer of `type` (dynamic dims from `sizes`).
+  mlir::Value allocResult(mlir::OpBuilder &b, mlir::Location loc,
+                          mlir::RankedTensorType type,
+                          llvm::ArrayRef<mlir::OpFoldResult> sizes);
+  /// `buffer` as the memref<*xf32> argument the call fills.
+  mlir::Value resultArgument(mlir::OpBuilder &b, mlir::Location loc,
+                             mlir::Value buffer);
+  /// Calls `name` (declared on first use with the arguments' types and an
+  /// i32 status), reports a nonzero status as the node's run-time error,
+  /// and replaces `op`'s only result by `buffer` as a tensor.
+  void callAndReplace(mlir::OpBuilder &b, mlir::Operation *op,
+                      llvm::StringRef name, mlir::ValueRange args,
+                      mlir::Value buffer);
+
+private:
+  mlir::ModuleOp module;
+  mlir::SymbolTable symbols;
+  int64_t nextSlot = 0;
+};
+
+/// The runtime's code (onnxc_activation, runtime/cpu/kernels/Gemm.h) for a
+/// fused op's activation that oneDNN has an exact post-op for.
+struct DnnlActivation {
+  int32_t kind = 0;
+  float alpha = 0.0f, beta = 0.0f;
+};
+std::optional<DnnlActivation> dnnlActivationFor(mlir::Operation *op,
+                                                std::string &whyNot);
+
+/// Claims and lowerings, per family (LowerConv.cpp, LowerMatMul.cpp,
+/// LowerPoolSoftmax.cpp). A claim returns std::nullopt for ops of other
+/// families.
+std::optional<Claim> claimConv(mlir::Operation *op);
+std::optional<Claim> claimMatMul(mlir::Operation *op);
+std::optional<Claim> claimPoolOrSoftmax(mlir::Operation *op);
+mlir::LogicalResult lowerConv(mlir::Operation *op, DnnlCallBuilder &calls);
+mlir::LogicalResult lowerMatMul(mlir::Operation *op, DnnlCallBuilder &calls);
+mlir::LogicalResult lowerPoolOrSoftmax(mlir::Operation *op,
+                                       DnnlCallBuilder &calls);
+
+/// An index-valued size as the i64 scalar argument of a call (a constant
+/// when it folds).
+mlir::Value i64Argument(mlir::OpBuilder &b, mlir::Location loc,
+                        mlir::OpFoldResult size);
+
+/// A ranked f32 tensor type, or null.
+mlir::RankedTensorType f32Tensor(mlir::Value value);
+
+/// Whether `value` is an absent optional input.
+bool isAbsent(mlir::Value value);
+
+/// The pass that lowers every dnnl partition's nodes (LowerToDnnlCalls.cpp).
+std::unique_ptr<mlir::Pass> createLowerToDnnlCallsPass();
+
+} // namespace onnxc::dnnl
+
+#endif // ONNXC_TARGETS_DNNL_DNNLCALLS_H

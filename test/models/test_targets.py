@@ -1,0 +1,272 @@
+"""Targets through the user's path: `onnxc compile --targets dnnl,cpu`,
+--print-partitions, `onnxc info`, the Python session's providers, and the
+artifact's needed libraries; every value compared with ONNX Runtime.
+
+Skipped as a whole (with the reason) when this onnxc was built without the
+dnnl target (no oneDNN 2.x at configure time)."""
+import concurrent.futures
+import os
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+import onnx
+import pytest
+from onnx import TensorProto, helper, numpy_helper
+
+from onnxc_runner import (Artifact, RunError, compile_model,
+                          max_relative_error, onnxc_binary, run_ort)
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "..", "python"))
+import onnxc  # noqa: E402
+
+RNG = np.random.default_rng(7)
+DNNL = ["--targets", "dnnl,cpu"]
+
+
+def _has_dnnl():
+    proc = subprocess.run([onnxc_binary(), "compile", "--help"],
+                          capture_output=True, text=True)
+    probe = subprocess.run(
+        [onnxc_binary(), "compile", "/nonexistent.onnx", "--targets", "dnnl"],
+        capture_output=True, text=True)
+    return proc.returncode == 0 and "unknown target" not in probe.stderr
+
+
+pytestmark = pytest.mark.skipif(
+    not _has_dnnl(), reason="onnxc was built without the dnnl target")
+
+
+def weight(name, shape, scale=0.3):
+    return numpy_helper.from_array(
+        (RNG.standard_normal(shape) * scale).astype(np.float32), name)
+
+
+def cnn(batch="N"):
+    """Conv+bias -> Relu -> MaxPool -> grouped Conv + residual -> Relu ->
+    AveragePool -> Flatten -> Gemm -> Softmax: every dnnl family, and
+    Add/Flatten between them for the cpu."""
+    nodes = [
+        helper.make_node("Conv", ["x", "w1", "b1"], ["c1"], name="conv1",
+                         pads=[1, 1, 1, 1]),
+        helper.make_node("Relu", ["c1"], ["r1"], name="relu1"),
+        helper.make_node("MaxPool", ["r1"], ["p1"], name="pool1",
+                         kernel_shape=[2, 2], strides=[2, 2]),
+        helper.make_node("Conv", ["p1", "w2"], ["c2"], name="conv2",
+                         pads=[1, 1, 1, 1], group=2, dilations=[1, 1]),
+        helper.make_node("Add", ["c2", "p1"], ["s2"], name="residual"),
+        helper.make_node("Relu", ["s2"], ["r2"], name="relu2"),
+        helper.make_node("AveragePool", ["r2"], ["p2"], name="pool2",
+                         kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1]),
+        helper.make_node("Flatten", ["p2"], ["f"], name="flatten"),
+        helper.make_node("Gemm", ["f", "wf", "bf"], ["g"], name="fc",
+                         transB=1),
+        helper.make_node("Softmax", ["g"], ["y"], name="softmax", axis=-1),
+    ]
+    graph = helper.make_graph(
+        nodes, "cnn",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT,
+                                       [batch, 3, 16, 16])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [batch, 10])],
+        [weight("w1", [8, 3, 3, 3]), weight("b1", [8]),
+         weight("w2", [8, 4, 3, 3]), weight("wf", [10, 8 * 4 * 4]),
+         weight("bf", [10])])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+
+
+def transformer_mlp():
+    """Batched MatMuls with broadcasting, a bias, Gelu and LogSoftmax."""
+    nodes = [
+        helper.make_node("MatMul", ["x", "w1"], ["h"], name="fc1"),
+        helper.make_node("Add", ["h", "b1"], ["hb"], name="bias1"),
+        helper.make_node("Gelu", ["hb"], ["a"], name="gelu"),
+        helper.make_node("MatMul", ["a", "w2"], ["o"], name="fc2"),
+        helper.make_node("MatMul", ["o", "xt"], ["s"], name="scores"),
+        helper.make_node("LogSoftmax", ["s"], ["y"], name="logsoftmax",
+                         axis=-1),
+    ]
+    graph = helper.make_graph(
+        nodes, "mlp",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, "T", 16]),
+         helper.make_tensor_value_info("xt", TensorProto.FLOAT, [2, 16, "T"])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT,
+                                       [2, "T", "T"])],
+        [weight("w1", [16, 32]), weight("b1", [32]), weight("w2", [32, 16])])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 20)])
+
+
+def compile_cli(model, tmp, *args):
+    path = os.path.join(tmp, "model.onnx")
+    onnx.save(model, path)
+    out = os.path.join(tmp, "model.so")
+    proc = subprocess.run([onnxc_binary(), "compile", path, "-o", out, *args],
+                          capture_output=True, text=True)
+    return proc, out
+
+
+def assert_close(artifact, model, feeds, rtol=1e-4):
+    got = artifact.run(feeds)
+    want = run_ort(model, feeds)
+    for g, w in zip(got, want):
+        assert g.shape == w.shape
+        err = max_relative_error(g, w)
+        print(f"max relative error vs ONNX Runtime {err:.3g}")
+        assert err <= rtol
+
+
+def needed_libraries(path):
+    out = subprocess.run(["readelf", "-d", path], capture_output=True,
+                         text=True, check=True).stdout
+    return [line.split("[")[1].split("]")[0] for line in out.splitlines()
+            if "(NEEDED)" in line]
+
+
+def test_cnn_partitions_and_values():
+    model = cnn()
+    with tempfile.TemporaryDirectory() as tmp:
+        proc, so = compile_cli(model, tmp, *DNNL, "--print-partitions",
+                               "--partition-graph",
+                               os.path.join(tmp, "g.dot"))
+        assert proc.returncode == 0, proc.stderr
+        report = proc.stdout
+        print(report)
+        assert "targets in priority order: dnnl, cpu" in report
+        # conv1 (with its fused Relu) and pool1 on dnnl; the residual Add is
+        # fused into conv2 (a FusedConv with Z), also dnnl.
+        assert "dnnl:" in report and "cpu:" in report
+        assert "FusedConv" in report
+        assert "MaxPool 1" in report and "AveragePool 1" in report
+        assert "dnnl refused 1 Flatten node" in report
+        with open(os.path.join(tmp, "g.dot")) as f:
+            assert f.read().startswith("digraph partitions {")
+        artifact = Artifact(so)
+        for n in (1, 3):
+            assert_close(artifact, model, {
+                "x": RNG.standard_normal((n, 3, 16, 16)).astype(np.float32)})
+        assert any(lib.startswith("libdnnl.so") for lib in needed_libraries(so))
+
+        info = subprocess.run([onnxc_binary(), "info", so],
+                              capture_output=True, text=True, check=True).stdout
+        assert "partitions:" in info and "targets: cpu, dnnl" in info
+
+
+def test_cpu_only_artifact_needs_no_onednn():
+    with tempfile.TemporaryDirectory() as tmp:
+        proc, so = compile_cli(cnn(), tmp)
+        assert proc.returncode == 0, proc.stderr
+        needed = needed_libraries(so)
+        assert not any("dnnl" in lib for lib in needed), needed
+        info = subprocess.run([onnxc_binary(), "info", so],
+                              capture_output=True, text=True, check=True).stdout
+        assert "targets: cpu\n" in info
+
+
+def test_matmuls_with_symbolic_dims():
+    model = transformer_mlp()
+    with tempfile.TemporaryDirectory() as tmp:
+        proc, so = compile_cli(model, tmp, *DNNL, "--print-partitions")
+        assert proc.returncode == 0, proc.stderr
+        print(proc.stdout)
+        assert "LogSoftmax 1" in proc.stdout
+        artifact = Artifact(so)
+        for t in (2, 5, 9):
+            x = RNG.standard_normal((2, t, 16)).astype(np.float32)
+            assert_close(artifact, model,
+                         {"x": x, "xt": np.ascontiguousarray(
+                             x.transpose(0, 2, 1))})
+        # T = 1: LogSoftmax over one element is exactly 0 in ONNX Runtime;
+        # oneDNN 2.6's log-softmax gives 1.4e-6 there (its exp/log
+        # approximations), so this case is held to an absolute bound.
+        x = RNG.standard_normal((2, 1, 16)).astype(np.float32)
+        feeds = {"x": x, "xt": np.ascontiguousarray(x.transpose(0, 2, 1))}
+        np.testing.assert_allclose(artifact.run(feeds)[0],
+                                   run_ort(model, feeds)[0], rtol=0, atol=1e-5)
+
+
+def test_runtime_shape_error_names_the_node():
+    """Inner dims that only disagree at run time: the oneDNN glue refuses
+    the call and the run fails naming the node, never reading out of
+    bounds."""
+    node = helper.make_node("MatMul", ["a", "b"], ["y"], name="mismatch")
+    graph = helper.make_graph(
+        [node], "g",
+        [helper.make_tensor_value_info("a", TensorProto.FLOAT, ["M", "K"]),
+         helper.make_tensor_value_info("b", TensorProto.FLOAT, ["L", "N"])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["M", "N"])])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    with tempfile.TemporaryDirectory() as tmp:
+        proc, so = compile_cli(model, tmp, *DNNL, "--print-partitions")
+        assert proc.returncode == 0, proc.stderr
+        assert "dnnl: 1 node (MatMul 1)" in proc.stdout
+        artifact = Artifact(so)
+        ok = {"a": np.ones((2, 3), np.float32), "b": np.ones((3, 4), np.float32)}
+        np.testing.assert_allclose(artifact.run(ok)[0], np.full((2, 4), 3.0))
+        with pytest.raises(RunError, match="mismatch"):
+            artifact.run({"a": np.ones((2, 3), np.float32),
+                          "b": np.ones((5, 4), np.float32)})
+
+
+def test_refusal_reason_and_cpu_fallback():
+    """AveragePool with ceil_mode and count_include_pad: oneDNN would count
+    the ceiling's padding, so dnnl refuses it and the cpu takes it."""
+    node = helper.make_node("AveragePool", ["x"], ["y"], name="ceil_pool",
+                            kernel_shape=[3, 3], strides=[2, 2],
+                            ceil_mode=1, count_include_pad=1)
+    graph = helper.make_graph(
+        [node], "g",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 2, 8, 8])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 19)])
+    with tempfile.TemporaryDirectory() as tmp:
+        proc, so = compile_cli(model, tmp, *DNNL, "--print-partitions")
+        assert proc.returncode == 0, proc.stderr
+        assert "cpu: 1 node (AveragePool 1)" in proc.stdout
+        assert "dnnl refused 1 AveragePool node: ceil_mode with " \
+               "count_include_pad" in proc.stdout
+        assert not any("dnnl" in lib for lib in needed_libraries(so))
+        assert_close(Artifact(so), model,
+                     {"x": RNG.standard_normal((1, 2, 8, 8)).astype(np.float32)})
+
+
+def test_unknown_target_is_one_clear_line():
+    with tempfile.TemporaryDirectory() as tmp:
+        proc, _ = compile_cli(cnn(), tmp, "--targets", "tpu,cpu")
+        assert proc.returncode == 1
+        assert proc.stderr.strip().splitlines() == [
+            "onnxc: error: unknown target 'tpu' (this onnxc has: cpu, dnnl)"]
+
+
+def test_python_providers():
+    model = cnn()
+    x = RNG.standard_normal((2, 3, 16, 16)).astype(np.float32)
+    with tempfile.TemporaryDirectory() as tmp:
+        session = onnxc.InferenceSession(
+            model.SerializeToString(), cache_dir=tmp,
+            providers=["DnnlExecutionProvider", "CPUExecutionProvider"])
+        assert session.get_providers() == ["DnnlExecutionProvider",
+                                           "CPUExecutionProvider"]
+        assert any("dnnl" in lib
+                   for lib in needed_libraries(session.artifact_path))
+        got = session.run(None, {"x": x})[0]
+        err = max_relative_error(got, run_ort(model, {"x": x})[0])
+        assert err <= 1e-4
+        with pytest.raises(ValueError, match="unknown provider"):
+            onnxc.InferenceSession(model.SerializeToString(), cache_dir=tmp,
+                                   providers=["TensorrtExecutionProvider"])
+
+
+def test_concurrent_runs_share_primitives():
+    """Primitives are cached per call site; runs on four threads at once
+    (different batches, so different cache entries) must all agree."""
+    model = cnn()
+    with tempfile.TemporaryDirectory() as tmp:
+        artifact = Artifact(compile_model(model, tmp, args=DNNL))
+        inputs = [RNG.standard_normal((1 + i % 3, 3, 16, 16)).astype(np.float32)
+                  for i in range(12)]
+        want = [run_ort(model, {"x": x})[0] for x in inputs]
+        with concurrent.futures.ThreadPoolExecutor(4) as pool:
+            got = list(pool.map(lambda x: artifact.run({"x": x})[0], inputs))
+        for g, w in zip(got, want):
+            assert max_relative_error(g, w) <= 1e-4
