@@ -4,6 +4,7 @@ suite of bench/models.py and writes docs/benchmarks.md.
 
   .venv/bin/python bench/run.py [--models mlp,resnet50] [--threads 1,all]
                                 [--batches 1,8] [--repeat 20] [--budget 60]
+                                [--targets cpu --targets dnnl,cpu]
 
 For each model and batch: compile with onnxc (wall time, the compiler's peak
 RSS, artifact size); then for each thread count start one fresh worker process
@@ -298,10 +299,12 @@ sys.exit(os.waitstatus_to_exitcode(status))
 """
 
 
-def compile_artifact(onnx_path, so_path, inputs, batch, args):
-    """Runs `onnxc compile`; returns a dict with the wall time, peak RSS,
-    artifact size, or the error."""
+def compile_artifact(onnx_path, so_path, inputs, batch, args, targets=None):
+    """Runs `onnxc compile` (with --targets `targets` when given); returns a
+    dict with the wall time, peak RSS, artifact size, or the error."""
     cmd = [args.onnxc, "compile", onnx_path, "-o", so_path, *args.onnxc_arg]
+    if targets:
+        cmd += ["--targets", targets]
     if batch is not None:
         for spec in inputs:
             dims = [batch if d == "batch" else d for d in spec["shape"]]
@@ -618,8 +621,10 @@ def render_arithmetic(results):
         onnxc = gflop / e["onnxc_median_s"]
         ort = gflop / e["ort_median_s"]
         floor = gflop / cap
+        targets = e.get("targets", "cpu")
         out.append(
-            f"| {e['model']} | {e['batch']} | {e['threads']} | {gflop:.3g} | "
+            f"| {e['model']}" + ("" if targets == "cpu" else f" ({targets})")
+            + f" | {e['batch']} | {e['threads']} | {gflop:.3g} | "
             f"{onnxc:.1f} | {100 * onnxc / cap:.0f}% | {ort:.1f} | "
             f"{100 * ort / cap:.0f}% | {ms(floor)} | "
             f"{floor / e['ort_first_result_s']:.3f} |")
@@ -705,25 +710,28 @@ def render(results):
         rows = [e for e in results["entries"] if e["threads"] == threads]
         if not rows:
             continue
+        multi = len(meta.get("targets", ["cpu"])) > 1
         out += [f"## {threads} thread{'s' if threads > 1 else ''}", "",
-                "| Model | Batch | onnxc ms | ORT ms | onnxc/ORT | pair ratio | "
+                "| Model | Batch | " + ("Targets | " if multi else "") +
+                "onnxc ms | ORT ms | onnxc/ORT | pair ratio | "
                 "runs | onnxc RSS MiB | ORT RSS MiB | onnxc compile s | compiler RSS MiB "
                 "| artifact MiB | ORT session ms | first result onnxc ms | "
                 "first result ORT ms | first result onnxc/ORT | "
                 "max rel. error |",
-                "|" + "---|" * 2 + "---:|" * 15]
+                "|" + "---|" * (3 if multi else 2) + "---:|" * 15]
         for e in rows:
             c = e.get("compile", {})
             if "error" in e:
                 failures.append(f"- {e['model']}, batch {e['batch']}, "
                                 f"{threads} thread{'s' if threads > 1 else ''}: "
                                 f"{e['error']}")
+            lead = f"| {e['model']} | {e['batch']} | " + (
+                f"{e.get('targets', 'cpu')} | " if multi else "")
             if "ratio" not in e:
-                out.append(f"| {e['model']} | {e['batch']} | " + " | ".join(
-                    ["failed"] + ["-"] * 14) + " |")
+                out.append(lead + " | ".join(["failed"] + ["-"] * 14) + " |")
                 continue
             out.append(
-                f"| {e['model']} | {e['batch']} | {ms(e['onnxc_median_s'])} | "
+                lead + f"{ms(e['onnxc_median_s'])} | "
                 f"{ms(e['ort_median_s'])} | {e['ratio']:.2f} | "
                 f"{pair_ratio(e):.2f} | {len(e['onnxc_times'])} | "
                 f"{mib(e['onnxc_rss'])} | {mib(e['ort_rss'])} | {c.get('seconds', 0):.1f} | "
@@ -789,6 +797,11 @@ def parse_args(argv):
                         "(default) or one with the symbolic batch")
     parser.add_argument("--onnxc", default=os.environ.get("ONNXC") or os.path.join(
         ROOT, "build", "tools", "onnxc", "onnxc"), help="the onnxc binary")
+    parser.add_argument("--targets", action="append", metavar="LIST",
+                        help="compile with --targets LIST; given again, each "
+                             "model is compiled and timed once per list (each "
+                             "against ONNX Runtime in the same run) and the "
+                             "tables get a targets column")
     parser.add_argument("--onnxc-arg", action="append", default=[],
                         help="extra argument for onnxc compile (repeatable)")
     parser.add_argument("--gemm-bench", default=os.path.join(
@@ -872,6 +885,7 @@ def main(argv):
             "%Y-%m-%d %H:%M UTC"),
         "machine": machine_info(), "versions": versions(args, manifest),
         "threads": threads,
+        "targets": [t or "cpu" for t in (args.targets or [None])],
         "baseline_rss": {e: baseline_rss(e) for e in ("onnxc", "ort")},
         "settings": {k: getattr(args, k) for k in (
             "repeat", "min_repeat", "budget", "warmup", "first_result_runs",
@@ -897,36 +911,42 @@ def main(argv):
                 entries += [{"model": name, "batch": batch, "threads": t,
                              "error": aborted} for t in threads]
                 continue
-            if key not in compiled:
-                so_path = os.path.join(artifacts, f"{name}.b{key}.so")
-                compiled[key] = (so_path, compile_artifact(
-                    onnx_path, so_path, spec["inputs"],
-                    batch if args.shapes == "static" else None, args))
-                c = compiled[key][1]
-                log(f"  batch {batch}: " + (c["error"] if "error" in c else
-                    f"compiled in {c['seconds']:.1f} s, compiler peak RSS "
-                    f"{c['peak_rss'] / 2**20:.0f} MiB, artifact "
-                    f"{c['artifact_bytes'] / 2**20:.1f} MiB"))
-            so_path, compile_result = compiled[key]
             feeds_path = os.path.join(inputs_dir, f"{name}.b{batch}.npz")
             np.savez(feeds_path, **make_feeds(spec["inputs"], batch, seed=batch))
             flops = count_flops(onnx_path, batch, log)
-            for t in threads:
-                base = {"model": name, "batch": batch, "threads": t,
-                        "compile": compile_result, "flops": flops}
-                if aborted or "error" in compile_result:
-                    entry = {**base, "error": aborted or compile_result["error"]}
-                else:
-                    entry = {**base, **measure(name, onnx_path, so_path,
-                                               feeds_path, t, args, log)}
-                    if entry.get("mismatch"):
-                        aborted = (f"not run: outputs disagree at batch {batch}, "
-                                   f"{t} thread{'s' if t > 1 else ''}")
-                        log(f"  {entry['error']}; skipping the rest of {name}")
-                    elif "error" in entry:
-                        log(f"  threads {t}: {entry['error']}")
-                entries.append(entry)
-                write_report(results)
+            for targets in (args.targets or [None]):
+                label = targets or "cpu"
+                if (key, label) not in compiled:
+                    suffix = "" if targets is None else "." + label.replace(",", "_")
+                    so_path = os.path.join(artifacts, f"{name}.b{key}{suffix}.so")
+                    compiled[key, label] = (so_path, compile_artifact(
+                        onnx_path, so_path, spec["inputs"],
+                        batch if args.shapes == "static" else None, args, targets))
+                    c = compiled[key, label][1]
+                    log(f"  batch {batch}, targets {label}: " + (
+                        c["error"] if "error" in c else
+                        f"compiled in {c['seconds']:.1f} s, compiler peak RSS "
+                        f"{c['peak_rss'] / 2**20:.0f} MiB, artifact "
+                        f"{c['artifact_bytes'] / 2**20:.1f} MiB"))
+                so_path, compile_result = compiled[key, label]
+                for t in threads:
+                    base = {"model": name, "batch": batch, "threads": t,
+                            "targets": label,
+                            "compile": compile_result, "flops": flops}
+                    if aborted or "error" in compile_result:
+                        entry = {**base, "error": aborted or compile_result["error"]}
+                    else:
+                        entry = {**base, **measure(name, onnx_path, so_path,
+                                                   feeds_path, t, args, log)}
+                        if entry.get("mismatch"):
+                            aborted = (f"not run: outputs disagree at batch {batch}, "
+                                       f"{t} thread{'s' if t > 1 else ''}, "
+                                       f"targets {label}")
+                            log(f"  {entry['error']}; skipping the rest of {name}")
+                        elif "error" in entry:
+                            log(f"  threads {t}: {entry['error']}")
+                    entries.append(entry)
+                    write_report(results)
     results["meta"]["fma_peak_gflops"].append(fma_peak(args, log))
     write_report(results)
     log(f"wrote {args.output} and {args.results}")

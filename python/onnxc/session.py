@@ -76,7 +76,11 @@ def _targets(providers):
                 f"{', '.join(sorted(PROVIDER_TARGETS))}")
         if target not in targets:
             targets.append(target)
-    return targets
+    # cpu is always the implicit last target: ["dnnl", "cpu"] compiles (and
+    # caches) as ["dnnl"], ["cpu"] as the default.
+    if targets[-1] == "cpu":
+        targets.pop()
+    return targets or None
 
 
 def default_cache_dir():

@@ -224,6 +224,120 @@ static void match_thread_count(void) {
 }
 
 /*===----------------------------------------------------------------------===*
+ * Primitives
+ *===----------------------------------------------------------------------===*/
+
+static size_t round_up(size_t bytes) { return (bytes + 63) / 64 * 64; }
+
+static const dnnl_memory_desc_t *query_md(const_dnnl_primitive_t p,
+                                          dnnl_query_t what, int index) {
+  const_dnnl_primitive_desc_t pd;
+  if (dnnl_primitive_get_primitive_desc(p, &pd) != dnnl_success)
+    return NULL;
+  return dnnl_primitive_desc_query_md(pd, what, index);
+}
+
+static size_t scratch_size(const_dnnl_primitive_t p) {
+  const dnnl_memory_desc_t *md = query_md(p, dnnl_query_scratchpad_md, 0);
+  return md ? dnnl_memory_desc_get_size(md) : 0;
+}
+
+/* Every primitive takes its scratchpad from the caller, so that executions
+ * on many threads never share one. */
+static dnnl_status_t create_attr(dnnl_primitive_attr_t *attr) {
+  dnnl_status_t s = dnnl_primitive_attr_create(attr);
+  if (s == dnnl_success)
+    s = dnnl_primitive_attr_set_scratchpad_mode(*attr,
+                                                dnnl_scratchpad_mode_user);
+  return s;
+}
+
+static dnnl_status_t create_reorder(const dnnl_memory_desc_t *from,
+                                    const dnnl_memory_desc_t *to,
+                                    dnnl_primitive_t *reorder) {
+  dnnl_primitive_attr_t attr = NULL;
+  dnnl_primitive_desc_t pd = NULL;
+  dnnl_status_t s = create_attr(&attr);
+  if (s == dnnl_success)
+    s = dnnl_reorder_primitive_desc_create(&pd, from, engine, to, engine,
+                                           attr);
+  if (s == dnnl_success)
+    s = dnnl_primitive_create(reorder, pd);
+  if (pd)
+    dnnl_primitive_desc_destroy(pd);
+  if (attr)
+    dnnl_primitive_attr_destroy(attr);
+  return s;
+}
+
+/* Executes `p` on `n` arguments (`args` has room for one more) and, where
+ * it needs one, the scratchpad at `scratch`; returns once it is done. */
+static int32_t execute_primitive(const_dnnl_primitive_t p,
+                                 dnnl_stream_t stream, int n,
+                                 dnnl_exec_arg_t *args, void *scratch) {
+  const dnnl_memory_desc_t *md = query_md(p, dnnl_query_scratchpad_md, 0);
+  dnnl_memory_t mem = NULL;
+  dnnl_status_t s = dnnl_success;
+  if (md && dnnl_memory_desc_get_size(md) > 0) {
+    s = dnnl_memory_create(&mem, md, engine, scratch);
+    args[n].arg = DNNL_ARG_SCRATCHPAD;
+    args[n++].memory = mem;
+  }
+  if (s == dnnl_success)
+    s = dnnl_primitive_execute(p, stream, n, args);
+  if (s == dnnl_success)
+    s = dnnl_stream_wait(stream);
+  if (mem)
+    dnnl_memory_destroy(mem);
+  return s;
+}
+
+static int32_t run_reorder(const_dnnl_primitive_t reorder,
+                           dnnl_stream_t stream, const void *from, void *to,
+                           void *scratch) {
+  const dnnl_memory_desc_t *from_md = query_md(reorder, dnnl_query_src_md, 0);
+  const dnnl_memory_desc_t *to_md = query_md(reorder, dnnl_query_dst_md, 0);
+  if (!from_md || !to_md)
+    return dnnl_runtime_error;
+  dnnl_memory_t src = NULL, dst = NULL;
+  /* oneDNN takes a mutable handle but a reorder only reads its source. */
+  dnnl_status_t s = dnnl_memory_create(&src, from_md, engine, (void *)from);
+  if (s == dnnl_success)
+    s = dnnl_memory_create(&dst, to_md, engine, to);
+  if (s == dnnl_success) {
+    dnnl_exec_arg_t args[3] = {{DNNL_ARG_FROM, src}, {DNNL_ARG_TO, dst}};
+    s = execute_primitive(reorder, stream, 2, args, scratch);
+  }
+  if (dst)
+    dnnl_memory_destroy(dst);
+  if (src)
+    dnnl_memory_destroy(src);
+  return s;
+}
+
+/* Reorders `from` at `src` into `to` at `dst`, once. */
+static int32_t reorder_once(const dnnl_memory_desc_t *from, const void *src,
+                            const dnnl_memory_desc_t *to, void *dst) {
+  dnnl_primitive_t reorder = NULL;
+  dnnl_stream_t stream = NULL;
+  void *block = NULL, *scratch = NULL;
+  int32_t status = create_reorder(from, to, &reorder);
+  if (status == 0)
+    status = dnnl_stream_create(&stream, engine, dnnl_stream_default_flags);
+  size_t bytes = status == 0 ? scratch_size(reorder) : 0;
+  if (bytes && !(scratch = onnxc_rt_scratch_take(bytes, &block)))
+    status = ONNXC_DNNL_ERROR_MEMORY;
+  if (status == 0)
+    status = run_reorder(reorder, stream, src, dst, scratch);
+  onnxc_rt_scratch_give(block);
+  if (stream)
+    dnnl_stream_destroy(stream);
+  if (reorder)
+    dnnl_primitive_destroy(reorder);
+  return status;
+}
+
+/*===----------------------------------------------------------------------===*
  * Cache entries
  *===----------------------------------------------------------------------===*/
 
@@ -234,8 +348,16 @@ typedef struct cache_entry {
   int num_args;
   int arg_ids[ONNXC_DNNL_MAX_ARGS];
   dnnl_memory_desc_t arg_mds[ONNXC_DNNL_MAX_ARGS];
-  dnnl_memory_desc_t scratch_md;
-  size_t scratch_bytes;
+  /* Per argument kept in a temporary of the chosen layout: where it lies in
+   * an execution's block, and the reorders from and to the handle (NULL:
+   * none). */
+  unsigned char in_temp[ONNXC_DNNL_MAX_ARGS];
+  size_t temp_offset[ONNXC_DNNL_MAX_ARGS];
+  dnnl_primitive_t reorder_in[ONNXC_DNNL_MAX_ARGS];
+  dnnl_primitive_t reorder_out[ONNXC_DNNL_MAX_ARGS];
+  /* An execution's block: the temporaries, then one scratchpad that the
+   * primitives, run one after another, share. 0: none. */
+  size_t scratch_offset, block_bytes;
   int packed_arg;
   void *packed; /* owned; NULL: the weight is used as given */
 } cache_entry;
@@ -243,45 +365,14 @@ typedef struct cache_entry {
 static void destroy_entry(cache_entry *e) {
   if (e->primitive)
     dnnl_primitive_destroy(e->primitive);
+  for (int i = 0; i < ONNXC_DNNL_MAX_ARGS; ++i) {
+    if (e->reorder_in[i])
+      dnnl_primitive_destroy(e->reorder_in[i]);
+    if (e->reorder_out[i])
+      dnnl_primitive_destroy(e->reorder_out[i]);
+  }
   free(e->packed);
   free(e);
-}
-
-/* Runs a reorder of `from` at `src` into `to` at `dst`, once. */
-static dnnl_status_t reorder_once(const dnnl_memory_desc_t *from, void *src,
-                                  const dnnl_memory_desc_t *to, void *dst) {
-  dnnl_primitive_desc_t pd = NULL;
-  dnnl_primitive_t reorder = NULL;
-  dnnl_memory_t src_mem = NULL, dst_mem = NULL;
-  dnnl_stream_t stream = NULL;
-  dnnl_status_t s =
-      dnnl_reorder_primitive_desc_create(&pd, from, engine, to, engine, NULL);
-  if (s == dnnl_success)
-    s = dnnl_primitive_create(&reorder, pd);
-  if (s == dnnl_success)
-    s = dnnl_memory_create(&src_mem, from, engine, src);
-  if (s == dnnl_success)
-    s = dnnl_memory_create(&dst_mem, to, engine, dst);
-  if (s == dnnl_success)
-    s = dnnl_stream_create(&stream, engine, dnnl_stream_default_flags);
-  if (s == dnnl_success) {
-    dnnl_exec_arg_t args[2] = {{DNNL_ARG_FROM, src_mem},
-                               {DNNL_ARG_TO, dst_mem}};
-    s = dnnl_primitive_execute(reorder, stream, 2, args);
-    if (s == dnnl_success)
-      s = dnnl_stream_wait(stream);
-  }
-  if (stream)
-    dnnl_stream_destroy(stream);
-  if (dst_mem)
-    dnnl_memory_destroy(dst_mem);
-  if (src_mem)
-    dnnl_memory_destroy(src_mem);
-  if (reorder)
-    dnnl_primitive_destroy(reorder);
-  if (pd)
-    dnnl_primitive_desc_destroy(pd);
-  return s;
 }
 
 /* Reorders the constant weight into the layout the primitive chose; one
@@ -292,7 +383,7 @@ static int32_t pack_weight(cache_entry *e, const dnnl_memory_desc_t *from,
   if (dnnl_memory_desc_equal(from, to))
     return 0;
   size_t bytes = dnnl_memory_desc_get_size(to);
-  e->packed = aligned_alloc(64, (bytes + 63) / 64 * 64 + 64);
+  e->packed = aligned_alloc(64, round_up(bytes) + 64);
   if (!e->packed)
     return ONNXC_DNNL_ERROR_MEMORY;
   return reorder_once(from, data, to, e->packed);
@@ -312,19 +403,48 @@ static int32_t describe_entry(cache_entry *e, const onnxc_dnnl_request *r,
     e->arg_mds[i] = *md;
   }
   e->num_args = r->num_args;
-  const dnnl_memory_desc_t *scratch =
-      dnnl_primitive_desc_query_md(pd, dnnl_query_scratchpad_md, 0);
-  if (scratch) {
-    e->scratch_md = *scratch;
-    e->scratch_bytes = dnnl_memory_desc_get_size(scratch);
+  return 0;
+}
+
+/* Gives each argument the request lets the primitive lay out, and that it
+ * laid out other than plain, a temporary and its reorders; then sizes the
+ * execution's block. */
+static int32_t plan_block(cache_entry *e, const onnxc_dnnl_request *r) {
+  size_t offset = 0, scratch = scratch_size(e->primitive);
+  for (int i = 0; i < r->num_args; ++i) {
+    const dnnl_memory_desc_t *chosen = &e->arg_mds[i];
+    dnnl_memory_desc_t plain;
+    if (!r->reorder[i])
+      continue;
+    int32_t status = onnxc_dnnl_plain_md(&plain, chosen->ndims, chosen->dims);
+    if (status != 0)
+      return status;
+    if (dnnl_memory_desc_equal(&plain, chosen))
+      continue;
+    if (r->reorder[i] & ONNXC_DNNL_REORDER_IN)
+      status = create_reorder(&plain, chosen, &e->reorder_in[i]);
+    if (status == 0 && (r->reorder[i] & ONNXC_DNNL_REORDER_OUT))
+      status = create_reorder(chosen, &plain, &e->reorder_out[i]);
+    if (status != 0)
+      return status;
+    if (e->reorder_in[i] && scratch_size(e->reorder_in[i]) > scratch)
+      scratch = scratch_size(e->reorder_in[i]);
+    if (e->reorder_out[i] && scratch_size(e->reorder_out[i]) > scratch)
+      scratch = scratch_size(e->reorder_out[i]);
+    e->in_temp[i] = 1;
+    e->temp_offset[i] = offset;
+    offset += round_up(dnnl_memory_desc_get_size(chosen));
   }
+  e->scratch_offset = offset;
+  e->block_bytes = offset + scratch;
   return 0;
 }
 
 /* Creates the primitive of `r` (and packs its constant weight). */
 static int32_t build_entry(const onnxc_dnnl_request *r, void *const *handles,
                            cache_entry **out) {
-  if (r->num_args > ONNXC_DNNL_MAX_ARGS || r->packed_arg >= r->num_args)
+  if (r->num_args > ONNXC_DNNL_MAX_ARGS || r->packed_arg >= r->num_args ||
+      (r->packed_arg >= 0 && r->reorder[r->packed_arg]))
     return ONNXC_DNNL_ERROR_ARGUMENT;
   cache_entry *e = calloc(1, sizeof *e);
   if (!e)
@@ -333,14 +453,13 @@ static int32_t build_entry(const onnxc_dnnl_request *r, void *const *handles,
   e->packed_arg = r->packed_arg;
   dnnl_primitive_attr_t attr = NULL;
   dnnl_primitive_desc_t pd = NULL;
-  int32_t status = dnnl_primitive_attr_create(&attr);
-  if (status == 0)
-    status = dnnl_primitive_attr_set_scratchpad_mode(attr,
-                                                     dnnl_scratchpad_mode_user);
+  int32_t status = create_attr(&attr);
   if (status == 0)
     status = r->create_pd(r->op, attr, engine, &pd);
   if (status == 0)
     status = describe_entry(e, r, pd);
+  if (status == 0)
+    status = plan_block(e, r);
   if (status == 0 && r->packed_arg >= 0)
     status = pack_weight(e, &r->packed_from, handles[r->packed_arg]);
   if (pd)
@@ -355,39 +474,82 @@ static int32_t build_entry(const onnxc_dnnl_request *r, void *const *handles,
   return 0;
 }
 
-static int32_t execute(const cache_entry *e, void *const *handles) {
-  dnnl_memory_t mems[ONNXC_DNNL_MAX_ARGS + 1] = {0};
+/* Where the primitive finds argument `i`. */
+static void *argument_data(const cache_entry *e, void *const *handles,
+                           char *block, int i) {
+  if (e->in_temp[i])
+    return block + e->temp_offset[i];
+  return i == e->packed_arg && e->packed ? e->packed : handles[i];
+}
+
+/* Brings what the primitive reads into its arguments: the plain data
+ * reordered into the temporaries, the initial copy into its handle. */
+static int32_t load_arguments(const cache_entry *e,
+                              const onnxc_dnnl_request *r,
+                              void *const *handles, char *block,
+                              dnnl_stream_t stream) {
+  for (int i = 0; i < e->num_args; ++i) {
+    const void *from =
+        r->initial && i == r->initial_arg ? r->initial : handles[i];
+    if (e->reorder_in[i]) {
+      int32_t status = run_reorder(e->reorder_in[i], stream, from,
+                                   block + e->temp_offset[i],
+                                   block + e->scratch_offset);
+      if (status != 0)
+        return status;
+    } else if (from != handles[i]) {
+      memmove(handles[i], from, dnnl_memory_desc_get_size(&e->arg_mds[i]));
+    }
+  }
+  return 0;
+}
+
+static int32_t store_arguments(const cache_entry *e, void *const *handles,
+                               char *block, dnnl_stream_t stream) {
+  for (int i = 0; i < e->num_args; ++i) {
+    if (!e->reorder_out[i])
+      continue;
+    int32_t status =
+        run_reorder(e->reorder_out[i], stream, block + e->temp_offset[i],
+                    handles[i], block + e->scratch_offset);
+    if (status != 0)
+      return status;
+  }
+  return 0;
+}
+
+static int32_t execute(const cache_entry *e, const onnxc_dnnl_request *r,
+                       void *const *handles) {
+  dnnl_memory_t mems[ONNXC_DNNL_MAX_ARGS] = {0};
   dnnl_exec_arg_t args[ONNXC_DNNL_MAX_ARGS + 1];
   dnnl_stream_t stream = NULL;
-  void *block = NULL;
+  void *taken = NULL;
+  char *block = NULL;
   int n = 0;
   int32_t status =
       dnnl_stream_create(&stream, engine, dnnl_stream_default_flags);
+  if (status == 0 && e->block_bytes &&
+      !(block = onnxc_rt_scratch_take(e->block_bytes, &taken)))
+    status = ONNXC_DNNL_ERROR_MEMORY;
   for (; status == 0 && n < e->num_args; ++n) {
-    void *data = n == e->packed_arg && e->packed ? e->packed : handles[n];
-    status = dnnl_memory_create(&mems[n], &e->arg_mds[n], engine, data);
+    status = dnnl_memory_create(&mems[n], &e->arg_mds[n], engine,
+                                argument_data(e, handles, block, n));
     args[n].arg = e->arg_ids[n];
     args[n].memory = mems[n];
   }
-  if (status == 0 && e->scratch_bytes) {
-    void *scratch = onnxc_rt_scratch_take(e->scratch_bytes, &block);
-    status = scratch
-                 ? dnnl_memory_create(&mems[n], &e->scratch_md, engine, scratch)
-                 : ONNXC_DNNL_ERROR_MEMORY;
-    args[n].arg = DNNL_ARG_SCRATCHPAD;
-    args[n].memory = mems[n];
-    ++n;
-  }
   if (status == 0)
-    status = dnnl_primitive_execute(e->primitive, stream, n, args);
+    status = load_arguments(e, r, handles, block, stream);
   if (status == 0)
-    status = dnnl_stream_wait(stream);
+    status = execute_primitive(e->primitive, stream, n, args,
+                               block ? block + e->scratch_offset : NULL);
+  if (status == 0)
+    status = store_arguments(e, handles, block, stream);
   for (int i = 0; i < n; ++i)
     if (mems[i])
       dnnl_memory_destroy(mems[i]);
   if (stream)
     dnnl_stream_destroy(stream);
-  onnxc_rt_scratch_give(block);
+  onnxc_rt_scratch_give(taken);
   return status;
 }
 
@@ -482,6 +644,11 @@ int32_t onnxc_dnnl_run(onnxc_unranked_memref *slot,
   pthread_once(&engine_once, create_engine);
   if (engine_status != dnnl_success)
     return engine_status;
+  /* The initial data goes through the handle or the reorder in. */
+  if (request->initial &&
+      (request->initial_arg < 0 || request->initial_arg >= request->num_args ||
+       request->reorder[request->initial_arg] == ONNXC_DNNL_REORDER_OUT))
+    return ONNXC_DNNL_ERROR_ARGUMENT;
   site_cache *site;
   int32_t status = site_of(slot, &site);
   if (status != 0)
@@ -492,7 +659,7 @@ int32_t onnxc_dnnl_run(onnxc_unranked_memref *slot,
   if (!e)
     status = insert_entry(site, request, handles, &e, &own);
   if (status == 0)
-    status = execute(e, handles);
+    status = execute(e, request, handles);
   if (own)
     destroy_entry(own);
   return status;

@@ -60,6 +60,15 @@ typedef dnnl_status_t (*onnxc_dnnl_create_pd_fn)(const void *op,
                                                  dnnl_engine_t engine,
                                                  dnnl_primitive_desc_t *pd);
 
+/* How an argument whose layout the primitive chose (dnnl_format_tag_any)
+ * meets its handle, which is plain row-major over the same dims. Where the
+ * choice is plain the handle is used as is; elsewhere the argument lives in
+ * a temporary of the chosen layout for the execution. */
+enum {
+  ONNXC_DNNL_REORDER_IN = 1, /* read: the handle is reordered into it first */
+  ONNXC_DNNL_REORDER_OUT = 2 /* written: it is reordered into the handle */
+};
+
 typedef struct onnxc_dnnl_request {
   onnxc_dnnl_key key;
   onnxc_dnnl_create_pd_fn create_pd;
@@ -67,11 +76,19 @@ typedef struct onnxc_dnnl_request {
   /* The execute arguments (DNNL_ARG_*), in the order of the handles. */
   int num_args;
   int arg_ids[ONNXC_DNNL_MAX_ARGS];
+  /* ONNXC_DNNL_REORDER_* per argument (0: the primitive takes the handle's
+   * layout as created). */
+  unsigned char reorder[ONNXC_DNNL_MAX_ARGS];
   /* A constant weight, args[packed_arg] (-1: none), reordered once from
    * its plain layout `packed_from` into the layout the primitive chose and
    * kept with it. Its data pointer must be part of the key. */
   int packed_arg;
   dnnl_memory_desc_t packed_from;
+  /* Per call: an argument the primitive reads and writes (a sum post-op's
+   * dst) that starts as a copy of the plain data at `initial` (NULL: as
+   * its handle holds), so the caller need not copy it into the handle. */
+  int initial_arg;
+  const void *initial;
 } onnxc_dnnl_request;
 
 /* Finds or creates the primitive of `request` in the cache of `slot` and

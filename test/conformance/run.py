@@ -615,7 +615,37 @@ def summarize(tests, results):
     return total, passed, failed, excluded
 
 
-def write_markdown(path, tests, results, command, timing, onnxc_rev):
+def target_lines(tests, results_by_targets):
+    """The "By target" section: totals per --targets list, then every test
+    whose status differs between the lists, with the reasons."""
+    names = list(results_by_targets)
+    lines = ["", "## By target", "",
+             "The suite compiled once per `--targets` list (the cpu target is "
+             "always the implicit last).", "",
+             "| targets | passed | failed | excluded | pass % of non-excluded |",
+             "|---|---:|---:|---:|---:|"]
+    for name in names:
+        total, passed, failed, excluded = summarize(tests, results_by_targets[name])
+        lines.append(f"| {name} | {passed} | {failed} | {excluded} "
+                     f"| {_pct(passed, total - excluded)} |")
+    differ = [t for t in tests
+              if len({results_by_targets[n][t.name]["status"] for n in names}) > 1]
+    lines += ["", f"Tests whose result differs between the lists: {len(differ)}.", ""]
+    if differ:
+        lines += ["| test | " + " | ".join(names) + " |",
+                  "|---|" + "---|" * len(names)]
+        for t in differ:
+            cells = []
+            for n in names:
+                r = results_by_targets[n][t.name]
+                cells.append(r["status"] + (f": {_md(r['reason'])}"
+                                            if r["status"] == "fail" else ""))
+            lines.append(f"| {t.name} | " + " | ".join(cells) + " |")
+    return lines
+
+
+def write_markdown(path, tests, results, command, timing, onnxc_rev,
+                   results_by_targets=None):
     total, passed, failed, excluded = summarize(tests, results)
     considered = total - excluded
     lines = [
@@ -653,6 +683,8 @@ def write_markdown(path, tests, results, command, timing, onnxc_rev):
     for t in tests:
         if results[t.name]["status"] == "fail":
             groups[reason_group(results[t.name]["reason"])][t.op] += 1
+    if results_by_targets and len(results_by_targets) > 1:
+        lines += target_lines(tests, results_by_targets)
     lines += ["", "## Failures by kind", "",
               "Reasons with names and numbers replaced by placeholders, with the "
               "ops of the failing tests (most failures first).", "",
@@ -716,6 +748,29 @@ def _git_rev():
 # Main
 # --------------------------------------------------------------------------
 
+def run_suite(todo, opts, jobs, verbose):
+    """Runs `todo` with `opts` on `jobs` workers; their results by name."""
+    results = {}
+    done = 0
+    with concurrent.futures.ProcessPoolExecutor(max_workers=jobs) as pool:
+        futures = {pool.submit(run_one, t, opts): t for t in todo}
+        for future in concurrent.futures.as_completed(futures):
+            t = futures[future]
+            try:
+                r = future.result()
+            except Exception as e:  # noqa: BLE001 - a lost worker
+                r = {"name": t.name, "status": "fail",
+                     "reason": f"runner: {type(e).__name__}: {e}"[:300]}
+            results[t.name] = r
+            done += 1
+            if r["status"] == "fail" or verbose:
+                print(f"[{done}/{len(todo)}] {r['status'].upper()} {t.name}"
+                      + (f": {r['reason']}" if r["reason"] else ""), flush=True)
+            elif done % 200 == 0:
+                print(f"[{done}/{len(todo)}]", flush=True)
+    return results
+
+
 def parse_args(argv):
     parser = argparse.ArgumentParser(
         description="Compile and run the ONNX backend node tests with onnxc.",
@@ -735,9 +790,11 @@ def parse_args(argv):
                         help="only the tests named in FILE (one per line, # comments)")
     parser.add_argument("-O", dest="opt_level", metavar="LEVEL",
                         help="optimization level passed to onnxc compile (-OLEVEL)")
-    parser.add_argument("--targets", metavar="LIST",
+    parser.add_argument("--targets", metavar="LIST", action="append",
                         help="targets passed to onnxc compile (--targets LIST, "
-                             "e.g. dnnl,cpu)")
+                             "e.g. dnnl,cpu); given again, the suite runs once "
+                             "per list, the first makes the totals and --out "
+                             "gets a column per list")
     parser.add_argument("--exclusions", default=EXCLUSIONS, help=argparse.SUPPRESS)
     parser.add_argument("--out", metavar="MD",
                         help="write the conformance table (e.g. docs/conformance.md)")
@@ -782,34 +839,26 @@ def main(argv=None):
         else:
             todo.append(t)
 
-    compile_args = [f"-O{args.opt_level}"] if args.opt_level is not None else []
-    if args.targets:
-        compile_args += ["--targets", args.targets]
     toolchain = toolchain_identity(args.onnxc)
-    opts = {"onnxc": os.path.abspath(args.onnxc),
-            "cache": artifact_folder(args.cache, toolchain),
-            "toolchain": toolchain, "compile_args": compile_args,
-            "compile_timeout": args.compile_timeout, "run_timeout": args.run_timeout}
     jobs = max(1, args.jobs)
-    print(f"running {len(todo)} tests ({len(tests) - len(todo)} excluded) "
-          f"with -j {jobs}", flush=True)
-    done = 0
-    with concurrent.futures.ProcessPoolExecutor(max_workers=jobs) as pool:
-        futures = {pool.submit(run_one, t, opts): t for t in todo}
-        for future in concurrent.futures.as_completed(futures):
-            t = futures[future]
-            try:
-                r = future.result()
-            except Exception as e:  # noqa: BLE001 - a lost worker
-                r = {"name": t.name, "status": "fail",
-                     "reason": f"runner: {type(e).__name__}: {e}"[:300]}
-            results[t.name] = r
-            done += 1
-            if r["status"] == "fail" or args.verbose:
-                print(f"[{done}/{len(todo)}] {r['status'].upper()} {t.name}"
-                      + (f": {r['reason']}" if r["reason"] else ""), flush=True)
-            elif done % 200 == 0:
-                print(f"[{done}/{len(todo)}]", flush=True)
+    target_lists = args.targets or [None]
+    # results_by_targets[list]: every test's result with that --targets.
+    results_by_targets = {}
+    for targets in target_lists:
+        compile_args = [f"-O{args.opt_level}"] if args.opt_level is not None else []
+        if targets:
+            compile_args += ["--targets", targets]
+        opts = {"onnxc": os.path.abspath(args.onnxc),
+                "cache": artifact_folder(args.cache, toolchain),
+                "toolchain": toolchain, "compile_args": compile_args,
+                "compile_timeout": args.compile_timeout,
+                "run_timeout": args.run_timeout}
+        print(f"running {len(todo)} tests ({len(tests) - len(todo)} excluded) "
+              f"with -j {jobs}" + (f", --targets {targets}" if targets else ""),
+              flush=True)
+        results_by_targets[targets or "cpu"] = dict(
+            results, **run_suite(todo, opts, jobs, args.verbose))
+    results = results_by_targets[target_lists[0] or "cpu"]
     for name in missing:
         print(f"FAIL {name}: not among the generated tests", flush=True)
     wall = time.monotonic() - started
@@ -821,6 +870,11 @@ def main(argv=None):
     print(f"\n{total + len(missing)} tests: {passed} passed, {failed} failed, "
           f"{excluded} excluded; {_pct(passed, considered)} of non-excluded pass "
           f"({compiled} compiled, {wall:.0f} s wall)")
+    if len(results_by_targets) > 1:
+        for name, by_name in results_by_targets.items():
+            _, p, f, _ = summarize(tests, by_name)
+            failed = max(failed, f + len(missing))
+            print(f"  --targets {name}: {p} passed, {f} failed")
     # Every run leaves its results here (ci_subset.txt is made from them).
     with open(os.path.join(args.cache, "last-run.json"), "w") as f:
         json.dump({"wall_s": wall, "jobs": jobs, "compiled": compiled,
@@ -832,7 +886,8 @@ def main(argv=None):
         cached = sum(1 for r in results.values() if r.get("cached"))
         timing = (f"{wall / 60:.1f} min wall time with -j {jobs}; "
                   f"{compiled} models compiled, {cached} from the cache")
-        write_markdown(args.out, tests, results, command, timing, _git_rev())
+        write_markdown(args.out, tests, results, command, timing, _git_rev(),
+                       results_by_targets)
         print(f"wrote {args.out}")
     if failed and not args.allow_failures:
         return 1
