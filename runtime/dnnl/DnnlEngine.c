@@ -7,9 +7,14 @@
  * (entries are immutable once published); inserts take the site's mutex,
  * and a full list makes the call build a primitive just for itself.
  *
- * Execution is reentrant: primitives are created with a user scratchpad,
- * which each execution takes from the CPU runtime's pool, and each
- * execution gets its own stream and memory objects.
+ * A request may let a primitive choose the layout of an argument whose
+ * data is plain; where it chooses another, the entry keeps reorders to and
+ * from a temporary of that layout.
+ *
+ * Execution is reentrant: primitives (reorders included) are created with
+ * a user scratchpad; each execution takes one block for the scratchpad and
+ * the temporaries from the CPU runtime's pool, and gets its own stream and
+ * memory objects.
  *
  *===----------------------------------------------------------------------===*/
 
@@ -406,6 +411,26 @@ static int32_t describe_entry(cache_entry *e, const onnxc_dnnl_request *r,
   return 0;
 }
 
+/* Whether `md` lays out its dims as `plain` does. Strides of unit dims do
+ * not matter: an NHWC choice with C = 1, or H = W = 1, needs no reorder. */
+static int is_plain(const dnnl_memory_desc_t *md,
+                    const dnnl_memory_desc_t *plain) {
+  if (dnnl_memory_desc_equal(md, plain))
+    return 1;
+  const dnnl_blocking_desc_t *blocking = &md->format_desc.blocking;
+  if (md->format_kind != dnnl_blocked || blocking->inner_nblks != 0 ||
+      md->ndims != plain->ndims || md->data_type != plain->data_type ||
+      md->offset0 != 0 || md->extra.flags != 0)
+    return 0;
+  for (int i = 0; i < md->ndims; ++i)
+    if (md->dims[i] != plain->dims[i] || md->padded_dims[i] != md->dims[i] ||
+        md->padded_offsets[i] != 0 ||
+        (md->dims[i] > 1 && blocking->strides[i] !=
+                                plain->format_desc.blocking.strides[i]))
+      return 0;
+  return 1;
+}
+
 /* Gives each argument the request lets the primitive lay out, and that it
  * laid out other than plain, a temporary and its reorders; then sizes the
  * execution's block. */
@@ -419,7 +444,7 @@ static int32_t plan_block(cache_entry *e, const onnxc_dnnl_request *r) {
     int32_t status = onnxc_dnnl_plain_md(&plain, chosen->ndims, chosen->dims);
     if (status != 0)
       return status;
-    if (dnnl_memory_desc_equal(&plain, chosen))
+    if (is_plain(chosen, &plain))
       continue;
     if (r->reorder[i] & ONNXC_DNNL_REORDER_IN)
       status = create_reorder(&plain, chosen, &e->reorder_in[i]);

@@ -270,3 +270,25 @@ def test_concurrent_runs_share_primitives():
             got = list(pool.map(lambda x: artifact.run({"x": x})[0], inputs))
         for g, w in zip(got, want):
             assert max_relative_error(g, w) <= 1e-4
+
+
+def test_missing_onednn_is_a_load_error_naming_it():
+    """A dnnl artifact where libdnnl.so.2 cannot be found: the artifact's
+    needed-library entry renamed in place (same length) stands for a
+    machine without oneDNN. `onnxc run` must fail to load it, naming the
+    library, not crash."""
+    with tempfile.TemporaryDirectory() as tmp:
+        proc, so = compile_cli(cnn(), tmp, *DNNL)
+        assert proc.returncode == 0, proc.stderr
+        with open(so, "rb") as f:
+            data = f.read()
+        assert b"libdnnl.so.2" in data
+        broken = os.path.join(tmp, "broken.so")
+        with open(broken, "wb") as f:
+            f.write(data.replace(b"libdnnl.so.2", b"libdnnX.so.2"))
+        x = os.path.join(tmp, "x.npy")
+        np.save(x, np.zeros((1, 3, 16, 16), np.float32))
+        run = subprocess.run([onnxc_binary(), "run", broken, "--input",
+                              f"x={x}"], capture_output=True, text=True)
+        assert run.returncode != 0 and run.returncode < 128, run
+        assert "libdnnX.so.2" in run.stderr, run.stderr
