@@ -113,14 +113,27 @@ public:
 
   virtual MemorySpace memorySpace() const { return MemorySpace::Host; }
 
+  /// Adds the passes that run on the partitioned module before any target
+  /// lowers its partitions (graph-level preparation: layouts, tags that
+  /// must see the onnx ops).
+  virtual void buildPreparePipeline(mlir::OpPassManager &pm,
+                                    const LoweringOptions &options) const {}
+
   /// Adds the passes that lower this target's partition functions (tagged
   /// kTargetAttr = name()) to ops the host pipeline finishes. They run on
   /// the module, before the host-memory partitions are inlined.
   virtual void buildPartitionPipeline(mlir::OpPassManager &pm,
                                       const LoweringOptions &options) const = 0;
 
-  /// The archives and libraries an artifact with partitions of this target
-  /// links. An error says what is missing (e.g. no runtime for --mtriple).
+  /// Whether this target can serve a compilation with `options` (e.g. not
+  /// --emit static, not a foreign --mtriple); an error says why not.
+  virtual llvm::Error checkOptions(const LoweringOptions &options) const {
+    return llvm::Error::success();
+  }
+
+  /// The archives and libraries a shared-library artifact with partitions
+  /// of this target links. An error says what is missing (e.g. no runtime
+  /// for --mtriple).
   virtual llvm::Expected<LinkInputs>
   linkInputs(const LoweringOptions &options) const = 0;
 

@@ -502,11 +502,17 @@ std::vector<const Target *> targetsUsed(ModuleOp module,
   return used;
 }
 
-/// Every partition lowered by its target, the host-memory ones inlined, and
-/// the whole module lowered to the LLVM dialect by the host target.
+/// Every target's preparation (the host's too), every partition lowered by
+/// its target, the host-memory ones inlined, and the whole module lowered to
+/// the LLVM dialect by the host target.
 bool lowerToLLVMDialect(ModuleOp module, llvm::ArrayRef<const Target *> used,
                         const LoweringOptions &lowering) {
   PassManager pm(module.getContext());
+  std::vector<const Target *> preparing(used.begin(), used.end());
+  if (!llvm::is_contained(preparing, &hostTarget()))
+    preparing.push_back(&hostTarget());
+  for (const Target *target : preparing)
+    target->buildPreparePipeline(pm, lowering);
   for (const Target *target : used)
     target->buildPartitionPipeline(pm, lowering);
   pm.addPass(createInlineHostPartitionsPass());
@@ -514,11 +520,23 @@ bool lowerToLLVMDialect(ModuleOp module, llvm::ArrayRef<const Target *> used,
   return succeeded(pm.run(module));
 }
 
+/// Every used target accepts the options (--emit static, --mtriple...).
+bool checkTargetOptions(llvm::ArrayRef<const Target *> used,
+                        const LoweringOptions &lowering) {
+  for (const Target *target : used)
+    if (llvm::Error err = target->checkOptions(lowering)) {
+      printError("target '" + target->name() +
+                 "': " + llvm::toString(std::move(err)));
+      return false;
+    }
+  return true;
+}
+
 /// What the artifact links: every used target's runtime, the host's last
-/// (the other runtimes call into it).
+/// (the other runtimes call into it). With `report`, an error is printed.
 std::optional<LinkLibraries>
 collectLinkLibraries(llvm::ArrayRef<const Target *> used,
-                     const LoweringOptions &lowering) {
+                     const LoweringOptions &lowering, bool report) {
   std::vector<const Target *> linked(used.begin(), used.end());
   if (!llvm::is_contained(linked, &hostTarget()))
     linked.push_back(&hostTarget());
@@ -529,11 +547,13 @@ collectLinkLibraries(llvm::ArrayRef<const Target *> used,
   for (const Target *target : linked) {
     llvm::Expected<LinkInputs> inputs = target->linkInputs(lowering);
     if (!inputs) {
+      std::string message = llvm::toString(inputs.takeError());
       // The host's runtime is every artifact's: its errors need no prefix.
-      printError((target == &hostTarget()
-                      ? std::string()
-                      : "target '" + target->name().str() + "': ") +
-                 llvm::toString(inputs.takeError()));
+      if (report)
+        printError((target == &hostTarget()
+                        ? std::string()
+                        : "target '" + target->name().str() + "': ") +
+                   message);
       return std::nullopt;
     }
     llvm::append_range(libraries.archives, inputs->archives);
@@ -714,8 +734,13 @@ bool compileModel(const CompilerOptions &options) {
   lowering.machine = machine->get();
   lowering.triple = options.triple;
   lowering.argv0 = options.argv0;
-  libraries = collectLinkLibraries(used, lowering);
-  if (!libraries || !lowerToLLVMDialect(*module, used, lowering))
+  // A shared library needs every runtime now; an object file's header
+  // names them when they are found.
+  bool linking = options.emit == EmitKind::Lib;
+  if (!checkTargetOptions(used, lowering))
+    return false;
+  libraries = collectLinkLibraries(used, lowering, /*report=*/linking);
+  if ((linking && !libraries) || !lowerToLLVMDialect(*module, used, lowering))
     return false;
   collectLoweringMeta(*module, *meta);
 

@@ -75,6 +75,14 @@ public:
                          op->getName().getStringRef().str() + "'");
   }
 
+  // --profile: every node's op type into its location, before any target
+  // replaces the onnx ops (the profile names them).
+  void buildPreparePipeline(OpPassManager &pm,
+                            const LoweringOptions &options) const override {
+    if (options.profile)
+      pm.addNestedPass<func::FuncOp>(createTagOpTypes());
+  }
+
   // The host pipeline lowers cpu partitions after they are inlined.
   void buildPartitionPipeline(OpPassManager &,
                               const LoweringOptions &) const override {}
@@ -123,8 +131,6 @@ void CpuTarget::buildHostPipeline(OpPassManager &pm,
   }
   pm.addPass(createDeclareRuntimeHelpersPass(
       /*gemmKernel=*/!options.staticMemory));
-  if (options.profile)
-    pm.addNestedPass<func::FuncOp>(createTagOpTypes());
   pm.addNestedPass<func::FuncOp>(createConvertOnnxToLinalgPass());
   buildCpuLoweringPipeline(pm, options.optLevel, options.staticMemory,
                            options.profile);

@@ -44,8 +44,7 @@ public:
     pm.addPass(createLowerToDnnlCallsPass());
   }
 
-  llvm::Expected<LinkInputs>
-  linkInputs(const LoweringOptions &options) const override {
+  llvm::Error checkOptions(const LoweringOptions &options) const override {
     if (options.staticMemory)
       return llvm::createStringError(
           llvm::inconvertibleErrorCode(),
@@ -54,8 +53,13 @@ public:
     if (!isHostTriple(options.triple))
       return llvm::createStringError(
           llvm::inconvertibleErrorCode(),
-          "it links this machine's oneDNN and cannot cross-compile for '%s'",
+          "it calls this machine's oneDNN and cannot cross-compile for '%s'",
           options.triple.c_str());
+    return llvm::Error::success();
+  }
+
+  llvm::Expected<LinkInputs>
+  linkInputs(const LoweringOptions &options) const override {
     llvm::Expected<std::string> archive =
         findRuntimeArchive(options.argv0, options.triple, "libonnxc_rt_dnnl.a",
                            ONNXC_RT_DNNL_ARCHIVE_BUILD_PATH, "");

@@ -292,3 +292,18 @@ def test_missing_onednn_is_a_load_error_naming_it():
                               f"x={x}"], capture_output=True, text=True)
         assert run.returncode != 0 and run.returncode < 128, run
         assert "libdnnX.so.2" in run.stderr, run.stderr
+
+
+def test_profile_names_dnnl_nodes():
+    """--profile with dnnl partitions: each oneDNN call is an entry with its
+    node names and op type (tagged before the dnnl lowering replaces the
+    onnx ops)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        artifact = Artifact(compile_model(cnn(), tmp,
+                                          args=[*DNNL, "--profile"]))
+        artifact.run({"x": np.ones((1, 3, 16, 16), np.float32)})
+        entries = {e["nodes"]: e for e in artifact.profile()}
+        assert entries["conv1, relu1"]["op_types"] == "FusedConv"
+        assert entries["pool1"]["op_types"] == "MaxPool"
+        assert entries["fc"]["op_types"] == "Gemm"
+        assert all(e["ns"] > 0 for e in entries.values())
