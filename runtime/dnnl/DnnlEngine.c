@@ -210,12 +210,23 @@ static dnnl_status_t engine_status;
 static int (*omp_get_max_threads_fn)(void);
 static void (*omp_set_num_threads_fn)(int);
 
+/* oneDNN and its OpenMP runtime stay loaded once used: OpenMP's idle
+ * workers outlive a run, and unloading the artifact (which brought both in)
+ * would unmap the code they wait in. The handle also finds OpenMP's
+ * functions when the artifact was loaded RTLD_LOCAL, out of the global
+ * scope. */
+static void *pin_library(const char *name) {
+  return dlopen(name, RTLD_NOW | RTLD_NOLOAD | RTLD_NODELETE);
+}
+
 static void create_engine(void) {
+  pin_library("libdnnl.so.2");
+  void *omp = pin_library("libgomp.so.1");
   engine_status = dnnl_engine_create(&engine, dnnl_cpu, 0);
-  *(void **)&omp_get_max_threads_fn =
-      dlsym(RTLD_DEFAULT, "omp_get_max_threads");
-  *(void **)&omp_set_num_threads_fn =
-      dlsym(RTLD_DEFAULT, "omp_set_num_threads");
+  if (!omp)
+    return;
+  *(void **)&omp_get_max_threads_fn = dlsym(omp, "omp_get_max_threads");
+  *(void **)&omp_set_num_threads_fn = dlsym(omp, "omp_set_num_threads");
 }
 
 /* OpenMP's count is per thread: set it on the calling thread to the CPU
@@ -264,8 +275,7 @@ static dnnl_status_t create_reorder(const dnnl_memory_desc_t *from,
   dnnl_primitive_desc_t pd = NULL;
   dnnl_status_t s = create_attr(&attr);
   if (s == dnnl_success)
-    s = dnnl_reorder_primitive_desc_create(&pd, from, engine, to, engine,
-                                           attr);
+    s = dnnl_reorder_primitive_desc_create(&pd, from, engine, to, engine, attr);
   if (s == dnnl_success)
     s = dnnl_primitive_create(reorder, pd);
   if (pd)
@@ -277,9 +287,8 @@ static dnnl_status_t create_reorder(const dnnl_memory_desc_t *from,
 
 /* Executes `p` on `n` arguments (`args` has room for one more) and, where
  * it needs one, the scratchpad at `scratch`; returns once it is done. */
-static int32_t execute_primitive(const_dnnl_primitive_t p,
-                                 dnnl_stream_t stream, int n,
-                                 dnnl_exec_arg_t *args, void *scratch) {
+static int32_t execute_primitive(const_dnnl_primitive_t p, dnnl_stream_t stream,
+                                 int n, dnnl_exec_arg_t *args, void *scratch) {
   const dnnl_memory_desc_t *md = query_md(p, dnnl_query_scratchpad_md, 0);
   dnnl_memory_t mem = NULL;
   dnnl_status_t s = dnnl_success;
@@ -297,9 +306,8 @@ static int32_t execute_primitive(const_dnnl_primitive_t p,
   return s;
 }
 
-static int32_t run_reorder(const_dnnl_primitive_t reorder,
-                           dnnl_stream_t stream, const void *from, void *to,
-                           void *scratch) {
+static int32_t run_reorder(const_dnnl_primitive_t reorder, dnnl_stream_t stream,
+                           const void *from, void *to, void *scratch) {
   const dnnl_memory_desc_t *from_md = query_md(reorder, dnnl_query_src_md, 0);
   const dnnl_memory_desc_t *to_md = query_md(reorder, dnnl_query_dst_md, 0);
   if (!from_md || !to_md)
@@ -425,8 +433,8 @@ static int is_plain(const dnnl_memory_desc_t *md,
   for (int i = 0; i < md->ndims; ++i)
     if (md->dims[i] != plain->dims[i] || md->padded_dims[i] != md->dims[i] ||
         md->padded_offsets[i] != 0 ||
-        (md->dims[i] > 1 && blocking->strides[i] !=
-                                plain->format_desc.blocking.strides[i]))
+        (md->dims[i] > 1 &&
+         blocking->strides[i] != plain->format_desc.blocking.strides[i]))
       return 0;
   return 1;
 }
@@ -509,17 +517,16 @@ static void *argument_data(const cache_entry *e, void *const *handles,
 
 /* Brings what the primitive reads into its arguments: the plain data
  * reordered into the temporaries, the initial copy into its handle. */
-static int32_t load_arguments(const cache_entry *e,
-                              const onnxc_dnnl_request *r,
+static int32_t load_arguments(const cache_entry *e, const onnxc_dnnl_request *r,
                               void *const *handles, char *block,
                               dnnl_stream_t stream) {
   for (int i = 0; i < e->num_args; ++i) {
     const void *from =
         r->initial && i == r->initial_arg ? r->initial : handles[i];
     if (e->reorder_in[i]) {
-      int32_t status = run_reorder(e->reorder_in[i], stream, from,
-                                   block + e->temp_offset[i],
-                                   block + e->scratch_offset);
+      int32_t status =
+          run_reorder(e->reorder_in[i], stream, from, block + e->temp_offset[i],
+                      block + e->scratch_offset);
       if (status != 0)
         return status;
     } else if (from != handles[i]) {

@@ -307,3 +307,24 @@ def test_profile_names_dnnl_nodes():
         assert entries["pool1"]["op_types"] == "MaxPool"
         assert entries["fc"]["op_types"] == "Gemm"
         assert all(e["ns"] > 0 for e in entries.values())
+
+
+def test_cli_run_of_a_dnnl_artifact():
+    """`onnxc run` loads, runs and unloads a dnnl artifact: OpenMP's idle
+    workers outlive the run, so the glue keeps oneDNN and OpenMP loaded
+    (unloading them under the workers crashed the process at exit)."""
+    model = cnn()
+    x = RNG.standard_normal((2, 3, 16, 16)).astype(np.float32)
+    with tempfile.TemporaryDirectory() as tmp:
+        proc, so = compile_cli(model, tmp, *DNNL)
+        assert proc.returncode == 0, proc.stderr
+        np.save(os.path.join(tmp, "x.npy"), x)
+        for threads in ("1", "2"):
+            run = subprocess.run(
+                [onnxc_binary(), "run", so, "--input",
+                 f"x={os.path.join(tmp, 'x.npy')}", "--output-dir", tmp,
+                 "--threads", threads, "--repeat", "3"],
+                capture_output=True, text=True)
+            assert run.returncode == 0, (run.returncode, run.stderr)
+            got = np.load(os.path.join(tmp, "y.npy"))
+            assert max_relative_error(got, run_ort(model, {"x": x})[0]) <= 1e-4

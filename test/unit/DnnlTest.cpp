@@ -2,7 +2,8 @@
 //
 // Every entry point of runtime/dnnl through memref descriptors, against a
 // reference loop written here: convolutions (groups, depthwise, strides,
-// dilations, pads, bias, residual, activations, constant weights), matmuls
+// dilations, pads, bias, residual, activations, constant weights; plain
+// NCHW and the layouts oneDNN picks, odd channel counts), matmuls
 // (batch broadcasting, transposes, every bias shape), pooling (ceil-mode end
 // pads), softmax on each axis, eltwise, the normalizations. Then the
 // per-site cache (two shapes on one slot), refused shapes, and four threads
@@ -196,8 +197,9 @@ std::string describe(const ConvCase &k) {
 
 /// Runs one case on `slot` and checks it; `seed` varies the data. A
 /// constant weight must be given: its pointer is part of the cache key.
+/// `residualInY`: Z is passed as Y itself, which holds it.
 void checkConv(const ConvCase &k, Slot &slot, unsigned seed,
-               Tensor *weights = nullptr) {
+               Tensor *weights = nullptr, bool residualInY = false) {
   int64_t oh = outSize(k.h, k.kh, k.sh, k.dh, k.pt, k.pb);
   int64_t ow = outSize(k.w, k.kw, k.sw, k.dw, k.pl, k.pr);
   Tensor x({k.n, k.c, k.h, k.w}, seed);
@@ -209,12 +211,16 @@ void checkConv(const ConvCase &k, Slot &slot, unsigned seed,
            std::vector<float>((size_t)(k.n * k.m * oh * ow), NAN));
   std::vector<float> expected = convReference(k, x, w, bias, residual, oh, ow);
   onnxc_unranked_memref *xr = x.memref();
+  onnxc_unranked_memref *zr = residual.memref();
+  if (residualInY) {
+    y.data = residual.data;
+    zr = y.memref();
+  }
   int32_t status = _mlir_ciface_onnxc_dnnl_conv2d_f32(
       slot.memref(), xr, w.memref(),
       (k.flags & ONNXC_DNNL_CONV_BIAS) ? bias.memref() : xr,
-      (k.flags & ONNXC_DNNL_CONV_RESIDUAL) ? residual.memref() : xr, y.memref(),
-      k.flags, k.pt, k.pl, k.sh, k.sw, k.dh, k.dw, k.group, k.activation,
-      k.alpha, k.beta);
+      (k.flags & ONNXC_DNNL_CONV_RESIDUAL) ? zr : xr, y.memref(), k.flags, k.pt,
+      k.pl, k.sh, k.sw, k.dh, k.dw, k.group, k.activation, k.alpha, k.beta);
   ASSERT_EQ(status, 0) << describe(k);
   expectNear(y.data, expected, describe(k));
 }
@@ -260,6 +266,61 @@ TEST(DnnlConv, MatchesTheReference) {
     Tensor w({k.m, k.c / k.group, k.kh, k.kw}, seed);
     checkConv(k, slot, seed += 10, &w);
     checkConv(k, slot, seed += 10, &w); // the cached primitive
+  }
+}
+
+// The glue lets oneDNN pick the layouts of X, W and Y where Y has more than
+// one pixel per channel (with a non-constant W, at least 100), and reorders
+// between them and NCHW: odd channel counts pad channel blocks (nChw8c under
+// DNNL_MAX_CPU_ISA=AVX2; AVX-512 picks NHWC), a residual is reordered into
+// Y's layout before the sum post-op.
+// clang-format off
+const ConvCase kChosenLayoutCases[] = {
+    // n  c   h   w   m kh kw sh sw dh dw pt pl pb pr  g  flags, activation
+    {1,  3, 12, 12, 17, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1,  1, kBias | kRes | kConst,
+     ONNXC_ACTIVATION_RELU, 0, 0},
+    // W not constant: reordered on every call.
+    {2, 17, 11, 10, 33, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1,  1, kRes,
+     ONNXC_ACTIVATION_LEAKY_RELU, 0.2f, 0},
+    {1, 33, 23, 21,  3, 3, 3, 2, 2, 1, 1, 1, 0, 1, 1,  1, kBias | kConst,
+     ONNXC_ACTIVATION_CLIP, -0.5f, 0.5f},
+    // Depthwise, and 17 channels per group.
+    {1, 33, 14, 14, 33, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 33, kBias | kRes | kConst,
+     ONNXC_ACTIVATION_SILU, 0, 0},
+    {1, 34, 12, 12, 66, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1,  2, kBias | kRes,
+     ONNXC_ACTIVATION_TANH, 0, 0},
+    // 1x1 stride 2 with a negative end pad; a dilated one.
+    {1, 17, 20, 22, 33, 1, 1, 2, 2, 1, 1, 0, 0, 0, 0,  1, kRes | kConst,
+     ONNXC_ACTIVATION_HARD_SWISH, 1.0f / 6.0f, 0.5f},
+    {1, 17, 16, 16,  3, 3, 3, 1, 1, 2, 2, 2, 2, 2, 2,  1, kBias | kConst,
+     ONNXC_ACTIVATION_GELU, 0, 0},
+    // One output pixel: plain NCHW again.
+    {1, 33,  3,  3, 17, 3, 3, 1, 1, 1, 1, 0, 0, 0, 0,  1, kBias | kRes | kConst,
+     ONNXC_ACTIVATION_RELU, 0, 0},
+};
+// clang-format on
+
+TEST(DnnlConv, ChosenLayoutsMatchTheReference) {
+  unsigned seed = 500;
+  for (const ConvCase &k : kChosenLayoutCases) {
+    Slot slot;
+    Tensor w({k.m, k.c / k.group, k.kh, k.kw}, seed);
+    checkConv(k, slot, seed += 10, &w);
+    checkConv(k, slot, seed += 10, &w); // the cached primitive and reorders
+  }
+}
+
+TEST(DnnlConv, ResidualAlreadyInY) {
+  // Z passed as Y: copied onto itself on the plain path, reordered from Y
+  // into the temporary on the chosen one.
+  unsigned seed = 700;
+  for (const ConvCase *k :
+       {&kConvCases[1], &kConvCases[4], &kChosenLayoutCases[0],
+        &kChosenLayoutCases[1], &kChosenLayoutCases[3]}) {
+    Slot slot;
+    Tensor w({k->m, k->c / k->group, k->kh, k->kw}, seed);
+    checkConv(*k, slot, seed += 10, &w, true);
+    checkConv(*k, slot, seed += 10, &w, true);
   }
 }
 
@@ -853,12 +914,14 @@ TEST(DnnlLayerNorm, MatchesTheReference) {
 TEST(DnnlThreads, FourThreadsOnOneSlot) {
   // Fresh slots, so the first runs race on the slot and on the inserts;
   // two shapes per site, so lookups and inserts interleave.
-  Slot convSlot, matmulSlot;
+  Slot convSlot, chosenSlot, matmulSlot;
   ConvCase a = kConvCases[2], b = kConvCases[2];
   b.h = 13;
   b.w = 6;
   Tensor weights({a.m, a.c / a.group, a.kh, a.kw}, 9); // constant, shared
   weights.memref();
+  // Temporaries and reorders on every call, a residual among them.
+  const ConvCase &c = kChosenLayoutCases[1];
   std::atomic<int> ready{0};
   std::atomic<int> failures{0};
   auto work = [&](int id) {
@@ -868,6 +931,7 @@ TEST(DnnlThreads, FourThreadsOnOneSlot) {
     for (int round = 0; round < 8; ++round) {
       const ConvCase &k = (round + id) % 2 ? a : b;
       checkConv(k, convSlot, 1000u * (unsigned)id + (unsigned)round, &weights);
+      checkConv(c, chosenSlot, 3000u * (unsigned)id + (unsigned)round);
       int64_t m = (round + id) % 2 ? 3 : 20;
       MatMulCase mm{
           {m, 40}, {40, 24}, {24}, kMBias, 1.0f, ONNXC_ACTIVATION_TANH, 0, 0};
