@@ -62,7 +62,12 @@ run_fuzz() {
 run_asan() {
   local dir="$asan_dir"
   configure_asan
-  ninja -C "$dir" onnxc onnxc-unit-tests
+  # The oneDNN glue's tests exist where oneDNN was found.
+  local dnnl_tests=""
+  if ninja -C "$dir" -t targets all | grep -q '^onnxc-dnnl-tests:'; then
+    dnnl_tests=onnxc-dnnl-tests
+  fi
+  ninja -C "$dir" onnxc onnxc-unit-tests $dnnl_tests
   # allow_user_poisoning=0: LLVM's BumpPtrAllocator poisons its slabs from
   # header code compiled into our (instrumented) binaries, while the Debian
   # libLLVM.so that also allocates from them is not instrumented, which
@@ -71,6 +76,10 @@ run_asan() {
   export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1"
   echo "== asan: runtime unit tests"
   "$dir/test/unit/onnxc-unit-tests"
+  if [ -n "$dnnl_tests" ]; then
+    echo "== asan: oneDNN glue unit tests"
+    "$dir/test/unit/onnxc-dnnl-tests"
+  fi
   echo "== asan: hostile-model corpus"
   ONNXC="$dir/tools/onnxc/onnxc" "$py" -m pytest -q -p no:cacheprovider \
     "$root/test/hostile/test_hostile.py"
