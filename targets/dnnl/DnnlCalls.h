@@ -70,14 +70,17 @@ std::optional<DnnlActivation> dnnlActivationFor(mlir::Operation *op,
                                                 std::string &whyNot);
 
 /// Claims and lowerings, per family (LowerConv.cpp, LowerMatMul.cpp,
-/// LowerPoolSoftmax.cpp). A claim returns std::nullopt for ops of other
-/// families.
+/// LowerPoolSoftmax.cpp, LowerNormalization.cpp). A claim returns
+/// std::nullopt for ops of other families.
 std::optional<Claim> claimConv(mlir::Operation *op);
 std::optional<Claim> claimMatMul(mlir::Operation *op);
 std::optional<Claim> claimPoolOrSoftmax(mlir::Operation *op);
+std::optional<Claim> claimNormalization(mlir::Operation *op);
 mlir::LogicalResult lowerConv(mlir::Operation *op, DnnlCallBuilder &calls);
 mlir::LogicalResult lowerMatMul(mlir::Operation *op, DnnlCallBuilder &calls);
 mlir::LogicalResult lowerPoolOrSoftmax(mlir::Operation *op,
+                                       DnnlCallBuilder &calls);
+mlir::LogicalResult lowerNormalization(mlir::Operation *op,
                                        DnnlCallBuilder &calls);
 
 /// An index-valued size as the i64 scalar argument of a call (a constant

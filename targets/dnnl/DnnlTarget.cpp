@@ -27,12 +27,13 @@ class DnnlTarget final : public Target {
 public:
   llvm::StringRef name() const override { return "dnnl"; }
   llvm::StringRef description() const override {
-    return "oneDNN primitives for Conv, MatMul/Gemm, pooling and Softmax "
-           "(f32)";
+    return "oneDNN primitives for Conv, MatMul/Gemm, pooling, softmax, "
+           "batch and layer normalization (f32)";
   }
 
   Claim claim(Operation *op) const override {
-    for (auto family : {claimConv, claimMatMul, claimPoolOrSoftmax})
+    for (auto family :
+         {claimConv, claimMatMul, claimPoolOrSoftmax, claimNormalization})
       if (std::optional<Claim> claim = family(op))
         return *claim;
     return Claim::refuse("the dnnl target does not lower '" +

@@ -29,6 +29,8 @@ LogicalResult lowerNode(Operation *op, DnnlCallBuilder &calls) {
     return lowerMatMul(op, calls);
   if (claimPoolOrSoftmax(op))
     return lowerPoolOrSoftmax(op, calls);
+  if (claimNormalization(op))
+    return lowerNormalization(op, calls);
   return op->emitError() << "the dnnl target has no lowering for '"
                          << op->getName() << "'";
 }

@@ -328,3 +328,43 @@ def test_cli_run_of_a_dnnl_artifact():
             assert run.returncode == 0, (run.returncode, run.stderr)
             got = np.load(os.path.join(tmp, "y.npy"))
             assert max_relative_error(got, run_ort(model, {"x": x})[0]) <= 1e-4
+
+
+def test_batch_and_layer_normalization():
+    """Inference BatchNormalization (of a graph input, so no Conv folds it)
+    and LayerNormalization over the last dim go to dnnl; LayerNormalization
+    over two dims stays with the cpu, with its reason."""
+    nodes = [
+        helper.make_node("BatchNormalization", ["x", "s", "b", "m", "v"],
+                         ["bn"], name="bn", epsilon=1e-3),
+        helper.make_node("Reshape", ["bn", "shape"], ["r"], name="reshape"),
+        helper.make_node("MatMul", ["r", "w"], ["h"], name="fc"),
+        helper.make_node("LayerNormalization", ["h", "g", "beta"], ["ln"],
+                         name="ln_last", axis=-1, epsilon=1e-5),
+        helper.make_node("LayerNormalization", ["ln", "g2"], ["y"],
+                         name="ln_two_dims", axis=1),
+    ]
+    c = 4
+    params = [weight("s", [c]), weight("b", [c]), weight("m", [c]),
+              numpy_helper.from_array(
+                  RNG.uniform(0.5, 2.0, c).astype(np.float32), "v"),
+              numpy_helper.from_array(np.array([0, c, 64], np.int64), "shape"),
+              weight("w", [64, 24]), weight("g", [24]), weight("beta", [24]),
+              weight("g2", [c, 24])]
+    graph = helper.make_graph(
+        nodes, "norms",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["N", c, 8, 8])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["N", c, 24])],
+        params)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    with tempfile.TemporaryDirectory() as tmp:
+        proc, so = compile_cli(model, tmp, *DNNL, "--print-partitions")
+        assert proc.returncode == 0, proc.stderr
+        print(proc.stdout)
+        assert "BatchNormalization 1" in proc.stdout
+        assert "dnnl refused 1 LayerNormalization node: it normalizes more " \
+               "than the last dim" in proc.stdout
+        artifact = Artifact(so)
+        for n in (1, 3):
+            assert_close(artifact, model, {
+                "x": RNG.standard_normal((n, c, 8, 8)).astype(np.float32)})
