@@ -59,6 +59,9 @@ void buildCpuLoweringPipeline(OpPassManager &pm, int optLevel,
   pm.addNestedPass<func::FuncOp>(createCSEPass());
   // CSE shares identical filled accumulators; bufferization would copy them.
   pm.addNestedPass<func::FuncOp>(createUnshareFills());
+  // CSE also merges the to_memrefs through which kernel calls read a tensor,
+  // hiding later reads from bufferization (the pass says why).
+  pm.addNestedPass<func::FuncOp>(createUnshareTensorReads());
 
   // Tensors -> buffers. Function arguments and results get identity layouts:
   // the runtime passes and receives dense row-major buffers.

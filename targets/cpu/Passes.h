@@ -59,6 +59,11 @@ std::unique_ptr<mlir::Pass> createExpandArith();
 /// transforms/UnshareFills.cpp).
 std::unique_ptr<mlir::Pass> createUnshareFills();
 
+/// One to_memref (and casts) per op that reads a tensor through them,
+/// after CSE (see transforms/UnshareTensorReads.cpp); defined by the
+/// generated pass base.
+std::unique_ptr<mlir::Pass> createUnshareTensorReads();
+
 /// Elementwise linalg.generic on buffers -> explicit vector loops (see
 /// transforms/VectorizeElementwise.cpp).
 std::unique_ptr<mlir::Pass> createVectorizeElementwise();

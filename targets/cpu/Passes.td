@@ -155,6 +155,17 @@ def ExpandArith : Pass<"onnxc-expand-arith", "mlir::ModuleOp"> {
   let dependentDialects = ["mlir::arith::ArithDialect"];
 }
 
+def UnshareTensorReads : Pass<"onnxc-unshare-tensor-reads",
+                              "mlir::func::FuncOp"> {
+  let summary = "One bufferization.to_memref per op that reads a tensor";
+  let description = [{
+    After CSE: a to_memref (and its memref.casts) that several ops read
+    through is copied right before each of them, so one-shot bufferization
+    sees each read where it happens (transforms/UnshareTensorReads.cpp).
+  }];
+  let dependentDialects = ["mlir::memref::MemRefDialect"];
+}
+
 def UnshareFills : Pass<"onnxc-unshare-fills", "mlir::func::FuncOp"> {
   let summary = "Give every in-place user of a shared linalg.fill its own";
   let description = [{

@@ -65,7 +65,7 @@ std::optional<DnnlActivation> dnnlActivationFor(Operation *op,
   if (act.empty())
     return noParams(kActNone);
   if (act == "Relu")
-    return noParams(kActRelu);
+    return DnnlActivation{kActRelu, 0.0f, 0.0f, /*afterCall=*/true};
   if (act == "Sigmoid")
     return noParams(kActSigmoid);
   if (act == "Tanh")
@@ -81,13 +81,24 @@ std::optional<DnnlActivation> dnnlActivationFor(Operation *op,
   if (act == "LeakyRelu" && params.size() <= 1)
     return DnnlActivation{kActLeakyRelu, params.empty() ? 0.01f : params[0]};
   if (act == "Clip" && params.size() == 2)
-    return DnnlActivation{kActClip, params[0], params[1]};
+    return DnnlActivation{kActClip, params[0], params[1], /*afterCall=*/true};
   whyNot = "oneDNN has no post-op for activation " + act.str();
   return std::nullopt;
 }
 
 DnnlCallBuilder::DnnlCallBuilder(ModuleOp module)
-    : module(module), symbols(module) {}
+    : module(module), symbols(module) {
+  // The run-time error reports (the lowerings' dim checks, a failed call)
+  // go through the cpu runtime's shape-error callee.
+  if (symbols.lookup(cpu::kShapeErrorCallee))
+    return;
+  OpBuilder b(module.getBodyRegion());
+  auto decl = b.create<func::FuncOp>(
+      module.getLoc(), cpu::kShapeErrorCallee,
+      b.getFunctionType({b.getI32Type(), b.getI64Type(), b.getI64Type()}, {}));
+  decl.setPrivate();
+  symbols.insert(decl);
+}
 
 Value DnnlCallBuilder::slot(OpBuilder &b, Location loc) {
   auto type = MemRefType::get({1}, b.getI64Type());
@@ -138,7 +149,8 @@ Value DnnlCallBuilder::resultArgument(OpBuilder &b, Location loc,
 
 void DnnlCallBuilder::callAndReplace(OpBuilder &b, Operation *op,
                                      llvm::StringRef name, ValueRange args,
-                                     Value buffer) {
+                                     Value buffer,
+                                     const DnnlActivation *activation) {
   Location loc = op->getLoc();
   auto callee = symbols.lookup<func::FuncOp>(name);
   if (!callee) {
@@ -149,15 +161,6 @@ void DnnlCallBuilder::callAndReplace(OpBuilder &b, Operation *op,
     callee.setPrivate();
     callee->setAttr("llvm.emit_c_interface", b.getUnitAttr());
     symbols.insert(callee);
-  }
-  if (!symbols.lookup(cpu::kShapeErrorCallee)) {
-    OpBuilder atModule(module.getBodyRegion());
-    auto decl = atModule.create<func::FuncOp>(
-        module.getLoc(), cpu::kShapeErrorCallee,
-        b.getFunctionType({b.getI32Type(), b.getI64Type(), b.getI64Type()},
-                          {}));
-    decl.setPrivate();
-    symbols.insert(decl);
   }
   Value status = b.create<func::CallOp>(loc, callee, args).getResult(0);
   Value failed =
@@ -171,8 +174,36 @@ void DnnlCallBuilder::callAndReplace(OpBuilder &b, Operation *op,
   Value result = b.create<bufferization::ToTensorOp>(
       loc, type, buffer, /*restrict=*/b.getUnitAttr(),
       /*writable=*/b.getUnitAttr());
+  if (activation && activation->afterCall)
+    result = applyOnHost(b, loc, *activation, result);
   op->getResult(0).replaceAllUsesWith(result);
   op->erase();
+}
+
+/// An onnx node of `name` on `operands` with `x`'s type, which the host
+/// pipeline lowers once the partition is inlined.
+static Value onnxNode(OpBuilder &b, Location loc, llvm::StringRef name,
+                      ValueRange operands, Type type) {
+  OperationState state(loc, name);
+  state.addOperands(operands);
+  state.addTypes(type);
+  return b.create(state)->getResult(0);
+}
+
+Value DnnlCallBuilder::applyOnHost(OpBuilder &b, Location loc,
+                                   const DnnlActivation &activation, Value x) {
+  if (activation.kind == kActRelu)
+    return onnxNode(b, loc, "onnx.Relu", x, x.getType());
+  auto scalar = RankedTensorType::get({}, b.getF32Type());
+  auto bound = [&](float v) {
+    OperationState state(loc, "onnx.Constant");
+    state.addAttribute("value", DenseElementsAttr::get(scalar, v));
+    state.addTypes(scalar);
+    return b.create(state)->getResult(0);
+  };
+  return onnxNode(b, loc, "onnx.Clip",
+                  {x, bound(activation.alpha), bound(activation.beta)},
+                  x.getType());
 }
 
 } // namespace onnxc::dnnl

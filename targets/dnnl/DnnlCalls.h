@@ -29,6 +29,16 @@
 
 namespace onnxc::dnnl {
 
+/// The runtime's code (onnxc_activation, runtime/cpu/kernels/Gemm.h) for a
+/// fused op's activation that oneDNN has an exact post-op for.
+/// `afterCall`: the activation runs on the host after the call instead
+/// (Relu and Clip: oneDNN's post-ops turn NaN into 0, ONNX keeps it); the
+/// call then gets kind 0.
+struct DnnlActivation {
+  int32_t kind = 0;
+  float alpha = 0.0f, beta = 0.0f;
+  bool afterCall = false;
+};
 /// Builds the calls of one module: declares each runtime function once and
 /// makes one cache slot per call site.
 class DnnlCallBuilder {
@@ -49,23 +59,23 @@ public:
                              mlir::Value buffer);
   /// Calls `name` (declared on first use with the arguments' types and an
   /// i32 status), reports a nonzero status as the node's run-time error,
-  /// and replaces `op`'s only result by `buffer` as a tensor.
+  /// and replaces `op`'s first result by `buffer` as a tensor, through
+  /// `activation` when it runs after the call.
   void callAndReplace(mlir::OpBuilder &b, mlir::Operation *op,
                       llvm::StringRef name, mlir::ValueRange args,
-                      mlir::Value buffer);
+                      mlir::Value buffer,
+                      const DnnlActivation *activation = nullptr);
 
 private:
+  /// `x` through an activation the host computes (afterCall).
+  mlir::Value applyOnHost(mlir::OpBuilder &b, mlir::Location loc,
+                          const DnnlActivation &activation, mlir::Value x);
+
   mlir::ModuleOp module;
   mlir::SymbolTable symbols;
   int64_t nextSlot = 0;
 };
 
-/// The runtime's code (onnxc_activation, runtime/cpu/kernels/Gemm.h) for a
-/// fused op's activation that oneDNN has an exact post-op for.
-struct DnnlActivation {
-  int32_t kind = 0;
-  float alpha = 0.0f, beta = 0.0f;
-};
 std::optional<DnnlActivation> dnnlActivationFor(mlir::Operation *op,
                                                 std::string &whyNot);
 

@@ -156,10 +156,10 @@ LogicalResult lowerConv(Operation *op, DnnlCallBuilder &calls) {
       i64c(h.dilation),
       i64c(wd.dilation),
       i64c(conv.group),
-      b.create<arith::ConstantIntOp>(loc, act->kind, 32),
+      b.create<arith::ConstantIntOp>(loc, act->afterCall ? 0 : act->kind, 32),
       f32c(act->alpha),
       f32c(act->beta)};
-  calls.callAndReplace(b, op, "onnxc_dnnl_conv2d_f32", args, buffer);
+  calls.callAndReplace(b, op, "onnxc_dnnl_conv2d_f32", args, buffer, &*act);
   return success();
 }
 

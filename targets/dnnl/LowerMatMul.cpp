@@ -13,6 +13,7 @@
 #include "compiler/dialect/OnnxDialect.h"
 #include "compiler/dialect/onnxc/OnnxcDialect.h"
 #include "targets/cpu/lowering/IndexingUtils.h"
+#include "targets/cpu/lowering/RuntimeCall.h"
 #include "targets/dnnl/DnnlCalls.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -98,6 +99,24 @@ SmallVector<OpFoldResult> resultSizes(OpBuilder &b, Location loc,
   return sizes;
 }
 
+/// The run-time checks of dims only known then, with the cpu lowering's
+/// messages (the glue would refuse the call too, but could not say which
+/// dims differ).
+void checkDims(OpBuilder &b, Location loc, const MatMulView &mm) {
+  int64_t ra = llvm::cast<RankedTensorType>(mm.a.getType()).getRank();
+  int64_t rb = llvm::cast<RankedTensorType>(mm.b.getType()).getRank();
+  int64_t batchRank = std::max(ra, rb) - 2;
+  for (int64_t j = 0; j < batchRank; ++j) {
+    int64_t ai = j - (batchRank - (ra - 2)), bi = j - (batchRank - (rb - 2));
+    if (ai >= 0 && bi >= 0)
+      cpu::reportDimMismatch(b, loc, mm.a, ai, mm.b, bi, /*broadcasts=*/true,
+                             cpu::ShapeErrorKind::Broadcast);
+  }
+  cpu::reportDimMismatch(b, loc, mm.a, mm.transA ? ra - 2 : ra - 1, mm.b,
+                         mm.transB ? rb - 1 : rb - 2, /*broadcasts=*/false,
+                         cpu::ShapeErrorKind::InnerDims);
+}
+
 } // namespace
 
 std::optional<Claim> claimMatMul(Operation *op) {
@@ -133,6 +152,7 @@ LogicalResult lowerMatMul(Operation *op, DnnlCallBuilder &calls) {
                          "cannot lower");
   OpBuilder b(op);
   Location loc = op->getLoc();
+  checkDims(b, loc, mm);
   auto yType = llvm::cast<RankedTensorType>(op->getResult(0).getType());
   Value buffer =
       calls.allocResult(b, loc, yType, resultSizes(b, loc, mm, yType));
@@ -144,18 +164,18 @@ LogicalResult lowerMatMul(Operation *op, DnnlCallBuilder &calls) {
   auto f32c = [&](float v) -> Value {
     return b.create<arith::ConstantOp>(loc, b.getF32FloatAttr(v));
   };
-  SmallVector<Value> args = {calls.slot(b, loc),
-                             a,
-                             calls.tensorArgument(b, loc, mm.b),
-                             hasBias ? calls.tensorArgument(b, loc, mm.bias)
-                                     : a,
-                             calls.resultArgument(b, loc, buffer),
-                             b.create<arith::ConstantIntOp>(loc, flags, 32),
-                             f32c(mm.alpha),
-                             b.create<arith::ConstantIntOp>(loc, act->kind, 32),
-                             f32c(act->alpha),
-                             f32c(act->beta)};
-  calls.callAndReplace(b, op, "onnxc_dnnl_matmul_f32", args, buffer);
+  SmallVector<Value> args = {
+      calls.slot(b, loc),
+      a,
+      calls.tensorArgument(b, loc, mm.b),
+      hasBias ? calls.tensorArgument(b, loc, mm.bias) : a,
+      calls.resultArgument(b, loc, buffer),
+      b.create<arith::ConstantIntOp>(loc, flags, 32),
+      f32c(mm.alpha),
+      b.create<arith::ConstantIntOp>(loc, act->afterCall ? 0 : act->kind, 32),
+      f32c(act->alpha),
+      f32c(act->beta)};
+  calls.callAndReplace(b, op, "onnxc_dnnl_matmul_f32", args, buffer, &*act);
   return success();
 }
 
