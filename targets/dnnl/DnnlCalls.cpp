@@ -55,17 +55,25 @@ std::optional<DnnlActivation> dnnlActivationFor(Operation *op,
   if (auto list = op->getAttrOfType<ArrayAttr>("activation_params"))
     for (Attribute a : list)
       params.push_back(llvm::cast<FloatAttr>(a).getValueAsDouble());
+  // Every activation runs on the host after the call: oneDNN's eltwise
+  // post-ops do not keep NaN as ONNX does, and not alike in every
+  // implementation (Relu and Clip turn it into 0 everywhere; Sigmoid only in
+  // the GEMM-based convolution of a one-pixel output).
+  auto after = [&](int32_t kind, float alpha = 0.0f,
+                   float beta = 0.0f) -> std::optional<DnnlActivation> {
+    return DnnlActivation{kind, alpha, beta, /*afterCall=*/true};
+  };
   auto noParams = [&](int32_t kind) -> std::optional<DnnlActivation> {
     if (!params.empty()) {
       whyNot = "activation " + act.str() + " with parameters";
       return std::nullopt;
     }
-    return DnnlActivation{kind};
+    return after(kind);
   };
   if (act.empty())
-    return noParams(kActNone);
+    return DnnlActivation{kActNone};
   if (act == "Relu")
-    return DnnlActivation{kActRelu, 0.0f, 0.0f, /*afterCall=*/true};
+    return noParams(kActRelu);
   if (act == "Sigmoid")
     return noParams(kActSigmoid);
   if (act == "Tanh")
@@ -76,13 +84,13 @@ std::optional<DnnlActivation> dnnlActivationFor(Operation *op,
     return noParams(kActFastGelu);
   if (act == "Silu")
     return noParams(kActSilu);
-  if (act == "HardSwish")
-    return DnnlActivation{kActHardSwish, 1.0f / 6.0f, 0.5f};
+  if (act == "HardSwish" && params.empty())
+    return after(kActHardSwish);
   if (act == "LeakyRelu" && params.size() <= 1)
-    return DnnlActivation{kActLeakyRelu, params.empty() ? 0.01f : params[0]};
+    return after(kActLeakyRelu, params.empty() ? 0.01f : params[0]);
   if (act == "Clip" && params.size() == 2)
-    return DnnlActivation{kActClip, params[0], params[1], /*afterCall=*/true};
-  whyNot = "oneDNN has no post-op for activation " + act.str();
+    return after(kActClip, params[0], params[1]);
+  whyNot = "activation " + act.str() + " has no host form here";
   return std::nullopt;
 }
 
@@ -192,18 +200,45 @@ static Value onnxNode(OpBuilder &b, Location loc, llvm::StringRef name,
 
 Value DnnlCallBuilder::applyOnHost(OpBuilder &b, Location loc,
                                    const DnnlActivation &activation, Value x) {
-  if (activation.kind == kActRelu)
-    return onnxNode(b, loc, "onnx.Relu", x, x.getType());
-  auto scalar = RankedTensorType::get({}, b.getF32Type());
-  auto bound = [&](float v) {
-    OperationState state(loc, "onnx.Constant");
-    state.addAttribute("value", DenseElementsAttr::get(scalar, v));
-    state.addTypes(scalar);
-    return b.create(state)->getResult(0);
+  Type type = x.getType();
+  auto node = [&](llvm::StringRef name, ValueRange operands) {
+    return onnxNode(b, loc, name, operands, type);
   };
-  return onnxNode(b, loc, "onnx.Clip",
-                  {x, bound(activation.alpha), bound(activation.beta)},
-                  x.getType());
+  Operation *op = nullptr;
+  switch (activation.kind) {
+  case kActRelu:
+    return node("onnx.Relu", x);
+  case kActSigmoid:
+    return node("onnx.Sigmoid", x);
+  case kActTanh:
+    return node("onnx.Tanh", x);
+  case kActHardSwish:
+    return node("onnx.HardSwish", x);
+  case kActSilu:
+    return node("onnx.Mul", {x, node("onnx.Sigmoid", x)});
+  case kActGelu:
+  case kActFastGelu:
+    op = node("onnx.Gelu", x).getDefiningOp();
+    op->setAttr("approximate", b.getStringAttr(activation.kind == kActGelu
+                                                   ? "none"
+                                                   : "tanh"));
+    return op->getResult(0);
+  case kActLeakyRelu:
+    op = node("onnx.LeakyRelu", x).getDefiningOp();
+    op->setAttr("alpha", b.getF32FloatAttr(activation.alpha));
+    return op->getResult(0);
+  default: {
+    auto scalar = RankedTensorType::get({}, b.getF32Type());
+    auto bound = [&](float v) {
+      OperationState state(loc, "onnx.Constant");
+      state.addAttribute("value", DenseElementsAttr::get(scalar, v));
+      state.addTypes(scalar);
+      return b.create(state)->getResult(0);
+    };
+    return node("onnx.Clip",
+                {x, bound(activation.alpha), bound(activation.beta)});
+  }
+  }
 }
 
 } // namespace onnxc::dnnl

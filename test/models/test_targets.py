@@ -365,10 +365,11 @@ def test_batch_and_layer_normalization():
 
 
 def test_non_finite_values_propagate_as_in_onnx_runtime():
-    """NaN and +-inf through convolutions with every fused activation and a
-    matrix product with Relu: oneDNN's Relu and Clip post-ops turn NaN into
-    0, so those two run on the host after the call; the NaN/inf positions
-    and the finite values must match ONNX Runtime's."""
+    """NaN and +-inf through convolutions with fused activations: oneDNN's
+    post-ops turn NaN into 0 (Relu and Clip everywhere, Sigmoid in the
+    one-pixel GEMM convolution), so every activation runs on the host after
+    the call; the NaN/inf positions and the finite values must match ONNX
+    Runtime's."""
     for act in ["Relu", "Clip", "LeakyRelu", "Sigmoid", "Tanh", "HardSwish"]:
         nodes = [helper.make_node("Conv", ["x", "w", "b"], ["c"],
                                   pads=[1, 1, 1, 1], name="conv")]
