@@ -744,7 +744,10 @@ def render(results):
     out += render_arithmetic(results)
     if failures:
         out += ["## Failures", ""] + failures + [""]
-    notes = os.path.join(HERE, "notes.md")
+    # A run over several target lists has notes of its own.
+    multi_targets = len(meta.get("targets", ["cpu"])) > 1
+    notes = os.path.join(HERE, "notes-targets.md" if multi_targets
+                         else "notes.md")
     if meta["settings"]["shapes"] != "static":
         # One copy of the notes: they go with the static run's file.
         out += ["## Notes", "", "bench/notes.md, rendered into "
