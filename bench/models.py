@@ -34,6 +34,10 @@ import time
 import warnings
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+# bench/profile.py would shadow the standard library's `profile`, which
+# torch imports (through cProfile); this script needs nothing from bench/.
+sys.path[:] = [p for p in sys.path
+               if os.path.abspath(p or os.curdir) != HERE]
 DEFAULT_OUT = os.path.join(HERE, "..", "build", "bench", "models")
 OPSET = 17
 # Bump a model's entry when its recipe below changes, so its cached file is
