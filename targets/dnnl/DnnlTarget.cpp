@@ -27,8 +27,8 @@ class DnnlTarget final : public Target {
 public:
   llvm::StringRef name() const override { return "dnnl"; }
   llvm::StringRef description() const override {
-    return "oneDNN primitives for Conv, MatMul/Gemm, pooling, softmax, "
-           "batch and layer normalization (f32)";
+    return "oneDNN primitives for Conv, MatMul/Gemm, pooling, batch and "
+           "layer normalization (f32)";
   }
 
   Claim claim(Operation *op) const override {

@@ -59,6 +59,8 @@ int runCompile(const CompileOptions &opts);
 int runOptimize(const OptimizeOptions &opts);
 int runRun(const RunOptions &opts);
 int runInfo(const InfoOptions &opts);
+/// `onnxc targets`: the targets built into this compiler.
+int runTargets();
 
 } // namespace onnxc::cli
 

@@ -1,6 +1,7 @@
 //===- CompileCommand.cpp - `onnxc compile` and `onnxc optimize` ----------===//
 
 #include "compiler/driver/Compiler.h"
+#include "targets/Target.h"
 #include "tools/onnxc/Commands.h"
 
 #include "llvm/ADT/StringExtras.h"
@@ -77,6 +78,19 @@ int runOptimize(const OptimizeOptions &opts) {
     if (!parseShape(spec, options.inputShapes))
       return 2;
   return optimizeModel(options) ? 0 : 1;
+}
+
+int runTargets() {
+  for (const Target *target : allTargets()) {
+    llvm::outs() << target->name() << " ("
+                 << memorySpaceName(target->memorySpace()) << " memory"
+                 << (target == &hostTarget() ? ", the host target" : "")
+                 << "): " << target->description() << "\n";
+    for (const std::string &needed : target->loadRequirements())
+      llvm::outs() << "  an artifact with its partitions needs " << needed
+                   << " where it runs\n";
+  }
+  return 0;
 }
 
 } // namespace onnxc::cli

@@ -111,6 +111,9 @@ int main(int argc, char **argv) {
       "info", "describe a model or a compiled artifact");
   infoCmd->add_option("path", info.path, "a .onnx model or artifact")->required();
 
+  CLI::App *targetsCmd = app.add_subcommand(
+      "targets", "list the targets built into this onnxc (for --targets)");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError &e) {
@@ -122,5 +125,7 @@ int main(int argc, char **argv) {
     return runOptimize(optimize);
   if (*runCmd)
     return runRun(run);
+  if (*targetsCmd)
+    return runTargets();
   return runInfo(info);
 }
