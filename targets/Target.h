@@ -6,6 +6,10 @@
 //   capability       the partition pass (passes/partition) asks the targets in
 //                    the user's priority order which nodes they take; a
 //                    refusal carries its reason (--print-partitions)
+//   options          each used target accepts the compilation's options
+//                    (--emit static, --mtriple) or says why not
+//   prepare          each used target's graph-level passes, before any
+//                    target replaces the onnx ops
 //   partition lower  each target lowers its partitions (functions tagged
 //                    `onnxc.target`) to code its host can call: calls into its
 //                    runtime, or linalg on tensors
