@@ -3,6 +3,7 @@
 #include "targets/dnnl/DnnlCalls.h"
 #include "compiler/dialect/OnnxDialect.h"
 #include "compiler/dialect/onnxc/OnnxcDialect.h"
+#include "targets/cpu/lowering/KernelActivation.h"
 #include "targets/cpu/lowering/RuntimeHelpers.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -15,20 +16,6 @@
 using namespace mlir;
 
 namespace onnxc::dnnl {
-
-// Must match runtime/cpu/kernels/Gemm.h (onnxc_activation).
-enum : int32_t {
-  kActNone = 0,
-  kActRelu = 1,
-  kActLeakyRelu = 2,
-  kActClip = 3,
-  kActSigmoid = 4,
-  kActTanh = 5,
-  kActGelu = 7,
-  kActFastGelu = 8,
-  kActSilu = 9,
-  kActHardSwish = 10,
-};
 
 RankedTensorType f32Tensor(Value value) {
   auto type = llvm::dyn_cast_if_present<RankedTensorType>(
@@ -47,51 +34,25 @@ bool isAbsent(Value value) {
   return !value || llvm::isa<NoneType>(value.getType());
 }
 
-std::optional<DnnlActivation> dnnlActivationFor(Operation *op,
-                                                std::string &whyNot) {
+/// A fused op's `activation` name and `activation_params`.
+static std::pair<llvm::StringRef, SmallVector<float, 2>>
+activationOf(Operation *op) {
   auto name = op->getAttrOfType<StringAttr>("activation");
-  llvm::StringRef act = name ? name.getValue() : "";
   SmallVector<float, 2> params;
   if (auto list = op->getAttrOfType<ArrayAttr>("activation_params"))
     for (Attribute a : list)
-      params.push_back(llvm::cast<FloatAttr>(a).getValueAsDouble());
-  // Every activation runs on the host after the call: oneDNN's eltwise
-  // post-ops do not keep NaN as ONNX does, and not alike in every
-  // implementation (Relu and Clip turn it into 0 everywhere; Sigmoid only in
-  // the GEMM-based convolution of a one-pixel output).
-  auto after = [&](int32_t kind, float alpha = 0.0f,
-                   float beta = 0.0f) -> std::optional<DnnlActivation> {
-    return DnnlActivation{kind, alpha, beta, /*afterCall=*/true};
-  };
-  auto noParams = [&](int32_t kind) -> std::optional<DnnlActivation> {
-    if (!params.empty()) {
-      whyNot = "activation " + act.str() + " with parameters";
-      return std::nullopt;
-    }
-    return after(kind);
-  };
-  if (act.empty())
-    return DnnlActivation{kActNone};
-  if (act == "Relu")
-    return noParams(kActRelu);
-  if (act == "Sigmoid")
-    return noParams(kActSigmoid);
-  if (act == "Tanh")
-    return noParams(kActTanh);
-  if (act == "Gelu")
-    return noParams(kActGelu);
-  if (act == "FastGelu")
-    return noParams(kActFastGelu);
-  if (act == "Silu")
-    return noParams(kActSilu);
-  if (act == "HardSwish" && params.empty())
-    return after(kActHardSwish);
-  if (act == "LeakyRelu" && params.size() <= 1)
-    return after(kActLeakyRelu, params.empty() ? 0.01f : params[0]);
-  if (act == "Clip" && params.size() == 2)
-    return after(kActClip, params[0], params[1]);
-  whyNot = "activation " + act.str() + " has no host form here";
-  return std::nullopt;
+      if (auto f = llvm::dyn_cast<FloatAttr>(a))
+        params.push_back(f.getValueAsDouble());
+  return {name ? name.getValue() : "", params};
+}
+
+bool hasKnownActivation(Operation *op) {
+  auto params = op->getAttrOfType<ArrayAttr>("activation_params");
+  auto name = op->getAttrOfType<StringAttr>("activation");
+  return cpu::kernelActivationFor(name ? name.getValue() : "",
+                                  params ? std::optional<ArrayAttr>(params)
+                                         : std::nullopt)
+      .has_value();
 }
 
 DnnlCallBuilder::DnnlCallBuilder(ModuleOp module)
@@ -157,8 +118,7 @@ Value DnnlCallBuilder::resultArgument(OpBuilder &b, Location loc,
 
 void DnnlCallBuilder::callAndReplace(OpBuilder &b, Operation *op,
                                      llvm::StringRef name, ValueRange args,
-                                     Value buffer,
-                                     const DnnlActivation *activation) {
+                                     Value buffer) {
   Location loc = op->getLoc();
   auto callee = symbols.lookup<func::FuncOp>(name);
   if (!callee) {
@@ -182,8 +142,7 @@ void DnnlCallBuilder::callAndReplace(OpBuilder &b, Operation *op,
   Value result = b.create<bufferization::ToTensorOp>(
       loc, type, buffer, /*restrict=*/b.getUnitAttr(),
       /*writable=*/b.getUnitAttr());
-  if (activation && activation->afterCall)
-    result = applyOnHost(b, loc, *activation, result);
+  result = applyActivation(b, loc, op, result);
   op->getResult(0).replaceAllUsesWith(result);
   op->erase();
 }
@@ -198,36 +157,38 @@ static Value onnxNode(OpBuilder &b, Location loc, llvm::StringRef name,
   return b.create(state)->getResult(0);
 }
 
-Value DnnlCallBuilder::applyOnHost(OpBuilder &b, Location loc,
-                                   const DnnlActivation &activation, Value x) {
+Value DnnlCallBuilder::applyActivation(OpBuilder &b, Location loc,
+                                       Operation *op, Value x) {
+  auto [name, params] = activationOf(op);
+  if (name.empty())
+    return x;
   Type type = x.getType();
-  auto node = [&](llvm::StringRef name, ValueRange operands) {
-    return onnxNode(b, loc, name, operands, type);
+  auto node = [&](llvm::StringRef opName, ValueRange operands) {
+    return onnxNode(b, loc, opName, operands, type);
   };
-  Operation *op = nullptr;
-  switch (activation.kind) {
-  case kActRelu:
-    return node("onnx.Relu", x);
-  case kActSigmoid:
-    return node("onnx.Sigmoid", x);
-  case kActTanh:
-    return node("onnx.Tanh", x);
-  case kActHardSwish:
-    return node("onnx.HardSwish", x);
-  case kActSilu:
+  auto withAttrs = [&](Value v, ArrayRef<NamedAttribute> attrs) {
+    for (const NamedAttribute &attr : attrs)
+      v.getDefiningOp()->setAttr(attr.getName(), attr.getValue());
+    return v;
+  };
+  auto param = [&](size_t i, float fallback) {
+    return b.getF32FloatAttr(i < params.size() ? params[i] : fallback);
+  };
+  if (name == "Silu")
     return node("onnx.Mul", {x, node("onnx.Sigmoid", x)});
-  case kActGelu:
-  case kActFastGelu:
-    op = node("onnx.Gelu", x).getDefiningOp();
-    op->setAttr("approximate", b.getStringAttr(activation.kind == kActGelu
-                                                   ? "none"
-                                                   : "tanh"));
-    return op->getResult(0);
-  case kActLeakyRelu:
-    op = node("onnx.LeakyRelu", x).getDefiningOp();
-    op->setAttr("alpha", b.getF32FloatAttr(activation.alpha));
-    return op->getResult(0);
-  default: {
+  if (name == "Gelu" || name == "FastGelu")
+    return withAttrs(
+        node("onnx.Gelu", x),
+        b.getNamedAttr("approximate",
+                       b.getStringAttr(name == "Gelu" ? "none" : "tanh")));
+  if (name == "LeakyRelu")
+    return withAttrs(node("onnx.LeakyRelu", x),
+                     b.getNamedAttr("alpha", param(0, 0.01f)));
+  if (name == "HardSigmoid")
+    return withAttrs(node("onnx.HardSigmoid", x),
+                     {b.getNamedAttr("alpha", param(0, 0.2f)),
+                      b.getNamedAttr("beta", param(1, 0.5f))});
+  if (name == "Clip") {
     auto scalar = RankedTensorType::get({}, b.getF32Type());
     auto bound = [&](float v) {
       OperationState state(loc, "onnx.Constant");
@@ -235,10 +196,10 @@ Value DnnlCallBuilder::applyOnHost(OpBuilder &b, Location loc,
       state.addTypes(scalar);
       return b.create(state)->getResult(0);
     };
-    return node("onnx.Clip",
-                {x, bound(activation.alpha), bound(activation.beta)});
+    return node("onnx.Clip", {x, bound(params[0]), bound(params[1])});
   }
-  }
+  // Relu, Sigmoid, Tanh, HardSwish: the onnx op of the same name.
+  return node(("onnx." + name).str(), x);
 }
 
 } // namespace onnxc::dnnl

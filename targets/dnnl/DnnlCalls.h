@@ -29,16 +29,6 @@
 
 namespace onnxc::dnnl {
 
-/// The runtime's code (onnxc_activation, runtime/cpu/kernels/Gemm.h) for a
-/// fused op's activation that oneDNN has an exact post-op for.
-/// `afterCall`: the activation runs on the host after the call instead
-/// (Relu and Clip: oneDNN's post-ops turn NaN into 0, ONNX keeps it); the
-/// call then gets kind 0.
-struct DnnlActivation {
-  int32_t kind = 0;
-  float alpha = 0.0f, beta = 0.0f;
-  bool afterCall = false;
-};
 /// Builds the calls of one module: declares each runtime function once and
 /// makes one cache slot per call site.
 class DnnlCallBuilder {
@@ -59,37 +49,41 @@ public:
                              mlir::Value buffer);
   /// Calls `name` (declared on first use with the arguments' types and an
   /// i32 status), reports a nonzero status as the node's run-time error,
-  /// and replaces `op`'s first result by `buffer` as a tensor, through
-  /// `activation` when it runs after the call.
+  /// and replaces `op`'s first result by `buffer` as a tensor, through the
+  /// op's fused activation when it has one.
   void callAndReplace(mlir::OpBuilder &b, mlir::Operation *op,
                       llvm::StringRef name, mlir::ValueRange args,
-                      mlir::Value buffer,
-                      const DnnlActivation *activation = nullptr);
+                      mlir::Value buffer);
 
 private:
-  /// `x` through an activation the host computes (afterCall).
-  mlir::Value applyOnHost(mlir::OpBuilder &b, mlir::Location loc,
-                          const DnnlActivation &activation, mlir::Value x);
+  /// `x` through `op`'s fused activation, as onnx ops the host pipeline
+  /// lowers once the partition is inlined.
+  mlir::Value applyActivation(mlir::OpBuilder &b, mlir::Location loc,
+                              mlir::Operation *op, mlir::Value x);
 
   mlir::ModuleOp module;
   mlir::SymbolTable symbols;
   int64_t nextSlot = 0;
 };
 
-std::optional<DnnlActivation> dnnlActivationFor(mlir::Operation *op,
-                                                std::string &whyNot);
+/// Whether a fused op's `activation` (with its parameters) is one the cpu
+/// target knows (cpu::kernelActivationFor). Fused activations do not run as
+/// oneDNN post-ops: those do not keep NaN as ONNX does (Relu and Clip turn
+/// it into 0 everywhere, Sigmoid in the one-pixel GEMM convolution), so
+/// every call passes "no activation" and callAndReplace applies it on the
+/// host.
+bool hasKnownActivation(mlir::Operation *op);
 
 /// Claims and lowerings, per family (LowerConv.cpp, LowerMatMul.cpp,
-/// LowerPoolSoftmax.cpp, LowerNormalization.cpp). A claim returns
+/// LowerPooling.cpp, LowerNormalization.cpp). A claim returns
 /// std::nullopt for ops of other families.
 std::optional<Claim> claimConv(mlir::Operation *op);
 std::optional<Claim> claimMatMul(mlir::Operation *op);
-std::optional<Claim> claimPoolOrSoftmax(mlir::Operation *op);
+std::optional<Claim> claimPooling(mlir::Operation *op);
 std::optional<Claim> claimNormalization(mlir::Operation *op);
 mlir::LogicalResult lowerConv(mlir::Operation *op, DnnlCallBuilder &calls);
 mlir::LogicalResult lowerMatMul(mlir::Operation *op, DnnlCallBuilder &calls);
-mlir::LogicalResult lowerPoolOrSoftmax(mlir::Operation *op,
-                                       DnnlCallBuilder &calls);
+mlir::LogicalResult lowerPooling(mlir::Operation *op, DnnlCallBuilder &calls);
 mlir::LogicalResult lowerNormalization(mlir::Operation *op,
                                        DnnlCallBuilder &calls);
 

@@ -98,9 +98,8 @@ std::optional<Claim> claimConv(Operation *op) {
       (conv->group > 1 &&
        (w.isDynamicDim(0) || w.isDynamicDim(1) || x.isDynamicDim(1))))
     return Claim::refuse("a grouped convolution with dynamic channels");
-  std::string whyNot;
-  if (!dnnlActivationFor(op, whyNot))
-    return Claim::refuse(whyNot);
+  if (!hasKnownActivation(op))
+    return Claim::refuse("an activation the fused ops do not define");
   // The window must resolve; the probe's index ops are erased with it.
   OpBuilder b(op->getContext());
   Block scratch;
@@ -119,9 +118,7 @@ LogicalResult lowerConv(Operation *op, DnnlCallBuilder &calls) {
   OpBuilder b(op);
   Location loc = op->getLoc();
   FailureOr<SmallVector<cpu::WindowDim>> window = resolve(b, conv);
-  std::string whyNot;
-  std::optional<DnnlActivation> act = dnnlActivationFor(op, whyNot);
-  if (failed(window) || !act)
+  if (failed(window))
     return op->emitError("the dnnl target claimed a Conv it cannot lower");
 
   auto yType = llvm::cast<RankedTensorType>(op->getResult(0).getType());
@@ -142,24 +139,16 @@ LogicalResult lowerConv(Operation *op, DnnlCallBuilder &calls) {
   const cpu::WindowDim &h = (*window)[0], &wd = (*window)[1];
   // Absent bias / Z: X again, never read (the flags say so).
   SmallVector<Value> args = {
-      calls.slot(b, loc),
-      x,
-      calls.tensorArgument(b, loc, conv.w),
+      calls.slot(b, loc), x, calls.tensorArgument(b, loc, conv.w),
       hasBias ? calls.tensorArgument(b, loc, conv.bias) : x,
       hasResidual ? calls.tensorArgument(b, loc, conv.residual) : x,
       calls.resultArgument(b, loc, buffer),
-      b.create<arith::ConstantIntOp>(loc, flags, 32),
-      i64(h.padBegin),
-      i64(wd.padBegin),
-      i64c(h.stride),
-      i64c(wd.stride),
-      i64c(h.dilation),
-      i64c(wd.dilation),
-      i64c(conv.group),
-      b.create<arith::ConstantIntOp>(loc, act->afterCall ? 0 : act->kind, 32),
-      f32c(act->alpha),
-      f32c(act->beta)};
-  calls.callAndReplace(b, op, "onnxc_dnnl_conv2d_f32", args, buffer, &*act);
+      b.create<arith::ConstantIntOp>(loc, flags, 32), i64(h.padBegin),
+      i64(wd.padBegin), i64c(h.stride), i64c(wd.stride), i64c(h.dilation),
+      i64c(wd.dilation), i64c(conv.group),
+      // No post-op activation (hasKnownActivation says why).
+      b.create<arith::ConstantIntOp>(loc, 0, 32), f32c(0.0f), f32c(0.0f)};
+  calls.callAndReplace(b, op, "onnxc_dnnl_conv2d_f32", args, buffer);
   return success();
 }
 

@@ -137,19 +137,13 @@ std::optional<Claim> claimMatMul(Operation *op) {
     if (mm->beta != 1.0f)
       return Claim::refuse("Gemm's beta is not 1");
   }
-  std::string whyNot;
-  if (!dnnlActivationFor(op, whyNot))
-    return Claim::refuse(whyNot);
+  if (!hasKnownActivation(op))
+    return Claim::refuse("an activation the fused ops do not define");
   return Claim::take();
 }
 
 LogicalResult lowerMatMul(Operation *op, DnnlCallBuilder &calls) {
   MatMulView mm = *viewMatMul(op);
-  std::string whyNot;
-  std::optional<DnnlActivation> act = dnnlActivationFor(op, whyNot);
-  if (!act)
-    return op->emitError("the dnnl target claimed a matrix product it "
-                         "cannot lower");
   OpBuilder b(op);
   Location loc = op->getLoc();
   checkDims(b, loc, mm);
@@ -165,17 +159,13 @@ LogicalResult lowerMatMul(Operation *op, DnnlCallBuilder &calls) {
     return b.create<arith::ConstantOp>(loc, b.getF32FloatAttr(v));
   };
   SmallVector<Value> args = {
-      calls.slot(b, loc),
-      a,
-      calls.tensorArgument(b, loc, mm.b),
+      calls.slot(b, loc), a, calls.tensorArgument(b, loc, mm.b),
       hasBias ? calls.tensorArgument(b, loc, mm.bias) : a,
       calls.resultArgument(b, loc, buffer),
-      b.create<arith::ConstantIntOp>(loc, flags, 32),
-      f32c(mm.alpha),
-      b.create<arith::ConstantIntOp>(loc, act->afterCall ? 0 : act->kind, 32),
-      f32c(act->alpha),
-      f32c(act->beta)};
-  calls.callAndReplace(b, op, "onnxc_dnnl_matmul_f32", args, buffer, &*act);
+      b.create<arith::ConstantIntOp>(loc, flags, 32), f32c(mm.alpha),
+      // No post-op activation (hasKnownActivation says why).
+      b.create<arith::ConstantIntOp>(loc, 0, 32), f32c(0.0f), f32c(0.0f)};
+  calls.callAndReplace(b, op, "onnxc_dnnl_matmul_f32", args, buffer);
   return success();
 }
 

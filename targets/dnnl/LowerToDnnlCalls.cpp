@@ -27,8 +27,8 @@ LogicalResult lowerNode(Operation *op, DnnlCallBuilder &calls) {
     return lowerConv(op, calls);
   if (claimMatMul(op))
     return lowerMatMul(op, calls);
-  if (claimPoolOrSoftmax(op))
-    return lowerPoolOrSoftmax(op, calls);
+  if (claimPooling(op))
+    return lowerPooling(op, calls);
   if (claimNormalization(op))
     return lowerNormalization(op, calls);
   return op->emitError() << "the dnnl target has no lowering for '"

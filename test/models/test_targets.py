@@ -374,7 +374,8 @@ def test_non_finite_values_propagate_as_in_onnx_runtime():
     one-pixel GEMM convolution), so every activation runs on the host after
     the call; the NaN/inf positions and the finite values must match ONNX
     Runtime's."""
-    for act in ["Relu", "Clip", "LeakyRelu", "Sigmoid", "Tanh", "HardSwish"]:
+    for act in ["Relu", "Clip", "LeakyRelu", "Sigmoid", "Tanh", "HardSwish",
+                "HardSigmoid"]:
         nodes = [helper.make_node("Conv", ["x", "w", "b"], ["c"],
                                   pads=[1, 1, 1, 1], name="conv")]
         extra = ["lo", "hi"] if act == "Clip" else []

@@ -1,9 +1,9 @@
-//===- LowerPoolSoftmax.cpp - Pooling and softmax as oneDNN primitives ----===//
+//===- LowerPooling.cpp - MaxPool and AveragePool as oneDNN pooling -------===//
 //
 // f32 2-D NCHW MaxPool (without its Indices output) and AveragePool become
 // onnxc_dnnl_pool2d_f32 with the window resolved as the cpu lowering does
 // (ceil_mode shows in Y's size, from which the runtime derives the end
-// pads). Softmax and LogSoftmax are refused (claimSoftmax says why).
+// pads).
 //
 //===----------------------------------------------------------------------===//
 
@@ -134,26 +134,11 @@ LogicalResult lowerPool(Operation *op, DnnlCallBuilder &calls) {
   return success();
 }
 
-/// Softmax stays with the cpu: oneDNN 2.6's softmax gives the other
-/// entries of a row that holds a NaN or +inf a 0, where ONNX (and ONNX
-/// Runtime) make the whole row NaN; its log-softmax over one element is
-/// 1.4e-6, not 0.
-std::optional<Claim> claimSoftmax(Operation *op) {
-  if (!llvm::isa<onnx::SoftmaxOp, onnx::LogSoftmaxOp>(op))
-    return std::nullopt;
-  return Claim::refuse("oneDNN's softmax does not make a row with a NaN or "
-                       "+inf all NaN as ONNX does");
-}
-
 } // namespace
 
-std::optional<Claim> claimPoolOrSoftmax(Operation *op) {
-  if (std::optional<Claim> claim = claimPool(op))
-    return claim;
-  return claimSoftmax(op);
-}
+std::optional<Claim> claimPooling(Operation *op) { return claimPool(op); }
 
-LogicalResult lowerPoolOrSoftmax(Operation *op, DnnlCallBuilder &calls) {
+LogicalResult lowerPooling(Operation *op, DnnlCallBuilder &calls) {
   return lowerPool(op, calls);
 }
 
