@@ -1,9 +1,10 @@
-/*===- DnnlOps.c - Softmax, eltwise and normalizations through oneDNN -----===*
+/*===- DnnlOps.c - Eltwise and normalizations through oneDNN -------------===*
  *
  * Ops whose layout is all that matters are folded to the fewest dims
- * before they reach oneDNN (softmax to [outer, axis, inner], eltwise to one
- * dim, batch norm to [N, C, spatial], layer norm to [rows, D]), so a cache
- * entry serves every rank that folds alike.
+ * before they reach oneDNN (eltwise to one dim, batch norm to [N, C,
+ * spatial], layer norm to [rows, D]), so a cache entry serves every rank
+ * that folds alike. (No softmax: oneDNN 2.6's does not make a row with a
+ * NaN or +inf all NaN as ONNX does; targets/dnnl refuses it.)
  *
  *===----------------------------------------------------------------------===*/
 
@@ -49,48 +50,6 @@ static int32_t run_folded(onnxc_unranked_memref *slot, const folded_op *op,
   if (!folded_key(&request.key, op))
     return ONNXC_DNNL_ERROR_UNSUPPORTED;
   return onnxc_dnnl_run(slot, &request, handles);
-}
-
-/*===----------------------------------------------------------------------===*
- * Softmax
- *===----------------------------------------------------------------------===*/
-
-static dnnl_status_t softmax_pd(const void *context, dnnl_primitive_attr_t attr,
-                                dnnl_engine_t engine,
-                                dnnl_primitive_desc_t *pd) {
-  const folded_op *op = context;
-  dnnl_memory_desc_t md;
-  dnnl_softmax_v2_desc_t desc;
-  dnnl_status_t s = onnxc_dnnl_plain_md(&md, 3, op->dims);
-  if (s == dnnl_success)
-    s = dnnl_softmax_v2_forward_desc_init(&desc, dnnl_forward_inference,
-                                          op->alg, &md, &md, 1);
-  if (s == dnnl_success)
-    s = dnnl_primitive_desc_create(pd, &desc, attr, engine, NULL);
-  return s;
-}
-
-int32_t _mlir_ciface_onnxc_dnnl_softmax_f32(onnxc_unranked_memref *slot,
-                                            onnxc_unranked_memref *x_ref,
-                                            onnxc_unranked_memref *y_ref,
-                                            int64_t axis, int32_t log) {
-  onnxc_dnnl_tensor x, y;
-  if (!onnxc_dnnl_read(x_ref, 1, ONNXC_MAX_RANK, &x) ||
-      !onnxc_dnnl_read(y_ref, 1, ONNXC_MAX_RANK, &y) || axis < 0 ||
-      axis >= x.rank)
-    return ONNXC_DNNL_ERROR_ARGUMENT;
-  if (!onnxc_dnnl_same_shape(&x, &y))
-    return ONNXC_DNNL_ERROR_SHAPE;
-  if (y.count == 0)
-    return 0;
-  int a = (int)axis;
-  folded_op op = {
-      .rank = 3,
-      .dims = {volume(&x, 0, a), x.size[a], volume(&x, a + 1, x.rank)},
-      .alg = log ? dnnl_softmax_log : dnnl_softmax_accurate};
-  static const int args[] = {DNNL_ARG_SRC, DNNL_ARG_DST};
-  void *handles[] = {x.data, y.data};
-  return run_folded(slot, &op, softmax_pd, 2, args, handles);
 }
 
 /*===----------------------------------------------------------------------===*

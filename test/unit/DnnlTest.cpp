@@ -5,7 +5,7 @@
 // dilations, pads, bias, residual, activations, constant weights; plain
 // NCHW and the layouts oneDNN picks, odd channel counts), matmuls
 // (batch broadcasting, transposes, every bias shape), pooling (ceil-mode end
-// pads), softmax on each axis, eltwise, the normalizations. Then the
+// pads), eltwise, the normalizations. Then the
 // per-site cache (two shapes on one slot), refused shapes, and four threads
 // on one slot.
 //
@@ -709,58 +709,8 @@ TEST(DnnlPool, RefusesBadShapes) {
 }
 
 //===----------------------------------------------------------------------===//
-// Softmax and eltwise
+// Eltwise
 //===----------------------------------------------------------------------===//
-
-std::vector<float> softmaxReference(const Tensor &x, int64_t axis, bool log) {
-  int64_t outer = 1, inner = 1, n = x.shape[(size_t)axis];
-  for (int64_t d = 0; d < axis; ++d)
-    outer *= x.shape[(size_t)d];
-  for (size_t d = (size_t)axis + 1; d < x.shape.size(); ++d)
-    inner *= x.shape[d];
-  std::vector<float> y(x.data.size());
-  for (int64_t o = 0; o < outer; ++o)
-    for (int64_t i = 0; i < inner; ++i) {
-      auto at = [&](int64_t k) { return (size_t)((o * n + k) * inner + i); };
-      double top = -INFINITY, sum = 0;
-      for (int64_t k = 0; k < n; ++k)
-        top = std::max(top, (double)x.data[at(k)]);
-      for (int64_t k = 0; k < n; ++k)
-        sum += std::exp(x.data[at(k)] - top);
-      for (int64_t k = 0; k < n; ++k)
-        y[at(k)] = log ? (float)(x.data[at(k)] - top - std::log(sum))
-                       : (float)(std::exp(x.data[at(k)] - top) / sum);
-    }
-  return y;
-}
-
-TEST(DnnlSoftmax, EveryAxis) {
-  const std::vector<std::vector<int64_t>> shapes = {
-      {3, 4, 5}, {17}, {2, 3, 1, 5}, {2, 70}};
-  unsigned seed = 1;
-  for (const auto &shape : shapes)
-    for (int64_t axis = 0; axis < (int64_t)shape.size(); ++axis)
-      for (int log = 0; log < 2; ++log) {
-        Slot slot;
-        Tensor x(shape, seed++, 5.0f);
-        Tensor y(shape, std::vector<float>(x.data.size(), NAN));
-        ASSERT_EQ(_mlir_ciface_onnxc_dnnl_softmax_f32(slot.memref(), x.memref(),
-                                                      y.memref(), axis, log),
-                  0);
-        expectNear(y.data, softmaxReference(x, axis, log),
-                   "softmax axis " + std::to_string(axis) + " log " +
-                       std::to_string(log));
-      }
-  Slot slot;
-  Tensor x({3, 4}, 1), y({3, 4}, 2);
-  EXPECT_EQ(_mlir_ciface_onnxc_dnnl_softmax_f32(slot.memref(), x.memref(),
-                                                y.memref(), 2, 0),
-            ONNXC_DNNL_ERROR_ARGUMENT);
-  Tensor y2({4, 3}, 2);
-  EXPECT_EQ(_mlir_ciface_onnxc_dnnl_softmax_f32(slot.memref(), x.memref(),
-                                                y2.memref(), 1, 0),
-            ONNXC_DNNL_ERROR_SHAPE);
-}
 
 struct Activation {
   int32_t kind;
