@@ -23,6 +23,7 @@
 #endif
 
 #include "DnnlInternal.h"
+#include "MemrefView.h"
 #include "ThreadPool.h"
 #include "kernels/Gemm.h"
 
@@ -39,18 +40,12 @@
 
 int onnxc_dnnl_read(const onnxc_unranked_memref *m, int min_rank, int max_rank,
                     onnxc_dnnl_tensor *t) {
-  if (!m || !m->descriptor || m->rank < min_rank || m->rank > max_rank ||
-      m->rank > ONNXC_MAX_RANK)
+  onnxc_f32_view v;
+  if (!onnxc_read_f32_view(m, &v) || v.rank < min_rank || v.rank > max_rank)
     return 0;
-  const struct {
-    float *allocated, *aligned;
-    int64_t offset;
-    int64_t dims[];
-  } *d = m->descriptor;
-  int rank = (int)m->rank;
   int64_t count = 1, volume = 1; /* volume: the sizes but zeros */
-  for (int i = 0; i < rank; ++i) {
-    int64_t size = d->dims[i];
+  for (int i = 0; i < v.rank; ++i) {
+    int64_t size = v.size[i];
     /* Bounds the byte count, so no later product overflows. */
     if (size < 0 || (size > 0 && volume > (INT64_MAX / 8) / size))
       return 0;
@@ -60,14 +55,14 @@ int onnxc_dnnl_read(const onnxc_unranked_memref *m, int min_rank, int max_rank,
   }
   /* An empty tensor is never read: its strides do not matter. */
   int64_t expected = 1;
-  for (int i = rank - 1; count > 0 && i >= 0; --i) {
-    if (t->size[i] > 1 && d->dims[rank + i] != expected)
+  for (int i = v.rank - 1; count > 0 && i >= 0; --i) {
+    if (v.size[i] > 1 && v.stride[i] != expected)
       return 0;
-    expected *= t->size[i];
+    expected *= v.size[i];
   }
-  t->rank = rank;
+  t->rank = v.rank;
   t->count = count;
-  t->data = d->aligned ? d->aligned + d->offset : NULL;
+  t->data = v.data;
   return t->data != NULL || count == 0;
 }
 
