@@ -219,18 +219,33 @@ int onnxc_cpu_set_num_threads(int32_t num_threads);
  * artifact; kind: ONNXC_SHAPE_ERROR_*, numbered as ShapeErrorKind in
  * targets/cpu/lowering/RuntimeHelpers.h; a, b: the sizes), which records the
  * first error of the calling thread. onnxc_cpu_run clears the record before
- * calling the graph and takes it after: take returns 1 and writes the message
- * when an error was recorded. */
+ * calling the graph and takes it after. Device runtimes (runtime/cuda)
+ * record their failures the same way. */
 enum {
   ONNXC_SHAPE_ERROR_BROADCAST = 0,
   ONNXC_SHAPE_ERROR_INNER_DIMS = 1,
   /* A library call of another target's runtime (runtime/dnnl) returned
    * status `a`. */
-  ONNXC_SHAPE_ERROR_LIBRARY_CALL = 2
+  ONNXC_SHAPE_ERROR_LIBRARY_CALL = 2,
+  /* Recorded by runtime/cuda only (compiled code never emits these two, so
+   * the compiler's ShapeErrorKind stops at 2). DEVICE: a CUDA driver or
+   * cuBLAS call failed; `node` names the call, `a` is its status, `b` is
+   * 0 or a `const char *` (static storage) naming the status. The run
+   * fails with ONNXC_RUNTIME_ERROR. */
+  ONNXC_SHAPE_ERROR_DEVICE = 3,
+  /* No usable CUDA device (no driver, cuInit failed, no device N): `node`
+   * is the reason (static storage). The run fails with ONNXC_NO_DEVICE. */
+  ONNXC_SHAPE_ERROR_NO_DEVICE = 4
 };
 void onnxc_rt_shape_error(const char *node, int32_t kind, int64_t a, int64_t b);
 void onnxc_rt_clear_shape_error(void);
+/* Returns 0 when no error was recorded, else the onnxc_status_code the run
+ * fails with (ONNXC_INVALID_ARGUMENT for the shape kinds), and writes the
+ * message. */
 int onnxc_rt_take_shape_error(char *message, size_t size);
+/* 1 when the calling thread has an error recorded: runtime/cuda skips the
+ * device work of a run that already failed. */
+int onnxc_rt_shape_error_pending(void);
 
 #ifdef __cplusplus
 } /* extern "C" */

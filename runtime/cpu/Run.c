@@ -239,11 +239,14 @@ static int run_graph(const onnxc_model *model, const onnxc_tensor *inputs,
   model->graph_invoke(input_ptrs, results);
 
   /* A failed run-time shape check (ShapeError.c) fails the run; its results
-   * are then placeholders, freed below. */
+   * are then placeholders, freed below. A device runtime's error fails it
+   * with its own code (ONNXC_RUNTIME_ERROR, ONNXC_NO_DEVICE). */
   int code = ONNXC_OK;
   char shape_message[sizeof err->message];
-  if (onnxc_rt_take_shape_error(shape_message, sizeof shape_message))
-    code = fail(err, ONNXC_INVALID_ARGUMENT, "%s", shape_message);
+  int shape_code =
+      onnxc_rt_take_shape_error(shape_message, sizeof shape_message);
+  if (shape_code != ONNXC_OK)
+    code = fail(err, shape_code, "%s", shape_message);
 
   /* Hand every result over, even after a failure, so none leaks. */
   at = 0;

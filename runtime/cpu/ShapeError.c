@@ -4,6 +4,8 @@
  * of dynamic dims). When a check fails it calls onnxc_rt_shape_error, keeps
  * running in bounds on placeholder data, and returns normally; onnxc_cpu_run
  * then sees the recorded error and turns the run into ONNXC_INVALID_ARGUMENT.
+ * runtime/cuda records its failed calls here too (ONNXC_RUNTIME_ERROR), and
+ * a missing device (ONNXC_NO_DEVICE).
  *
  * The record is thread-local: a run calls the graph on the caller's thread,
  * and the thread pool only runs kernels and generated loop nests that make
@@ -39,11 +41,14 @@ void onnxc_rt_shape_error(const char *node, int32_t kind, int64_t a,
 
 void onnxc_rt_clear_shape_error(void) { current.set = 0; }
 
+int onnxc_rt_shape_error_pending(void) { return current.set; }
+
 int onnxc_rt_take_shape_error(char *message, size_t size) {
   if (!current.set)
     return 0;
   current.set = 0;
   const char *node = current.node ? current.node : "";
+  int code = ONNXC_INVALID_ARGUMENT;
   switch (current.kind) {
   case ONNXC_SHAPE_ERROR_BROADCAST:
     snprintf(message, size,
@@ -62,11 +67,25 @@ int onnxc_rt_take_shape_error(char *message, size_t size) {
              "shape its glue rejected)",
              node, (long long)current.a);
     break;
+  case ONNXC_SHAPE_ERROR_DEVICE:
+    /* b: the status's name, when the device runtime knew it. */
+    if (current.b)
+      snprintf(message, size, "cuda: %s failed: %s", node,
+               (const char *)(intptr_t)current.b);
+    else
+      snprintf(message, size, "cuda: %s failed: status %lld", node,
+               (long long)current.a);
+    code = ONNXC_RUNTIME_ERROR;
+    break;
+  case ONNXC_SHAPE_ERROR_NO_DEVICE:
+    snprintf(message, size, "no CUDA device: %s", node);
+    code = ONNXC_NO_DEVICE;
+    break;
   default:
     snprintf(message, size,
              "node '%s': run-time shape check %d failed (%lld, %lld)", node,
              (int)current.kind, (long long)current.a, (long long)current.b);
     break;
   }
-  return 1;
+  return code;
 }

@@ -64,7 +64,12 @@ typedef enum onnxc_status_code {
   ONNXC_INVALID_ARGUMENT = 1, /* a tensor's dtype, rank, shape or pointer */
   ONNXC_OUT_OF_MEMORY = 2,
   ONNXC_LOAD_ERROR = 3, /* an artifact could not be opened or is not onnxc's */
-  ONNXC_RUNTIME_ERROR = 4 /* a failure inside the model's code */
+  ONNXC_RUNTIME_ERROR = 4, /* a failure inside the model's code, or a failed
+                            * CUDA call of its device partitions */
+  /* The model has device (CUDA) partitions and no usable device: no driver
+   * (libcuda.so.1), cuInit failed, or no device ONNXC_CUDA_DEVICE. Artifacts
+   * without device partitions never return it. */
+  ONNXC_NO_DEVICE = 5
 } onnxc_status_code;
 
 /* Element types, numbered as ONNX's TensorProto.DataType.
