@@ -13,6 +13,10 @@
 //   partition lower  each target lowers its partitions (functions tagged
 //                    `onnxc.target`) to code its host can call: calls into its
 //                    runtime, or linalg on tensors
+//   device code      each device target moves its partitions into a module of
+//                    its own and lowers it to LLVM IR (host code that
+//                    launches the device's kernels, with their binaries),
+//                    which the driver links into the artifact's module
 //   host lower       the host target (cpu) lowers the host graph, which the
 //                    host-memory partitions have been inlined into, to the
 //                    LLVM dialect, and owns the artifact's entry functions
@@ -35,6 +39,7 @@
 #include <vector>
 
 namespace llvm {
+class LLVMContext;
 class Module;
 class TargetMachine;
 } // namespace llvm
@@ -81,6 +86,8 @@ struct LoweringOptions {
   std::string triple;
   /// How onnxc was started, to find runtime libraries next to it.
   const char *argv0 = "onnxc";
+  /// --cuda-arch: the GPU architecture the cuda target compiles for.
+  std::string cudaArch = "sm_90";
 };
 
 /// What a target puts into a shared-library artifact.
@@ -134,6 +141,16 @@ public:
   virtual llvm::Error checkOptions(const LoweringOptions &options) const {
     return llvm::Error::success();
   }
+
+  /// Device targets: moves this target's partition functions out of
+  /// `module` (the host graph then calls declarations taking and returning
+  /// host buffers), lowers them to host code that copies the values across
+  /// and launches the device's kernels, and returns that as LLVM IR for the
+  /// driver to link into the artifact's module. Runs after every partition
+  /// pipeline, before the host pipeline. Host-memory targets return null.
+  virtual llvm::Expected<std::unique_ptr<llvm::Module>>
+  lowerDeviceCode(mlir::ModuleOp module, llvm::LLVMContext &context,
+                  const LoweringOptions &options) const;
 
   /// The archives and libraries a shared-library artifact with partitions
   /// of this target links. An error says what is missing (e.g. no runtime

@@ -8,11 +8,15 @@
 
 #include "targets/Target.h"
 #include "targets/cpu/CpuTarget.h"
+#include "targets/cuda/CudaTarget.h"
 #ifdef ONNXC_HAVE_DNNL_TARGET
 #include "targets/dnnl/DnnlTarget.h"
 #endif
 
+#include "mlir/IR/BuiltinOps.h"
+
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/IR/Module.h"
 
 namespace onnxc {
 namespace {
@@ -23,11 +27,18 @@ std::vector<const Target *> &registry() {
 #ifdef ONNXC_HAVE_DNNL_TARGET
       &dnnl::getDnnlTarget(),
 #endif
+      &cuda::getCudaTarget(),
   };
   return targets;
 }
 
 } // namespace
+
+llvm::Expected<std::unique_ptr<llvm::Module>>
+Target::lowerDeviceCode(mlir::ModuleOp, llvm::LLVMContext &,
+                        const LoweringOptions &) const {
+  return nullptr;
+}
 
 llvm::StringRef memorySpaceName(MemorySpace space) {
   return space == MemorySpace::Host ? "host" : "device";

@@ -58,6 +58,7 @@
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
+#include "llvm/Linker/Linker.h"
 #include "llvm/MC/MCSubtargetInfo.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
@@ -503,21 +504,40 @@ std::vector<const Target *> targetsUsed(ModuleOp module,
 }
 
 /// Every target's preparation (the host's too), every partition lowered by
-/// its target, the host-memory ones inlined, and the whole module lowered to
-/// the LLVM dialect by the host target.
+/// its target, the device targets' partitions moved out and lowered to LLVM
+/// IR (`deviceCode`), the host-memory ones inlined, and the whole module
+/// lowered to the LLVM dialect by the host target.
 bool lowerToLLVMDialect(ModuleOp module, llvm::ArrayRef<const Target *> used,
-                        const LoweringOptions &lowering) {
-  PassManager pm(module.getContext());
+                        const LoweringOptions &lowering,
+                        llvm::LLVMContext &llvmCtx,
+                        std::vector<std::unique_ptr<llvm::Module>> &deviceCode) {
+  PassManager partitions(module.getContext());
   std::vector<const Target *> preparing(used.begin(), used.end());
   if (!llvm::is_contained(preparing, &hostTarget()))
     preparing.push_back(&hostTarget());
   for (const Target *target : preparing)
-    target->buildPreparePipeline(pm, lowering);
+    target->buildPreparePipeline(partitions, lowering);
   for (const Target *target : used)
-    target->buildPartitionPipeline(pm, lowering);
-  pm.addPass(createInlineHostPartitionsPass());
-  hostTarget().buildHostPipeline(pm, lowering);
-  return succeeded(pm.run(module));
+    target->buildPartitionPipeline(partitions, lowering);
+  if (failed(partitions.run(module)))
+    return false;
+
+  for (const Target *target : used) {
+    llvm::Expected<std::unique_ptr<llvm::Module>> code =
+        target->lowerDeviceCode(module, llvmCtx, lowering);
+    if (!code) {
+      printError("target '" + target->name().str() +
+                 "': " + llvm::toString(code.takeError()));
+      return false;
+    }
+    if (*code)
+      deviceCode.push_back(std::move(*code));
+  }
+
+  PassManager host(module.getContext());
+  host.addPass(createInlineHostPartitionsPass());
+  hostTarget().buildHostPipeline(host, lowering);
+  return succeeded(host.run(module));
 }
 
 /// Every used target accepts the options (--emit static, --mtriple...).
@@ -733,6 +753,7 @@ bool compileModel(const CompilerOptions &options) {
   lowering.profile = options.profile;
   lowering.machine = machine->get();
   lowering.triple = options.triple;
+  lowering.cudaArch = options.cudaArch;
   lowering.argv0 = options.argv0;
   // A shared library needs every runtime now; an object file's header
   // names them when they are found.
@@ -740,18 +761,29 @@ bool compileModel(const CompilerOptions &options) {
   if (!checkTargetOptions(used, lowering))
     return false;
   libraries = collectLinkLibraries(used, lowering, /*report=*/linking);
-  if ((linking && !libraries) || !lowerToLLVMDialect(*module, used, lowering))
+  llvm::LLVMContext llvmCtx;
+  std::vector<std::unique_ptr<llvm::Module>> deviceCode;
+  if ((linking && !libraries) ||
+      !lowerToLLVMDialect(*module, used, lowering, llvmCtx, deviceCode))
     return false;
   collectLoweringMeta(*module, *meta);
 
-  // LLVM IR with the ABI entry point, optimized for the target machine.
-  llvm::LLVMContext llvmCtx;
+  // LLVM IR with the ABI entry point and the device targets' code, optimized
+  // for the target machine.
   dropOnnxcFunctionAttrs(*module);
   std::unique_ptr<llvm::Module> llvmModule =
       translateModuleToLLVMIR(*module, llvmCtx, "onnxc_model");
   if (!llvmModule) {
     printError(options.modelPath + ": translation to LLVM IR failed");
     return false;
+  }
+  for (std::unique_ptr<llvm::Module> &code : deviceCode) {
+    code->setDataLayout(llvmModule->getDataLayout());
+    code->setTargetTriple(llvmModule->getTargetTriple());
+    if (llvm::Linker::linkModules(*llvmModule, std::move(code))) {
+      printError(options.modelPath + ": linking the device code failed");
+      return false;
+    }
   }
   if (llvm::Error err =
           addModelEntry(*llvmModule, *meta, "main_graph", entryOptions)) {

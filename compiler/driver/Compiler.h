@@ -32,6 +32,8 @@ struct CompilerOptions {
   // --targets, in priority order; the host target (cpu) is always the
   // implicit last.
   std::vector<std::string> targets;
+  // --cuda-arch: what the cuda target compiles kernels for.
+  std::string cudaArch = "sm_90";
   // --print-partitions: each partition and every refusal, to stdout.
   bool printPartitions = false;
   // --partition-graph: the graph coloured by target, as Graphviz.

@@ -185,8 +185,61 @@ static onnxc_cuda_block *take_pending(onnxc_cuda_thread *t, uint64_t size) {
   return NULL;
 }
 
+/*===- A partition call's buffers -----------------------------------------===*/
+
+/* The generated code of a cuda partition brackets each call with
+ * onnxc_cuda_begin/end and frees none of its device buffers itself: some
+ * are allocated inside branches (the broadcasting of dynamic dims) and
+ * escape through them. The buffers allocated on this thread in between are
+ * recorded here and freed by onnxc_cuda_end. The array is kept for the
+ * thread's next call. */
+static _Thread_local void **scope;
+static _Thread_local size_t scope_len, scope_cap;
+static _Thread_local int scoped;
+
+static int scope_add(void *ptr) {
+  if (scope_len == scope_cap) {
+    size_t cap = scope_cap ? 2 * scope_cap : 64;
+    void **grown = realloc(scope, cap * sizeof *grown);
+    if (!grown)
+      return 0;
+    scope = grown;
+    scope_cap = cap;
+  }
+  scope[scope_len++] = ptr;
+  return 1;
+}
+
+void onnxc_cuda_begin(void) {
+  scoped = 1;
+  scope_len = 0;
+}
+
+void onnxc_cuda_end(void) {
+  /* Queued work may still read the buffers (also in a failed run). */
+  onnxc_cuda_thread *t = onnxc_cuda_current_thread();
+  if (t)
+    onnxc_cuda_sync(t);
+  for (size_t i = 0; i < scope_len; ++i)
+    mgpuMemFree(scope[i], NULL);
+  scope_len = 0;
+  scoped = 0;
+}
+
+static void *allocate(uint64_t sizeBytes, bool isHostShared);
+
 void *mgpuMemAlloc(uint64_t sizeBytes, void *stream, bool isHostShared) {
   (void)stream;
+  void *ptr = allocate(sizeBytes, isHostShared);
+  if (ptr && scoped && !scope_add(ptr)) {
+    mgpuMemFree(ptr, NULL);
+    onnxc_cuda_fail("mgpuMemAlloc", CUDA_ERROR_OUT_OF_MEMORY);
+    return NULL;
+  }
+  return ptr;
+}
+
+static void *allocate(uint64_t sizeBytes, bool isHostShared) {
   onnxc_cuda_thread *t = onnxc_cuda_enter();
   if (!t)
     return NULL;

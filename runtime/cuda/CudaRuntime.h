@@ -108,6 +108,12 @@ void mgpuMemset16(void *dst, unsigned short value, size_t count, void *stream);
  * multiples of 256 bytes up to 1 MiB, then four sizes per power of two
  * (2^k, 1.25 2^k, 1.5 2^k, 1.75 2^k); 0 when it would overflow. Pure: the
  * unit tests check it. */
+/* Bracket one call of a cuda partition: every device buffer mgpuMemAlloc
+ * gives this thread in between is freed by onnxc_cuda_end, after the
+ * thread's queued work finished. */
+void onnxc_cuda_begin(void);
+void onnxc_cuda_end(void);
+
 uint64_t onnxc_cuda_bucket_size(uint64_t bytes);
 
 /* A device copy of `bytes` bytes at `host` (a weight of the artifact),

@@ -12,11 +12,13 @@
 #include "passes/Passes.h"
 #include "passes/fusion/FusionPasses.h"
 #include "targets/cpu/Passes.h"
+#include "targets/cuda/DevicePipeline.h"
 #include "tools/onnxc-opt/TestTargets.h"
 
 #include "mlir/InitAllDialects.h"
 #include "mlir/InitAllExtensions.h"
 #include "mlir/InitAllPasses.h"
+#include "mlir/Target/LLVMIR/Dialect/All.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 
 int main(int argc, char **argv) {
@@ -26,11 +28,14 @@ int main(int argc, char **argv) {
   onnxc::registerGraphOptimizationPipeline();
   onnxc::registerFusionPasses();
   onnxc::cpu::registerCpuPasses();
+  onnxc::cuda::registerCudaPasses();
   onnxc::registerTestTargets();
 
   mlir::DialectRegistry registry;
   mlir::registerAllDialects(registry);
   mlir::registerAllExtensions(registry);
+  // gpu-module-to-binary translates kernels to LLVM IR (the cuda target).
+  mlir::registerAllToLLVMIRTranslations(registry);
   registry.insert<onnxc::onnx::ONNXDialect, onnxc::fused::OnnxcDialect>();
   return mlir::asMainReturnCode(
       mlir::MlirOptMain(argc, argv, "onnxc pass driver\n", registry));

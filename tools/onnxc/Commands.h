@@ -29,6 +29,7 @@ struct CompileOptions {
   std::string header; // --header: the generated C header
   std::string name;   // --name: the entry point's and header's prefix
   std::string targets; // --targets dnnl,cpu: priority order, cpu implied last
+  std::string cudaArch = "sm_90"; // --cuda-arch: the cuda target's GPU
   bool printPartitions = false;
   std::string partitionGraph; // --partition-graph FILE.dot
 };

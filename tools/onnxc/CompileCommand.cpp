@@ -47,6 +47,7 @@ int runCompile(const CompileOptions &opts) {
   options.cpu = opts.mcpu;
   options.headerPath = opts.header;
   options.name = opts.name;
+  options.cudaArch = opts.cudaArch;
   if (!opts.targets.empty()) {
     llvm::SmallVector<llvm::StringRef> names;
     llvm::StringRef(opts.targets).split(names, ',', -1, /*KeepEmpty=*/false);

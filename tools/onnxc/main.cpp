@@ -56,6 +56,9 @@ int main(int argc, char **argv) {
       "--targets", compile.targets,
       "targets in priority order, comma-separated (e.g. dnnl,cpu): each node "
       "goes to the first that takes it; cpu is always the implicit last");
+  compileCmd->add_option("--cuda-arch", compile.cudaArch,
+                         "GPU architecture of the cuda target's kernels "
+                         "(default sm_90)");
   compileCmd->add_flag("--print-partitions", compile.printPartitions,
                        "print each partition (target, nodes, boundary "
                        "values) and why targets refused nodes");
