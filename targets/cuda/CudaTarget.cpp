@@ -63,6 +63,11 @@ bool isF32Tensor(Type type) {
   return tensor && tensor.getElementType().isF32();
 }
 
+bool isIntegerTensor(Type type) {
+  auto tensor = llvm::dyn_cast<RankedTensorType>(type);
+  return tensor && llvm::isa<IntegerType>(tensor.getElementType());
+}
+
 bool isConstant(Value value) {
   Operation *def = value.getDefiningOp();
   return def && llvm::isa<onnx::ConstantOp, onnx::NoValueOp>(def);
@@ -90,13 +95,15 @@ public:
     for (auto [index, operand] : llvm::enumerate(op->getOperands())) {
       if (isF32Tensor(operand.getType()) || isConstant(operand))
         continue;
-      // Gather reads its indices in the kernel.
-      if (name == "onnx.Gather" && index == 1 &&
-          llvm::isa<RankedTensorType>(operand.getType()))
+      // Gather reads its indices in the kernel; the host reads the shapes
+      // and axes of the reshapes (a partition keeps those in host memory).
+      if (index == 1 && isIntegerTensor(operand.getType()) &&
+          (name == "onnx.Gather" || name == "onnx.Reshape" ||
+           name == "onnx.Unsqueeze" || name == "onnx.Squeeze"))
         continue;
       return Claim::refuse("input " + std::to_string(index) +
-                           " is not an f32 tensor or a constant (shapes and "
-                           "axes are read on the host)");
+                           " is neither an f32 tensor, a constant, nor a "
+                           "shape or indices");
     }
     return Claim::take();
   }

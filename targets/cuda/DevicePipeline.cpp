@@ -27,6 +27,7 @@
 #include "targets/cuda/Passes.h"
 
 #include "mlir/Conversion/Passes.h"
+#include "mlir/Dialect/Arith/Transforms/Passes.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Bufferization/Transforms/OneShotAnalysis.h"
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
@@ -216,6 +217,8 @@ void buildDevicePipeline(OpPassManager &pm, const LoweringOptions &options) {
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
   pm.addPass(createConvertSCFToCFPass());
+  // ceildivsi and friends have no NVVM lowering of their own.
+  pm.addPass(arith::createArithExpandOpsPass());
   pm.addPass(createDeviceConstantsToLLVMPass());
   ConvertGpuOpsToNVVMOpsOptions nvvm;
   nvvm.indexBitwidth = 64;

@@ -5,7 +5,8 @@
 // This pass puts every value the kernels touch in device memory:
 //
 //   - each argument is copied into a gpu.alloc'd buffer at entry (the
-//     partitioner's host->device transfer), and read from there;
+//     partitioner's host->device transfer), and read from there, but for
+//     the shapes and axes that only the host reads;
 //   - each memref.alloc becomes a gpu.alloc of the same shape, but for the
 //     dims of a dynamic reshape, which the host writes and reads;
 //   - each returned value is copied into a fresh host buffer (the
@@ -15,7 +16,9 @@
 //     between: none is live after the call, and buffers allocated inside
 //     regions (the broadcasting of dynamic dims) need no dealloc of their
 //     own;
-//   - memref.copy becomes linalg.copy, so it runs as a kernel;
+//   - memref.copy becomes linalg.copy, so it runs as a kernel, and a
+//     linalg op with no parallel dim goes into a one-iteration
+//     scf.parallel, so it runs as a kernel of one thread;
 //   - each memref.get_global is marked: it lowers to the weights' device
 //     copy, which the runtime uploads once (DeviceConstantsToLLVM.cpp).
 //
@@ -23,10 +26,12 @@
 
 #include "targets/cuda/Passes.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 
 using namespace mlir;
 
@@ -73,6 +78,25 @@ bool isShapeBuffer(memref::AllocOp alloc) {
   return shape;
 }
 
+/// An argument only the host reads: the shape of a dynamic reshape, or
+/// axes read with scalar loads outside any loop nest. It is not copied.
+bool isHostArgument(BlockArgument arg) {
+  for (Operation *user : arg.getUsers()) {
+    if (llvm::isa<memref::DimOp>(user))
+      continue;
+    if (auto reshape = llvm::dyn_cast<memref::ReshapeOp>(user);
+        reshape && reshape.getShape() == arg)
+      continue;
+    if (llvm::isa<memref::LoadOp>(user) &&
+        !user->getParentOfType<linalg::LinalgOp>() &&
+        !user->getParentOfType<scf::ParallelOp>() &&
+        !user->getParentOfType<scf::ForOp>())
+      continue;
+    return false;
+  }
+  return true;
+}
+
 func::FuncOp declare(ModuleOp module, StringRef name) {
   if (auto func = module.lookupSymbol<func::FuncOp>(name))
     return func;
@@ -94,7 +118,7 @@ LogicalResult placeOnDevice(func::FuncOp func) {
 
   for (BlockArgument arg : body.getArguments()) {
     auto type = llvm::dyn_cast<MemRefType>(arg.getType());
-    if (!type)
+    if (!type || isHostArgument(arg))
       continue;
     SmallVector<Value> sizes = dynamicSizes(b, loc, arg);
     Value device = deviceAlloc(b, loc, type, sizes);
@@ -131,6 +155,25 @@ LogicalResult placeOnDevice(func::FuncOp func) {
   for (Operation *op : erase)
     op->erase();
 
+  // A linalg op with no parallel dim (a reduction to one value, a 0-d op)
+  // lowers to no parallel loop: in a one-iteration scf.parallel it becomes
+  // a kernel of one thread, like the other loop nests.
+  SmallVector<linalg::LinalgOp> serial;
+  func.walk([&](linalg::LinalgOp op) {
+    if (op.getNumParallelLoops() == 0 &&
+        !op->getParentOfType<scf::ParallelOp>())
+      serial.push_back(op);
+  });
+  for (linalg::LinalgOp op : serial) {
+    OpBuilder pb(op);
+    Value zero = pb.create<arith::ConstantIndexOp>(op.getLoc(), 0);
+    Value one = pb.create<arith::ConstantIndexOp>(op.getLoc(), 1);
+    auto parallel = pb.create<scf::ParallelOp>(op.getLoc(), ValueRange{zero},
+                                               ValueRange{one},
+                                               ValueRange{one});
+    op->moveBefore(parallel.getBody()->getTerminator());
+  }
+
   Operation *ret = body.getTerminator();
   b.setInsertionPoint(ret);
   for (OpOperand &operand : ret->getOpOperands()) {
@@ -159,8 +202,9 @@ struct DeviceBuffersPass
            "arguments in and its results out";
   }
   void getDependentDialects(DialectRegistry &registry) const override {
-    registry.insert<gpu::GPUDialect, linalg::LinalgDialect,
-                    memref::MemRefDialect>();
+    registry.insert<arith::ArithDialect, gpu::GPUDialect,
+                    linalg::LinalgDialect, memref::MemRefDialect,
+                    scf::SCFDialect>();
   }
 
   void runOnOperation() override {

@@ -135,15 +135,17 @@ struct MapLoopsToGridPass
   }
 };
 
-/// A load or store of a buffer in host memory (the dims of a dynamic
-/// reshape): memref.alloc is left only for those.
+/// A load or store of a buffer in host memory: the dims of a dynamic
+/// reshape (memref.alloc is left only for those) or an argument that
+/// DeviceBuffers did not copy (it reads only shapes and axes).
 bool isHostBufferAccess(Operation *op) {
   Value memref;
   if (auto load = llvm::dyn_cast<memref::LoadOp>(op))
     memref = load.getMemref();
   else if (auto store = llvm::dyn_cast<memref::StoreOp>(op))
     memref = store.getMemref();
-  return memref && memref.getDefiningOp<memref::AllocOp>();
+  return memref && (memref.getDefiningOp<memref::AllocOp>() ||
+                    llvm::isa<BlockArgument>(memref));
 }
 
 struct VerifyHostCodePass

@@ -46,3 +46,19 @@ func.func @reshape(%x: memref<?xf32>, %r: i64) -> memref<?x?xf32> {
   %y = memref.reshape %x(%shape) : (memref<?xf32>, memref<2xi64>) -> memref<?x?xf32>
   return %y : memref<?x?xf32>
 }
+
+// A reduction to one value has no parallel dim: it goes into a one-iteration
+// scf.parallel, to run as a kernel of one thread.
+// CHECK-LABEL: func.func @reduce_all
+// CHECK: scf.parallel (%{{.*}}) = (%c0{{.*}}) to (%c1{{.*}}) step (%c1{{.*}})
+// CHECK-NEXT: linalg.generic
+// CHECK-SAME: iterator_types = ["reduction"]
+func.func @reduce_all(%x: memref<8xf32>) -> memref<f32> {
+  %s = memref.alloc() : memref<f32>
+  linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> ()>], iterator_types = ["reduction"]} ins(%x : memref<8xf32>) outs(%s : memref<f32>) {
+  ^bb0(%a: f32, %b: f32):
+    %t = arith.addf %a, %b : f32
+    linalg.yield %t : f32
+  }
+  return %s : memref<f32>
+}
