@@ -6,17 +6,26 @@ outputs with ONNX Runtime's CPU provider, and writes everything into one
 folder (build/device_check by default) that travels to the GPU machine.
 
     .venv/bin/python scripts/device_check/prepare.py [--out build/device_check]
-        [--models NAME=PATH[:BATCHES] ...]
+        [--models NAME=PATH[:BATCHES] ...] [--node-tests N]
 
 Cases:
   - the generated model tests of this file (`cases()`): an MLP, a CNN block,
     a transformer encoder layer, elementwise chains, reductions, softmax,
     layer norm, data movement; each with its own dynamic batch;
-  - any --models given (e.g. torchvision or transformers exports), run at the
-    batch sizes listed after ':' (default 1).
-The folder holds per case: NAME.so (the artifact), NAME.partitions.txt
-(--print-partitions), NAME.bB.npz (inputs `in:NAME`, expected `out:NAME`)
-and manifest.json. Its size must stay under the device tool's 64 MiB.
+  - any --models given (e.g. torchvision or transformers exports, such as
+    bench/models.py writes), run at the batch sizes listed after ':'
+    (default 1). Their float weights are first rounded to 16 levels per
+    tensor (`--coarse-weights`, on by default for them): the architecture
+    and the work are the model's, the values still random-like, and the
+    artifact then compresses (xz) to fit the device tool's 64 MiB per call.
+    The expected outputs are computed on the rounded weights. A PyTorch
+    peer for timing is named with NAME=PATH:BATCHES:torchvision.resnet50 or
+    :transformers.bert (see run.py);
+  - --node-tests N: the first N ONNX node tests (build/conformance-data) whose
+    artifacts have a cuda partition, with their own inputs and outputs.
+The folder holds per case: NAME.so (the artifact, NAME.so.xz when large),
+NAME.partitions.txt (--print-partitions), NAME.bB.npz (inputs `in:NAME`,
+expected `out:NAME`) and manifest.json. Its size must stay under 64 MiB.
 """
 import argparse
 import json
@@ -173,11 +182,70 @@ def inputs_for(m, fixed, batch, rng):
         if shape is not None and len(shape) == len(dims) - 1:
             dims = [batch] + list(shape)
         elem = inp.type.tensor_type.elem_type
-        if elem == TensorProto.INT64:
+        if elem == TensorProto.INT64 and "mask" in inp.name:
+            feeds[inp.name] = np.ones(dims, np.int64)
+        elif elem == TensorProto.INT64:
             feeds[inp.name] = rng.integers(0, 100, dims).astype(np.int64)
         else:
             feeds[inp.name] = rand(rng, *dims)
     return feeds
+
+
+def coarse_weights(path, out_path, levels=16):
+    """`path` with every float initializer rounded to `levels` values per
+    tensor (symmetric around 0, scaled to the tensor's max magnitude)."""
+    m = onnx.load(path)
+    for init in m.graph.initializer:
+        if init.data_type != TensorProto.FLOAT:
+            continue
+        w = numpy_helper.to_array(init)
+        peak = float(np.abs(w).max()) if w.size else 0.0
+        if peak == 0.0:
+            continue
+        step = peak / (levels // 2)
+        init.CopyFrom(numpy_helper.from_array(
+            (np.round(w / step) * step).astype(np.float32), init.name))
+    onnx.save(m, out_path)
+    return out_path
+
+
+def node_tests(count, out, data=os.path.join(ROOT, "build", "conformance-data")):
+    """The first `count` node tests whose artifact has a cuda partition."""
+    found = []
+    for test in sorted(os.listdir(data)):
+        if len(found) == count:
+            break
+        model_path = os.path.join(data, test, "model.onnx")
+        if not os.path.exists(model_path):
+            continue
+        if not compile_case(model_path, test, out) or \
+                "cuda:" not in open(os.path.join(out, test + ".partitions.txt")).read():
+            for ext in (".so", ".partitions.txt"):
+                if os.path.exists(os.path.join(out, test + ext)):
+                    os.remove(os.path.join(out, test + ext))
+            continue
+        m = onnx.load(model_path)
+        case = os.path.join(data, test, "test_data_set_0")
+        arrays = {}
+        for kind, values in (("in", m.graph.input), ("out", m.graph.output)):
+            for i, v in enumerate(values):
+                proto = onnx.TensorProto()
+                with open(os.path.join(case, f"{'input' if kind == 'in' else 'output'}_{i}.pb"), "rb") as f:
+                    proto.ParseFromString(f.read())
+                arrays[f"{kind}:{v.name}"] = numpy_helper.to_array(proto)
+        np.savez(os.path.join(out, f"{test}.b0.npz"), **arrays)
+        found.append({"name": test, "batch": 0, "artifact": test + ".so",
+                      "data": f"{test}.b0.npz", "node_test": True})
+    return found
+
+
+def compress(out, name, limit=4 << 20):
+    """xz-compresses a large artifact (run.py unpacks it)."""
+    path = os.path.join(out, name + ".so")
+    if os.path.getsize(path) > limit:
+        subprocess.run(["xz", "-6", "-T0", "-f", path], check=True)
+        return name + ".so.xz"
+    return name + ".so"
 
 
 def compile_case(path, name, out):
@@ -199,6 +267,9 @@ def main():
     parser.add_argument("--models", nargs="*", default=[],
                         help="NAME=PATH[:B1,B2] exported models to add")
     parser.add_argument("--only", nargs="*", help="generated cases to keep")
+    parser.add_argument("--node-tests", type=int, default=0,
+                        help="add the first N node tests with cuda partitions")
+    parser.add_argument("--no-coarse-weights", action="store_true")
     args = parser.parse_args()
     os.makedirs(args.out, exist_ok=True)
     rng = np.random.default_rng(0)
@@ -211,14 +282,21 @@ def main():
         path = os.path.join(args.out, name + ".onnx")
         onnx.save(m, path)
         todo.append((name, path, fixed, [1, 4]))
+    peers = {}
     for spec in args.models:
         name, rest = spec.split("=", 1)
-        path, _, batches = rest.partition(":")
+        path, _, rest = rest.partition(":")
+        batches, _, peer = rest.partition(":")
+        if not args.no_coarse_weights:
+            path = coarse_weights(path, os.path.join(args.out, name + ".onnx"))
         todo.append((name, path, {}, [int(b) for b in batches.split(",")]
                      if batches else [1]))
+        if peer:
+            peers[name] = peer
     for name, path, fixed, batches in todo:
         if not compile_case(path, name, args.out):
             continue
+        artifact = compress(args.out, name)
         m = onnx.load(path)
         sess = ort.InferenceSession(path, providers=["CPUExecutionProvider"])
         for batch in batches:
@@ -229,10 +307,13 @@ def main():
                 arrays["out:" + o.name] = v
             np.savez(os.path.join(args.out, f"{name}.b{batch}.npz"), **arrays)
             manifest.append({"name": name, "batch": batch,
-                             "artifact": name + ".so",
-                             "data": f"{name}.b{batch}.npz"})
+                             "artifact": artifact,
+                             "data": f"{name}.b{batch}.npz",
+                             "torch": peers.get(name)})
         if path.startswith(args.out):
             os.remove(path)
+    if args.node_tests:
+        manifest += node_tests(args.node_tests, args.out)
     with open(os.path.join(args.out, "manifest.json"), "w") as f:
         json.dump(manifest, f, indent=1)
     size = sum(os.path.getsize(os.path.join(args.out, f))

@@ -13,6 +13,7 @@ torch.compile where they apply.
 """
 import argparse
 import json
+import lzma
 import os
 import statistics
 import sys
@@ -52,6 +53,51 @@ def timed(fn, warmup=3, runs=20, budget_s=10.0):
     return statistics.median(times) * 1e3
 
 
+def unpacked(folder, name, scratch):
+    """The artifact's path, an .xz one unpacked into `scratch` first."""
+    path = os.path.join(folder, name)
+    if not name.endswith(".xz"):
+        return path
+    out = os.path.join(scratch, name[:-3])
+    if not os.path.exists(out):
+        with lzma.open(path) as src, open(out, "wb") as dst:
+            dst.write(src.read())
+    return out
+
+
+def torch_peer(recipe, feeds):
+    """A callable running the PyTorch model of `recipe` (random weights: the
+    timing does not depend on them) on the GPU, eager and compiled."""
+    import torch
+    family, _, name = recipe.partition(".")
+    if family == "torchvision":
+        import torchvision
+        model = getattr(torchvision.models, name)(weights=None)
+        args = [torch.from_numpy(feeds["image"]).cuda()]
+    elif family == "transformers" and name == "bert":
+        from transformers import BertConfig, BertModel
+        model = BertModel(BertConfig(attn_implementation="eager"))
+        args = [torch.from_numpy(feeds["input_ids"]).cuda(),
+                torch.from_numpy(feeds["attention_mask"]).cuda()]
+    elif family == "transformers" and name == "gpt2":
+        from transformers import GPT2Config, GPT2LMHeadModel
+        model = GPT2LMHeadModel(GPT2Config(attn_implementation="eager",
+                                           use_cache=False))
+        args = [torch.from_numpy(feeds["input_ids"]).cuda()]
+    else:
+        raise ValueError(f"unknown torch recipe {recipe}")
+    model = model.cuda().eval()
+    compiled = torch.compile(model)
+
+    def runner(m):
+        def run():
+            with torch.no_grad():
+                m(*args)
+            torch.cuda.synchronize()
+        return run
+    return runner(model), runner(compiled)
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("folder")
@@ -62,12 +108,14 @@ def main():
         manifest = json.load(f)
     results = []
     loaded = {}
+    scratch = os.path.join(os.environ.get("TMPDIR", "/tmp"), "onnxc_device_check")
+    os.makedirs(scratch, exist_ok=True)
     for entry in manifest:
         name, batch = entry["name"], entry["batch"]
         row = {"name": name, "batch": batch}
         results.append(row)
         try:
-            path = os.path.join(args.folder, entry["artifact"])
+            path = unpacked(args.folder, entry["artifact"], scratch)
             if path not in loaded:
                 loaded[path] = Artifact(path)
             artifact = loaded[path]
@@ -78,8 +126,15 @@ def main():
             checks = [compare(g, w) for g, w in zip(got, want)]
             row["ok"] = all(c["ok"] for c in checks)
             row["outputs"] = checks
-            if not args.no_timing:
+            if not args.no_timing and not entry.get("node_test"):
                 row["onnxc_ms"] = timed(lambda: artifact.run(feeds))
+            if not args.no_timing and entry.get("torch"):
+                try:
+                    eager, compiled = torch_peer(entry["torch"], feeds)
+                    row["torch_eager_ms"] = timed(eager)
+                    row["torch_compile_ms"] = timed(compiled, warmup=2)
+                except Exception as err:  # a peer failing is reported, not fatal
+                    row["torch_error"] = repr(err)
         except (RunError, OSError, ValueError) as err:
             row["ok"] = False
             row["error"] = str(err)
@@ -88,6 +143,9 @@ def main():
             f"max_abs={c.get('max_abs', 0):.2e} bad={c.get('bad')}"
             for c in row.get("outputs", []))
         ms = f"{row['onnxc_ms']:.3f} ms" if "onnxc_ms" in row else ""
+        if "torch_eager_ms" in row:
+            detail += (f"; torch eager {row['torch_eager_ms']:.3f} ms, "
+                       f"compile {row['torch_compile_ms']:.3f} ms")
         print(f"{name:24s} b{batch:<3d} {status:4s} {ms:>12s}  {detail}",
               flush=True)
     passed = sum(1 for r in results if r.get("ok"))
