@@ -20,13 +20,13 @@ threads can run one session at once as with ONNX Runtime.
 Compilation drives the `onnxc` executable (see find_onnxc), which is where
 the compiler lives anyway.
 """
-from ._abi import Artifact, RunError
+from ._abi import Artifact, LoadError, RunError
 from ._compiler import CompileError, compile, find_onnxc
 from .session import (InferenceSession, NodeArg, SessionOptions,
                       default_cache_dir)
 
 __all__ = ["Artifact", "CompileError", "InferenceSession", "NodeArg",
-           "RunError", "SessionOptions", "compile", "default_cache_dir",
+           "LoadError", "RunError", "SessionOptions", "compile", "default_cache_dir",
            "find_onnxc", "get_available_providers"]
 __version__ = "0.1.0"
 

@@ -94,6 +94,15 @@ class Profile(ctypes.Structure):
                 ("nanoseconds", ctypes.POINTER(ctypes.c_uint64))]
 
 
+class LoadError(RuntimeError):
+    """An artifact that cannot serve here: `code` is the onnxc_status_code
+    (ONNXC_NO_DEVICE = 5: its device partitions have no usable device)."""
+
+    def __init__(self, code, message):
+        super().__init__(message)
+        self.code = code
+
+
 class RunError(RuntimeError):
     """A failed run: `code` is the onnxc_status_code, `message` the runtime's."""
 
@@ -179,6 +188,16 @@ class Artifact:
         if m.abi_version != ONNXC_ABI_VERSION:
             raise RuntimeError(f"{path}: artifact ABI version {m.abi_version}, "
                                f"this package needs {ONNXC_ABI_VERSION}")
+        # An artifact with device partitions says at load whether its device
+        # is usable (ONNXC_DEVICE_CHECK_SYMBOL in onnxc.h).
+        check = getattr(self._lib, "onnxc_device_check", None)
+        if check is not None:
+            check.restype = ctypes.c_int
+            check.argtypes = [ctypes.c_char_p, ctypes.c_size_t]
+            why = ctypes.create_string_buffer(512)
+            status = check(why, len(why))
+            if status != 0:
+                raise LoadError(status, f"{path}: {why.value.decode()}")
         self.name = m.name.decode() if m.name else ""
         self.inputs = [_info(m.inputs[i]) for i in range(m.num_inputs)]
         self.outputs = [_info(m.outputs[i]) for i in range(m.num_outputs)]

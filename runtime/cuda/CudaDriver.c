@@ -220,6 +220,19 @@ onnxc_cuda_thread *onnxc_cuda_enter(void) {
 
 onnxc_cuda_thread *onnxc_cuda_current_thread(void) { return current_thread; }
 
+/* The loaders call it (ONNXC_DEVICE_CHECK_SYMBOL) right after opening an
+ * artifact, so one with cuda partitions fails at load, not at its first
+ * run, on a machine without the driver or the device. */
+__attribute__((visibility("default"))) int
+onnxc_device_check(char *message, size_t size) {
+  pthread_once(&load_once, load);
+  if (ready)
+    return ONNXC_OK;
+  if (message && size)
+    snprintf(message, size, "no CUDA device: %s", no_device_reason);
+  return ONNXC_NO_DEVICE;
+}
+
 /* The thread is exiting: its queued work is waited for, its freed blocks go
  * to the shared lists, its handle and stream are destroyed. */
 static void thread_exit(void *state) {

@@ -114,6 +114,10 @@ void mgpuMemset16(void *dst, unsigned short value, size_t count, void *stream);
 void onnxc_cuda_begin(void);
 void onnxc_cuda_end(void);
 
+/* ONNXC_DEVICE_CHECK_SYMBOL (onnxc.h): whether the device is usable,
+ * without recording a run error. */
+int onnxc_device_check(char *message, size_t size);
+
 uint64_t onnxc_cuda_bucket_size(uint64_t bytes);
 
 /* A device copy of `bytes` bytes at `host` (a weight of the artifact),

@@ -59,7 +59,8 @@ static const char *foreign_machine(const char *path) {
 #endif
 }
 
-int onnxc_load(const char *path, onnxc_library **library, onnxc_error *err) {
+static int load(const char *path, onnxc_library **library, onnxc_error *err,
+                int check_devices) {
   if (!path || !library)
     return fail(err, ONNXC_INVALID_ARGUMENT, "%s%s",
                 "onnxc_load: path and library must not be null", "");
@@ -100,6 +101,17 @@ int onnxc_load(const char *path, onnxc_library **library, onnxc_error *err) {
     dlclose(handle);
     return fail(err, ONNXC_LOAD_ERROR, "%s: %s", path, why);
   }
+  typedef int (*device_check_fn)(char *, size_t);
+  device_check_fn check =
+      (device_check_fn)dlsym(handle, ONNXC_DEVICE_CHECK_SYMBOL);
+  if (check && check_devices) {
+    char why[512];
+    int status = check(why, sizeof why);
+    if (status != ONNXC_OK) {
+      dlclose(handle);
+      return fail(err, (onnxc_status_code)status, "%s: %s", path, why);
+    }
+  }
   onnxc_library *lib = malloc(sizeof *lib);
   if (!lib) {
     dlclose(handle);
@@ -112,6 +124,15 @@ int onnxc_load(const char *path, onnxc_library **library, onnxc_error *err) {
     lib->profile = NULL; /* a layout this loader does not know */
   *library = lib;
   return ONNXC_OK;
+}
+
+int onnxc_load(const char *path, onnxc_library **library, onnxc_error *err) {
+  return load(path, library, err, 1);
+}
+
+int onnxc_load_metadata(const char *path, onnxc_library **library,
+                        onnxc_error *err) {
+  return load(path, library, err, 0);
 }
 
 const onnxc_model *onnxc_library_model(const onnxc_library *library) {

@@ -18,7 +18,7 @@ import onnx
 import pytest
 from onnx import TensorProto, helper
 
-from onnxc_runner import (Artifact, RunError, max_relative_error,
+from onnxc_runner import (Artifact, max_relative_error,
                           onnxc_binary, run_ort)
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
@@ -57,16 +57,15 @@ def compile_cuda(model, tmp_path, name="model", extra=()):
 
 
 def check_run(artifact_path, model, feeds):
-    """Agrees with ONNX Runtime on a GPU; fails with ONNXC_NO_DEVICE
+    """Agrees with ONNX Runtime on a GPU; fails to load with ONNXC_NO_DEVICE
     without one."""
-    artifact = Artifact(artifact_path)
     if not GPU:
-        with pytest.raises(RunError) as err:
-            artifact.run(feeds)
+        with pytest.raises(onnxc.LoadError) as err:
+            Artifact(artifact_path)
         assert err.value.code == NO_DEVICE, str(err.value)
         assert "no CUDA device" in str(err.value)
         return
-    got = artifact.run(feeds)
+    got = Artifact(artifact_path).run(feeds)
     for g, w in zip(got, run_ort(model, feeds)):
         assert g.shape == w.shape
         assert max_relative_error(g, w) < 1e-3
@@ -103,6 +102,22 @@ def test_refused_nodes_fall_back_to_the_cpu_with_a_reason(tmp_path):
     assert "#2 cuda:" in proc.stdout, proc.stdout
     assert "cuda refused 1 TopK node" in proc.stdout, proc.stdout
     check_run(artifact, model, {"x": prepare.rand(rng, 3, 16)})
+
+
+def test_cli_run_fails_at_load_without_a_device(tmp_path):
+    """`onnxc run` (the C loader) refuses the artifact in one line."""
+    if GPU:
+        pytest.skip("a GPU is present")
+    model, _ = prepare.mlp(np.random.default_rng(3))
+    proc, artifact = compile_cuda(model, tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    x = os.path.join(tmp_path, "x.npy")
+    np.save(x, np.zeros((1, 256), np.float32))
+    run = subprocess.run([onnxc_binary(), "run", artifact, "--input", f"x={x}"],
+                         capture_output=True, text=True)
+    assert run.returncode != 0
+    assert "no CUDA device" in run.stderr, run.stderr
+    assert len(run.stderr.strip().splitlines()) == 1, run.stderr
 
 
 def test_info_lists_the_partitions(tmp_path):
@@ -180,14 +195,15 @@ def test_python_session_maps_the_cuda_provider(tmp_path):
     model, fixed = prepare.mlp(rng)
     path = os.path.join(tmp_path, "mlp.onnx")
     onnx.save(model, path)
-    session = onnxc.InferenceSession(
-        path, providers=["CUDAExecutionProvider", "CPUExecutionProvider"],
-        cache_dir=str(tmp_path))
+    def session():
+        return onnxc.InferenceSession(
+            path, providers=["CUDAExecutionProvider", "CPUExecutionProvider"],
+            cache_dir=str(tmp_path))
     feeds = prepare.inputs_for(model, fixed, 2, rng)
     if not GPU:
-        with pytest.raises(RunError) as err:
-            session.run(None, feeds)
+        with pytest.raises(onnxc.LoadError) as err:
+            session()
         assert err.value.code == NO_DEVICE
         return
-    for g, w in zip(session.run(None, feeds), run_ort(model, feeds)):
+    for g, w in zip(session().run(None, feeds), run_ort(model, feeds)):
         assert max_relative_error(g, w) < 1e-3

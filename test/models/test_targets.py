@@ -233,7 +233,7 @@ def test_unknown_target_is_one_clear_line():
         proc, _ = compile_cli(cnn(), tmp, "--targets", "tpu,cpu")
         assert proc.returncode == 1
         assert proc.stderr.strip().splitlines() == [
-            "onnxc: error: unknown target 'tpu' (this onnxc has: cpu, dnnl)"]
+            "onnxc: error: unknown target 'tpu' (this onnxc has: cpu, dnnl, cuda)"]
 
 
 def test_python_providers():

@@ -130,6 +130,27 @@ TEST(CudaNoDriver, LoadsAndAllocationsGiveNullAndRecordNoDevice) {
   EXPECT_EQ(takeError().first, ONNXC_NO_DEVICE);
 }
 
+TEST(CudaNoDriver, TheDeviceCheckRefusesWithTheReasonAndRecordsNothing) {
+  ASSERT_TRUE(kDriverMissing);
+  char message[512] = "";
+  EXPECT_EQ(onnxc_device_check(message, sizeof message), ONNXC_NO_DEVICE);
+  EXPECT_EQ(std::string(message).rfind("no CUDA device: ", 0), 0u) << message;
+  EXPECT_NE(std::string(message).find("/nonexistent/libcuda.so.1"),
+            std::string::npos)
+      << message;
+  EXPECT_EQ(takeError().first, 0); // a load check is not a run's error
+  // A message buffer is optional.
+  EXPECT_EQ(onnxc_device_check(nullptr, 0), ONNXC_NO_DEVICE);
+}
+
+// The call bracket frees what a partition call allocated; without a device
+// there is nothing, and it must not crash or record anything.
+TEST(CudaNoDriver, CallBracketWithoutDeviceIsHarmless) {
+  onnxc_cuda_begin();
+  onnxc_cuda_end();
+  EXPECT_EQ(takeError().first, 0);
+}
+
 TEST(CudaNoDriver, TheFirstErrorOfARunIsKept) {
   onnxc_rt_shape_error("first", ONNXC_SHAPE_ERROR_BROADCAST, 2, 3);
   EXPECT_EQ(mgpuMemAlloc(64, nullptr, false), nullptr);

@@ -145,7 +145,7 @@ void printInfos(const char *what, const onnxc_tensor_info *infos, int32_t n) {
 int artifactInfo(const std::string &path) {
   onnxc_library *lib = nullptr;
   onnxc_error err;
-  if (onnxc_load(path.c_str(), &lib, &err) != ONNXC_OK)
+  if (onnxc_load_metadata(path.c_str(), &lib, &err) != ONNXC_OK)
     return fail(err.message);
   const onnxc_model *model = onnxc_library_model(lib);
   fmt::print("artifact: {}\n", path);

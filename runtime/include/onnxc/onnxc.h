@@ -59,6 +59,14 @@ extern "C" {
 #define ONNXC_PROFILE_SYMBOL "onnxc_profile"
 #define ONNXC_PROFILE_VERSION 1
 
+/* A shared library with device partitions also exports
+ * `int onnxc_device_check(char *message, size_t size)`: ONNXC_OK when its
+ * device is usable, else ONNXC_NO_DEVICE with a one-line reason in
+ * `message`. onnxc_load calls it, so such an artifact fails to load (not at
+ * its first run) where there is no device; one loaded by other means fails
+ * its runs with the same status. */
+#define ONNXC_DEVICE_CHECK_SYMBOL "onnxc_device_check"
+
 typedef enum onnxc_status_code {
   ONNXC_OK = 0,
   ONNXC_INVALID_ARGUMENT = 1, /* a tensor's dtype, rank, shape or pointer */
@@ -220,8 +228,14 @@ typedef struct onnxc_profile {
 
 typedef struct onnxc_library onnxc_library;
 
-/* Opens a compiled model library and checks its ABI version. */
+/* Opens a compiled model library and checks its ABI version, and that the
+ * devices of its device partitions are usable (ONNXC_NO_DEVICE if not). */
 int onnxc_load(const char *path, onnxc_library **library, onnxc_error *err);
+/* The same without the device check, for tools that only read the model's
+ * metadata (`onnxc info`); running a model so opened on a machine without
+ * its device fails each run with ONNXC_NO_DEVICE. */
+int onnxc_load_metadata(const char *path, onnxc_library **library,
+                        onnxc_error *err);
 /* The model of a loaded library; valid until onnxc_unload. */
 const onnxc_model *onnxc_library_model(const onnxc_library *library);
 void onnxc_unload(onnxc_library *library);
