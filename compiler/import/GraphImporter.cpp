@@ -207,9 +207,15 @@ LogicalResult ModelImporter::readOpsets(ModuleOp module) {
              << "the model imports opset " << opset.version() << " of domain '"
              << displayDomain(domain) << "'; onnxc knows opsets up to "
              << *newest;
-    if (!opsets.emplace(domain, opset.version()).second)
-      return emitError(fileLoc) << "opset_import lists domain '"
-                                << displayDomain(domain) << "' twice";
+    // Converters list the default domain under both of its names ('' and
+    // 'ai.onnx'), as ONNX Runtime accepts; only two versions of one domain
+    // are ambiguous.
+    auto [listed, added] = opsets.emplace(domain, opset.version());
+    if (!added && listed->second != opset.version())
+      return emitError(fileLoc)
+             << "opset_import lists domain '" << displayDomain(domain)
+             << "' twice, with versions " << listed->second << " and "
+             << opset.version();
   }
   SmallVector<NamedAttribute> entries;
   // The default domain is spelled "ai.onnx": an empty dictionary key does not
