@@ -4,7 +4,8 @@
 # and checks its output against ONNX Runtime's. Safe to run again.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-"$root/scripts/build.sh" onnxc
+# onnxc and everything `cmake --install build` copies (not the tests).
+"$root/scripts/build.sh" onnxc_package
 build="${ONNXC_BUILD_DIR:-$root/build}"
 onnxc="$build/tools/onnxc/onnxc"
 out="$build/quickstart"
