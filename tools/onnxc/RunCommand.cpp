@@ -223,13 +223,15 @@ int runRun(const RunOptions &opts) {
       name = spec.substr(0, eq);
       path = spec.substr(eq + 1);
     }
-    bool known = false;
+    const onnxc_tensor_info *info = nullptr;
     for (int32_t i = 0; i < model->num_inputs; ++i)
-      known |= name == model->inputs[i].name;
-    if (!known)
+      if (name == model->inputs[i].name)
+        info = &model->inputs[i];
+    if (!info)
       return fail(opts.artifact + ": the model has no input '" + name + "'");
     std::string error;
-    if (!readTensorFile(path, given[name], error))
+    if (!readTensorFile(path, given[name], error) ||
+        !resolveRawDtype(given[name], info->dtype, path, error))
       return fail(error);
   }
 

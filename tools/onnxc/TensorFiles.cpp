@@ -118,10 +118,17 @@ bool readNpy(const std::string &path, HostTensor &tensor, std::string &error) {
   char order = descr[0];
   std::string kind = descr.substr(1);
   tensor.dtype = ONNXC_DTYPE_UNDEFINED;
+  tensor.rawElementSize = 0;
   for (const NpyType &t : kNpyTypes)
     if (kind == t.descr)
       tensor.dtype = t.dtype;
-  if (tensor.dtype == ONNXC_DTYPE_UNDEFINED)
+  // ml_dtypes' types: NumPy saves bfloat16 as 'V2', float8/int4/int2 as
+  // 'V1' (and float8_e5m2 as 'f1'); the model's input says which.
+  if (kind == "V1" || kind == "f1")
+    tensor.rawElementSize = 1;
+  else if (kind == "V2")
+    tensor.rawElementSize = 2;
+  if (tensor.dtype == ONNXC_DTYPE_UNDEFINED && !tensor.rawElementSize)
     return bad("dtype '" + descr + "'");
   if (order == '>' && onnxc_dtype_size(tensor.dtype) > 1)
     return bad("big-endian data");
@@ -147,7 +154,8 @@ bool readNpy(const std::string &path, HostTensor &tensor, std::string &error) {
   if (tensor.shape.size() > ONNXC_MAX_RANK)
     return bad("rank above " + std::to_string(ONNXC_MAX_RANK));
   int64_t count = elementCount(tensor.shape);
-  size_t elem = onnxc_dtype_size(tensor.dtype);
+  size_t elem = tensor.rawElementSize ? tensor.rawElementSize
+                                      : onnxc_dtype_size(tensor.dtype);
   if (count < 0 || static_cast<uint64_t>(count) > SIZE_MAX / elem)
     return bad("shape '" + shape + "' is too large");
   size_t bytes = static_cast<size_t>(count) * elem;
@@ -167,6 +175,44 @@ void appendAs(const Field &values, std::vector<char> &bytes) {
     const char *p = reinterpret_cast<const char *>(&t);
     bytes.insert(bytes.end(), p, p + sizeof(T));
   }
+}
+
+/// Bits per element of the dtypes ONNX packs below a byte, or 0.
+int packedBits(int32_t dtype) {
+  switch (dtype) {
+  case ONNXC_DTYPE_INT4:
+  case ONNXC_DTYPE_UINT4:
+    return 4;
+  case ONNXC_DTYPE_INT2:
+  case ONNXC_DTYPE_UINT2:
+    return 2;
+  default:
+    return 0;
+  }
+}
+
+bool isSignedDtype(int32_t dtype) {
+  return dtype == ONNXC_DTYPE_INT4 || dtype == ONNXC_DTYPE_INT2;
+}
+
+/// `count` elements of `bits` bits from `packed` (lowest bits first), one a
+/// byte, sign-extended when `isSigned`. False when `packed` has another
+/// size than the count needs.
+bool unpackSubByte(const std::string &packed, int bits, bool isSigned,
+                   int64_t count, std::vector<char> &out) {
+  int perByte = 8 / bits;
+  if (static_cast<int64_t>(packed.size()) != (count + perByte - 1) / perByte)
+    return false;
+  unsigned mask = (1u << bits) - 1;
+  out.resize(static_cast<size_t>(count));
+  for (int64_t i = 0; i < count; ++i) {
+    unsigned byte = static_cast<unsigned char>(packed[i / perByte]);
+    unsigned v = (byte >> (bits * (i % perByte))) & mask;
+    if (isSigned && (v >> (bits - 1)))
+      v |= ~mask; // sign-extend into the byte
+    out[i] = static_cast<char>(v);
+  }
+  return true;
 }
 
 bool readPb(const std::string &path, HostTensor &tensor, std::string &error) {
@@ -199,7 +245,21 @@ bool readPb(const std::string &path, HostTensor &tensor, std::string &error) {
     return false;
   }
   tensor.bytes.clear();
-  if (proto.has_raw_data()) {
+  if (int bits = packedBits(tensor.dtype)) {
+    // ONNX packs 4-bit and 2-bit elements into bytes, lowest bits first;
+    // the ABI has one element a byte.
+    std::string packed = proto.raw_data();
+    if (!proto.has_raw_data())
+      for (int32_t v : proto.int32_data())
+        packed.push_back(static_cast<char>(v));
+    if (!unpackSubByte(packed, bits, isSignedDtype(tensor.dtype), count,
+                       tensor.bytes)) {
+      error = path + ": tensor '" + proto.name() + "' holds " +
+              std::to_string(packed.size()) + " packed bytes, its shape needs " +
+              std::to_string((count * bits + 7) / 8);
+      return false;
+    }
+  } else if (proto.has_raw_data()) {
     tensor.bytes.assign(proto.raw_data().begin(), proto.raw_data().end());
   } else {
     switch (tensor.dtype) {
@@ -236,6 +296,11 @@ bool readPb(const std::string &path, HostTensor &tensor, std::string &error) {
       break;
     case ONNXC_DTYPE_UINT8:
     case ONNXC_DTYPE_BOOL:
+    // float8 types keep their bit patterns in int32_data too.
+    case ONNXC_DTYPE_FLOAT8E4M3FN:
+    case ONNXC_DTYPE_FLOAT8E4M3FNUZ:
+    case ONNXC_DTYPE_FLOAT8E5M2:
+    case ONNXC_DTYPE_FLOAT8E5M2FNUZ:
       appendAs<uint8_t>(proto.int32_data(), tensor.bytes);
       break;
     }
@@ -267,6 +332,20 @@ bool readTensorFile(const std::string &path, HostTensor &tensor,
   return false;
 }
 
+bool resolveRawDtype(HostTensor &tensor, int32_t expected,
+                     const std::string &what, std::string &error) {
+  if (!tensor.rawElementSize)
+    return true;
+  if (onnxc_dtype_size(expected) != tensor.rawElementSize) {
+    error = what + " holds raw " + std::to_string(tensor.rawElementSize) +
+            "-byte elements, but the input is " + onnxc_dtype_name(expected);
+    return false;
+  }
+  tensor.dtype = expected;
+  tensor.rawElementSize = 0;
+  return true;
+}
+
 bool writeNpy(const std::string &path, int32_t dtype,
               const std::vector<int64_t> &shape, const void *data,
               std::string &error) {
@@ -274,6 +353,10 @@ bool writeNpy(const std::string &path, int32_t dtype,
   for (const NpyType &t : kNpyTypes)
     if (t.dtype == dtype)
       kind = t.descr;
+  if (!kind && onnxc_dtype_size(dtype) == 2)
+    kind = "V2"; // bfloat16, as NumPy saves ml_dtypes.bfloat16
+  else if (!kind && onnxc_dtype_size(dtype) == 1)
+    kind = "V1"; // float8, int4, int2: one element a byte
   if (!kind) {
     error = path + ": cannot write dtype " +
             std::string(onnxc_dtype_name(dtype)) + " as .npy";

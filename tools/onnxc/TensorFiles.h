@@ -23,6 +23,10 @@ struct HostTensor {
   std::vector<int64_t> shape;
   std::vector<char> bytes;
   std::string name; // a .pb file's tensor name, if any
+  /// A .npy of raw elements of this many bytes ('V1', 'V2': how NumPy saves
+  /// ml_dtypes' bfloat16, float8, int4 and int2): `dtype` is undefined
+  /// until resolveRawDtype gives it the model input's.
+  size_t rawElementSize = 0;
 
   /// An onnxc_tensor pointing at `bytes` (valid while this lives).
   onnxc_tensor view();
@@ -33,7 +37,14 @@ struct HostTensor {
 bool readTensorFile(const std::string &path, HostTensor &tensor,
                     std::string &error);
 
-/// Writes `data` as a .npy file.
+/// Gives a raw-element tensor (rawElementSize) the dtype `expected` of the
+/// input it feeds, when the sizes agree; else false with a message.
+bool resolveRawDtype(HostTensor &tensor, int32_t expected,
+                     const std::string &what, std::string &error);
+
+/// Writes `data` as a .npy file. bfloat16, float8, int4 and int2 are
+/// written as raw elements ('<V2', '|V1'), as NumPy saves ml_dtypes' arrays:
+/// np.load(...).view(ml_dtypes.bfloat16) reads them back.
 bool writeNpy(const std::string &path, int32_t dtype,
               const std::vector<int64_t> &shape, const void *data,
               std::string &error);
