@@ -88,6 +88,9 @@ struct LoweringOptions {
   const char *argv0 = "onnxc";
   /// --cuda-arch: the GPU architecture the cuda target compiles for.
   std::string cudaArch = "sm_90";
+  /// --gpu-math tf32: f32 products on the GPU may round their inputs to
+  /// TF32 (10-bit mantissa) for the tensor cores.
+  bool gpuTf32 = false;
 };
 
 /// What a target puts into a shared-library artifact.

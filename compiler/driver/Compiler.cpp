@@ -754,6 +754,7 @@ bool compileModel(const CompilerOptions &options) {
   lowering.machine = machine->get();
   lowering.triple = options.triple;
   lowering.cudaArch = options.cudaArch;
+  lowering.gpuTf32 = options.gpuTf32;
   lowering.argv0 = options.argv0;
   // A shared library needs every runtime now; an object file's header
   // names them when they are found.

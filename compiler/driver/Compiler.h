@@ -34,6 +34,8 @@ struct CompilerOptions {
   std::vector<std::string> targets;
   // --cuda-arch: what the cuda target compiles kernels for.
   std::string cudaArch = "sm_90";
+  // --gpu-math tf32|fp32: whether GPU f32 products may use TF32.
+  bool gpuTf32 = false;
   // --print-partitions: each partition and every refusal, to stdout.
   bool printPartitions = false;
   // --partition-graph: the graph coloured by target, as Graphviz.

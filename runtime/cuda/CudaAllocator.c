@@ -30,6 +30,7 @@
 
 #include <pthread.h>
 #include <stdlib.h>
+#include <string.h>
 
 struct onnxc_cuda_block {
   CUdeviceptr ptr;
@@ -196,6 +197,7 @@ static onnxc_cuda_block *take_pending(onnxc_cuda_thread *t, uint64_t size) {
 static _Thread_local void **scope;
 static _Thread_local size_t scope_len, scope_cap;
 static _Thread_local int scoped;
+static _Thread_local int call_tf32;
 
 static int scope_add(void *ptr) {
   if (scope_len == scope_cap) {
@@ -210,9 +212,19 @@ static int scope_add(void *ptr) {
   return 1;
 }
 
-void onnxc_cuda_begin(void) {
+void onnxc_cuda_begin(int32_t options) {
   scoped = 1;
   scope_len = 0;
+  call_tf32 = (options & ONNXC_CUDA_ALLOW_TF32) != 0;
+}
+
+int onnxc_cuda_call_allows_tf32(void) {
+  static int forced = -1; /* ONNXC_CUDA_TF32=1, read once */
+  if (forced < 0) {
+    const char *env = getenv("ONNXC_CUDA_TF32");
+    forced = env && strcmp(env, "1") == 0;
+  }
+  return call_tf32 || forced;
 }
 
 void onnxc_cuda_end(void) {

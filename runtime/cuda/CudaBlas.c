@@ -146,18 +146,31 @@ static cublasHandle_t thread_handle(onnxc_cuda_thread *t) {
   cublasHandle_t handle = NULL;
   if (!blas_check("cublasCreate", blas.create(&handle)))
     return NULL;
-  /* FP32 products stay FP32 unless asked: TF32 rounds the inputs to 10
-   * bits of mantissa. */
-  const char *tf32 = getenv("ONNXC_CUDA_TF32");
-  int mode = tf32 && strcmp(tf32, "1") == 0 ? CUBLAS_TF32_TENSOR_OP_MATH
-                                            : CUBLAS_DEFAULT_MATH;
   if (!blas_check("cublasSetStream", blas.set_stream(handle, t->stream)) ||
-      !blas_check("cublasSetMathMode", blas.set_math_mode(handle, mode))) {
+      !blas_check("cublasSetMathMode",
+                  blas.set_math_mode(handle, CUBLAS_DEFAULT_MATH))) {
     blas.destroy(handle);
     return NULL;
   }
+  t->blas_tf32 = 0;
   t->blas = handle;
   return handle;
+}
+
+/* FP32 products stay FP32 unless the artifact was compiled with
+ * --gpu-math tf32 (or ONNXC_CUDA_TF32=1): TF32 rounds the inputs to 10 bits
+ * of mantissa. Set per call, as partitions of different artifacts may run
+ * on one thread. */
+static int set_math_mode(onnxc_cuda_thread *t, cublasHandle_t handle) {
+  int tf32 = onnxc_cuda_call_allows_tf32();
+  if (tf32 == t->blas_tf32)
+    return 1;
+  if (!blas_check("cublasSetMathMode",
+                  blas.set_math_mode(handle, tf32 ? CUBLAS_TF32_TENSOR_OP_MATH
+                                                  : CUBLAS_DEFAULT_MATH)))
+    return 0;
+  t->blas_tf32 = tf32;
+  return 1;
 }
 
 void onnxc_cuda_blas_destroy(void *handle) {
@@ -302,7 +315,7 @@ int32_t onnxc_cuda_matmul_f32(int64_t rankA, void *descA, int64_t rankB,
     return 0;
   }
   cublasHandle_t handle = thread_handle(t);
-  if (!handle)
+  if (!handle || !set_math_mode(t, handle))
     return 1;
 
   /* The inner part [split, nb): along the dims of size > 1 there, A's

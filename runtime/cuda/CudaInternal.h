@@ -83,7 +83,12 @@ typedef struct onnxc_cuda_thread {
   int busy;
   onnxc_cuda_block *pending;
   void *blas; /* cublasHandle_t, NULL until the first product */
+  int blas_tf32; /* the math mode the handle is set to */
 } onnxc_cuda_thread;
+
+/* Whether the partition call running on this thread allows TF32 products
+ * (onnxc_cuda_begin's options, or ONNXC_CUDA_TF32=1). */
+int onnxc_cuda_call_allows_tf32(void);
 
 /* The entry of every call that uses the device: loads the driver and the
  * context once (recording ONNXC_SHAPE_ERROR_NO_DEVICE on failure, every

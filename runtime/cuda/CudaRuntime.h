@@ -110,8 +110,10 @@ void mgpuMemset16(void *dst, unsigned short value, size_t count, void *stream);
  * unit tests check it. */
 /* Bracket one call of a cuda partition: every device buffer mgpuMemAlloc
  * gives this thread in between is freed by onnxc_cuda_end, after the
- * thread's queued work finished. */
-void onnxc_cuda_begin(void);
+ * thread's queued work finished. `options` are the artifact's
+ * (ONNXC_CUDA_ALLOW_TF32: --gpu-math tf32). */
+#define ONNXC_CUDA_ALLOW_TF32 1
+void onnxc_cuda_begin(int32_t options);
 void onnxc_cuda_end(void);
 
 /* ONNXC_DEVICE_CHECK_SYMBOL (onnxc.h): whether the device is usable,

@@ -189,7 +189,7 @@ void buildDevicePipeline(OpPassManager &pm, const LoweringOptions &options) {
   pm.addPass(bufferization::createOneShotBufferizePass(bufferization));
   pm.addPass(createBufferizationToMemRefPass());
   pm.addPass(createCanonicalizerPass());
-  pm.addPass(createDeviceBuffersPass());
+  pm.addPass(createDeviceBuffersPass(options.gpuTf32 ? kAllowTf32 : 0));
 
   // Loop nests -> kernels.
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
@@ -276,8 +276,9 @@ lowerCudaPartitions(ModuleOp module, llvm::LLVMContext &context,
 }
 
 void registerCudaPasses() {
-  for (auto create : {createUseCublasPass, createDeviceBuffersPass,
-                      createMapLoopsToGridPass, createVerifyHostCodePass,
+  registerPass([] { return createDeviceBuffersPass(); });
+  for (auto create : {createUseCublasPass, createMapLoopsToGridPass,
+                      createVerifyHostCodePass,
                       createDeviceConstantsToLLVMPass})
     registerPass(create);
   PassPipelineRegistration<>(

@@ -29,6 +29,10 @@ std::unique_ptr<mlir::Pass> createUseCublasPass();
 /// Host buffers at the partition's boundary copied to and from device
 /// buffers; every allocation in device memory (DeviceBuffers.cpp).
 std::unique_ptr<mlir::Pass> createDeviceBuffersPass();
+/// `callOptions`: onnxc_cuda_begin's (kAllowTf32).
+std::unique_ptr<mlir::Pass> createDeviceBuffersPass(int32_t callOptions);
+/// onnxc_cuda_begin's option bits (runtime/cuda/CudaRuntime.h).
+inline constexpr int32_t kAllowTf32 = 1;
 /// Every top-level loop nest of a partition -> one 1-D grid of 256-thread
 /// blocks (MapLoopsToGrid.cpp).
 std::unique_ptr<mlir::Pass> createMapLoopsToGridPass();

@@ -207,3 +207,25 @@ def test_python_session_maps_the_cuda_provider(tmp_path):
         return
     for g, w in zip(session().run(None, feeds), run_ort(model, feeds)):
         assert max_relative_error(g, w) < 1e-3
+
+
+@pytest.mark.parametrize("math,flag", [("fp32", 0), ("tf32", 1)])
+def test_gpu_math_reaches_the_runtime(math, flag, tmp_path):
+    """--gpu-math is what each partition call tells the runtime (TF32 is
+    allowed in cuBLAS only with tf32)."""
+    model, _ = prepare.mlp(np.random.default_rng(7))
+    path = os.path.join(tmp_path, "mlp.onnx")
+    onnx.save(model, path)
+    proc = subprocess.run(
+        [onnxc_binary(), "compile", path, "--targets", "cuda,cpu",
+         "--gpu-math", math, "--emit", "llvm", "-o", "-"],
+        capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    assert f"call void @onnxc_cuda_begin(i32 {flag})" in proc.stdout
+
+
+def test_gpu_math_takes_fp32_or_tf32(tmp_path):
+    model, _ = prepare.mlp(np.random.default_rng(8))
+    proc, _ = compile_cuda(model, tmp_path, extra=["--gpu-math", "fp16"])
+    assert proc.returncode != 0
+    assert "--gpu-math" in proc.stderr

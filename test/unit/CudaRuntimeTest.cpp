@@ -146,7 +146,7 @@ TEST(CudaNoDriver, TheDeviceCheckRefusesWithTheReasonAndRecordsNothing) {
 // The call bracket frees what a partition call allocated; without a device
 // there is nothing, and it must not crash or record anything.
 TEST(CudaNoDriver, CallBracketWithoutDeviceIsHarmless) {
-  onnxc_cuda_begin();
+  onnxc_cuda_begin(0);
   onnxc_cuda_end();
   EXPECT_EQ(takeError().first, 0);
 }

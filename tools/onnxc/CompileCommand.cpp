@@ -48,6 +48,7 @@ int runCompile(const CompileOptions &opts) {
   options.headerPath = opts.header;
   options.name = opts.name;
   options.cudaArch = opts.cudaArch;
+  options.gpuTf32 = opts.gpuMath == "tf32";
   if (!opts.targets.empty()) {
     llvm::SmallVector<llvm::StringRef> names;
     llvm::StringRef(opts.targets).split(names, ',', -1, /*KeepEmpty=*/false);

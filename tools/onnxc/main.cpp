@@ -59,6 +59,11 @@ int main(int argc, char **argv) {
   compileCmd->add_option("--cuda-arch", compile.cudaArch,
                          "GPU architecture of the cuda target's kernels "
                          "(default sm_90)");
+  compileCmd
+      ->add_option("--gpu-math", compile.gpuMath,
+                   "f32 products on the GPU: fp32 (default) or tf32 (inputs "
+                   "rounded to a 10-bit mantissa for the tensor cores)")
+      ->check(CLI::IsMember({"fp32", "tf32"}));
   compileCmd->add_flag("--print-partitions", compile.printPartitions,
                        "print each partition (target, nodes, boundary "
                        "values) and why targets refused nodes");

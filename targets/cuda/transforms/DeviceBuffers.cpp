@@ -11,7 +11,8 @@
 //     dims of a dynamic reshape, which the host writes and reads;
 //   - each returned value is copied into a fresh host buffer (the
 //     device->host transfer), which the host graph owns and frees;
-//   - the call is bracketed by onnxc_cuda_begin/end (runtime/cuda), and
+//   - the call is bracketed by onnxc_cuda_begin(options)/end (runtime/cuda:
+//     the options say whether products may use TF32), and
 //     the runtime frees at the end every device buffer allocated in
 //     between: none is live after the call, and buffers allocated inside
 //     regions (the broadcasting of dynamic dims) need no dealloc of their
@@ -97,24 +98,27 @@ bool isHostArgument(BlockArgument arg) {
   return true;
 }
 
-func::FuncOp declare(ModuleOp module, StringRef name) {
+func::FuncOp declare(ModuleOp module, StringRef name, TypeRange inputs) {
   if (auto func = module.lookupSymbol<func::FuncOp>(name))
     return func;
   OpBuilder b = OpBuilder::atBlockBegin(module.getBody());
   auto func = b.create<func::FuncOp>(
-      module.getLoc(), name, FunctionType::get(module.getContext(), {}, {}));
+      module.getLoc(), name,
+      FunctionType::get(module.getContext(), inputs, {}));
   func.setPrivate();
   return func;
 }
 
-LogicalResult placeOnDevice(func::FuncOp func) {
+LogicalResult placeOnDevice(func::FuncOp func, int32_t callOptions) {
   if (!func.getBody().hasOneBlock())
     return func.emitError("a cuda partition must be one block");
   auto module = func->getParentOfType<ModuleOp>();
   Block &body = func.front();
   OpBuilder b = OpBuilder::atBlockBegin(&body);
   Location loc = func.getLoc();
-  b.create<func::CallOp>(loc, declare(module, kBeginCallee), ValueRange());
+  Value options = b.create<arith::ConstantIntOp>(loc, callOptions, 32);
+  b.create<func::CallOp>(loc, declare(module, kBeginCallee, options.getType()),
+                         options);
 
   for (BlockArgument arg : body.getArguments()) {
     auto type = llvm::dyn_cast<MemRefType>(arg.getType());
@@ -187,7 +191,7 @@ LogicalResult placeOnDevice(func::FuncOp func) {
     operand.set(host);
   }
   // The runtime frees every device buffer this call allocated.
-  b.create<func::CallOp>(ret->getLoc(), declare(module, kEndCallee),
+  b.create<func::CallOp>(ret->getLoc(), declare(module, kEndCallee, {}),
                          ValueRange());
   return success();
 }
@@ -195,6 +199,15 @@ LogicalResult placeOnDevice(func::FuncOp func) {
 struct DeviceBuffersPass
     : PassWrapper<DeviceBuffersPass, OperationPass<ModuleOp>> {
   MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(DeviceBuffersPass)
+
+  DeviceBuffersPass() = default;
+  DeviceBuffersPass(const DeviceBuffersPass &other) : PassWrapper(other) {}
+  explicit DeviceBuffersPass(int32_t options) { callOptions = options; }
+
+  Option<int32_t> callOptions{
+      *this, "call-options",
+      llvm::cl::desc("onnxc_cuda_begin's options (1: allow TF32 products)"),
+      llvm::cl::init(0)};
 
   StringRef getArgument() const final { return "onnxc-cuda-device-buffers"; }
   StringRef getDescription() const final {
@@ -209,7 +222,7 @@ struct DeviceBuffersPass
 
   void runOnOperation() override {
     for (auto func : getOperation().getOps<func::FuncOp>())
-      if (!func.isExternal() && failed(placeOnDevice(func)))
+      if (!func.isExternal() && failed(placeOnDevice(func, callOptions)))
         return signalPassFailure();
   }
 };
@@ -218,6 +231,10 @@ struct DeviceBuffersPass
 
 std::unique_ptr<Pass> createDeviceBuffersPass() {
   return std::make_unique<DeviceBuffersPass>();
+}
+
+std::unique_ptr<Pass> createDeviceBuffersPass(int32_t callOptions) {
+  return std::make_unique<DeviceBuffersPass>(callOptions);
 }
 
 } // namespace onnxc::cuda

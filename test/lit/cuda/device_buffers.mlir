@@ -1,4 +1,7 @@
 // RUN: onnxc-opt --onnxc-cuda-device-buffers %s | FileCheck %s
+// RUN: onnxc-opt --onnxc-cuda-device-buffers="call-options=1" %s | FileCheck %s --check-prefix=TF32
+// TF32: %[[ONE:.*]] = arith.constant 1 : i32
+// TF32: call @onnxc_cuda_begin(%[[ONE]]) : (i32) -> ()
 
 memref.global "private" constant @w : memref<4xf32> = dense<[1.0, 2.0, 3.0, 4.0]>
 
@@ -7,7 +10,8 @@ memref.global "private" constant @w : memref<4xf32> = dense<[1.0, 2.0, 3.0, 4.0]
 // to a host buffer, and the call is bracketed by begin/end.
 // CHECK-LABEL: func.func @partition_0_cuda
 // CHECK-SAME: (%[[ARG:.*]]: memref<?x4xf32>) -> memref<?x4xf32>
-// CHECK: call @onnxc_cuda_begin()
+// CHECK: %[[OPTIONS:.*]] = arith.constant 0 : i32
+// CHECK: call @onnxc_cuda_begin(%[[OPTIONS]])
 // CHECK: %[[IN:.*]] = gpu.alloc (%{{.*}}) : memref<?x4xf32>
 // CHECK: gpu.memcpy %[[IN]], %[[ARG]]
 // CHECK: memref.get_global @w {{.*}}onnxc.device_constant
