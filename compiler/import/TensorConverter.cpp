@@ -111,6 +111,14 @@ FailureOr<Type> convertElementType(MLIRContext *ctx, int32_t dataType,
   }
 }
 
+/// A dim_param exporters write for "unknown" ('?', '-1', 'None'): not a
+/// name, so every such dim is an unknown of its own. (Read as a symbol, two
+/// '?' dims of an image input would have to be equal: a 48x192 image was
+/// refused, which ONNX Runtime runs.)
+static bool isUnknownPlaceholder(const std::string &param) {
+  return param == "?" || param == "-1" || param == "None";
+}
+
 FailureOr<TensorType>
 convertTensorType(MLIRContext *ctx, const ::onnx::TypeProto &type,
                   llvm::SmallVectorImpl<std::string> &dimParams,
@@ -139,7 +147,10 @@ convertTensorType(MLIRContext *ctx, const ::onnx::TypeProto &type,
     }
     bool isStatic = dim.has_dim_value() && dim.dim_value() >= 0;
     shape.push_back(isStatic ? dim.dim_value() : ShapedType::kDynamic);
-    dimParams.push_back(dim.has_dim_param() ? dim.dim_param() : "");
+    dimParams.push_back(dim.has_dim_param() && !isUnknownPlaceholder(
+                                                   dim.dim_param())
+                            ? dim.dim_param()
+                            : "");
     // Every later size computation (bytes, strides, offsets) multiplies by
     // the element width too: keep a margin of 2^4 below int64's range.
     if (isStatic &&
