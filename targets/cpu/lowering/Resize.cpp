@@ -11,9 +11,12 @@
 // scale (scales, or sizes / input size under keep_aspect_ratio_policy) and
 // roi. With antialias (downscaling), the linear or cubic kernel is
 // stretched by 1 / scale and normalized. An axis the reference leaves alone
-// (scale 1, same size, full roi) is copied. Output sizes must be static on the
-// resized axes (shape inference or the model's declared output type gives
-// them). Half floats are computed in f32.
+// (scale 1, same size, full roi) is copied. Sizes may be dynamic (exporters
+// leave a detector's height and width open): an output size shape inference
+// could not fix is computed as ONNX Runtime does, floor(in * scale), the
+// given size, or round(in * scale) under a keep_aspect_ratio_policy. Antialias needs static sizes (its
+// window width is fixed by the smallest scale). Half floats are computed in
+// f32.
 //
 //===----------------------------------------------------------------------===//
 
@@ -26,6 +29,7 @@
 #include "targets/cpu/lowering/ScalarFloatMath.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Transforms/DialectConversion.h"
@@ -64,22 +68,36 @@ SmallVector<Value> tapWeights(ScalarFloatMath &m, const ResizeConfig &config,
   return cubicConvolutionWeights(m, ratio, config.cubicA);
 }
 
+/// `size` (index) as an f64.
+Value indexToF64(OpBuilder &b, Location loc, OpFoldResult size) {
+  if (std::optional<int64_t> known = getConstantIntValue(size))
+    return b.create<arith::ConstantOp>(loc, b.getF64FloatAttr(double(*known)));
+  return b.create<arith::SIToFPOp>(
+      loc, b.getF64Type(),
+      b.create<arith::IndexCastOp>(loc, b.getI64Type(),
+                                   llvm::cast<Value>(size)));
+}
+
 /// Resizes `input` (elements of the compute type) along `axis` from `in` to
-/// `out` elements. `scale` is the f64 scale; `roiStart`/`roiEnd` are f64 roi
-/// values for tf_crop_and_resize (null otherwise); `skip` is an i1 that makes
-/// the axis a copy (null when it cannot be one).
+/// `out` elements (static or index values). `scale` is the f64 scale;
+/// `roiStart`/`roiEnd` are f64 roi values for tf_crop_and_resize (null
+/// otherwise); `skip` is an i1 that makes the axis a copy (null when it
+/// cannot be one).
 Value resizeAxis(OpBuilder &b, Location loc, const ResizeConfig &config,
-                 Value input, int64_t axis, int64_t in, int64_t out,
+                 Value input, int64_t axis, OpFoldResult in, OpFoldResult out,
                  Value scale, Value roiStart, Value roiEnd, Value skip,
                  double extrapolationValue) {
   using P = arith::CmpFPredicate;
   auto type = llvm::cast<RankedTensorType>(input.getType());
   Type element = type.getElementType();
   SmallVector<int64_t> shape(type.getShape());
-  shape[axis] = out;
+  std::optional<int64_t> staticOut = getConstantIntValue(out);
+  shape[axis] = staticOut ? *staticOut : ShapedType::kDynamic;
   auto resultType = RankedTensorType::get(shape, element);
   SmallVector<OpFoldResult> sizes = tensorSizes(b, loc, input);
-  sizes[axis] = b.getIndexAttr(out);
+  sizes[axis] = out;
+  Value inIndex = getValueOrCreateConstantIndexOp(b, loc, in);
+  Value inSize = indexToF64(b, loc, in), outSize = indexToF64(b, loc, out);
   StringRef t = config.transform;
   return buildIndexedGeneric(
       b, loc, emptyTensor(b, loc, resultType, sizes), {}, {},
@@ -89,7 +107,8 @@ Value resizeAxis(OpBuilder &b, Location loc, const ResizeConfig &config,
         Value y = nb.create<arith::SIToFPOp>(
             nloc, nb.getF64Type(),
             nb.create<arith::IndexCastOp>(nloc, nb.getI64Type(), o));
-        Value inF = m.c(double(in));
+        Value inF = inSize;
+        Value inLast = m.sub(inF, m.c(1));
         Value width = m.mul(scale, inF);
         Value single = m.cmp(P::OEQ, width, m.c(1));
         Value halfPixel = m.sub(m.div(m.add(y, m.c(0.5)), scale), m.c(0.5));
@@ -97,23 +116,22 @@ Value resizeAxis(OpBuilder &b, Location loc, const ResizeConfig &config,
         if (t == "align_corners") {
           x = m.select(
               single, m.c(0),
-              m.div(m.mul(y, m.c(double(in - 1))), m.sub(width, m.c(1))));
+              m.div(m.mul(y, inLast), m.sub(width, m.c(1))));
         } else if (t == "asymmetric") {
           x = m.div(y, scale);
         } else if (t == "tf_crop_and_resize") {
           Value span = m.sub(roiEnd, roiStart);
-          x = m.select(single, m.div(m.mul(span, m.c(double(in - 1))), m.c(2)),
-                       m.div(m.mul(m.mul(y, span), m.c(double(in - 1))),
+          x = m.select(single, m.div(m.mul(span, inLast), m.c(2)),
+                       m.div(m.mul(m.mul(y, span), inLast),
                              m.sub(width, m.c(1))));
-          x = m.add(x, m.mul(roiStart, m.c(double(in - 1))));
-          outside =
-              nb.create<arith::OrIOp>(nloc, m.cmp(P::OLT, x, m.c(0)),
-                                      m.cmp(P::OGT, x, m.c(double(in - 1))));
+          x = m.add(x, m.mul(roiStart, inLast));
+          outside = nb.create<arith::OrIOp>(nloc, m.cmp(P::OLT, x, m.c(0)),
+                                            m.cmp(P::OGT, x, inLast));
         } else if (t == "pytorch_half_pixel") {
           x = m.select(single, m.c(-0.5), halfPixel);
         } else if (t == "half_pixel_symmetric") {
-          Value adjustment = m.div(m.c(double(out)), width);
-          Value offset = m.mul(m.c(double(in) / 2), m.sub(m.c(1), adjustment));
+          Value adjustment = m.div(outSize, width);
+          Value offset = m.mul(m.mul(inF, m.c(0.5)), m.sub(m.c(1), adjustment));
           x = m.add(offset, halfPixel);
         } else {
           x = halfPixel;
@@ -129,7 +147,9 @@ Value resizeAxis(OpBuilder &b, Location loc, const ResizeConfig &config,
           // out = floor(in * scale)) needs; taps beyond the support of the
           // run-time scale get weight 0, exactly as if they were absent.
           double support = config.mode == "linear" ? 1.0 : 2.0;
-          double minScale = std::min(double(out) / double(in), 1.0);
+          // Static here: the lowering refuses antialias on dynamic sizes.
+          double minScale = std::min(
+              double(*staticOut) / double(*getConstantIntValue(in)), 1.0);
           int64_t start = int64_t(std::floor(-support / minScale) + 1);
           if (config.mode == "cubic")
             start = std::min<int64_t>(start, -1);
@@ -201,7 +221,7 @@ Value resizeAxis(OpBuilder &b, Location loc, const ResizeConfig &config,
           Value index = nb.create<arith::IndexCastOp>(
               nloc, nb.getIndexType(),
               nb.create<arith::FPToSIOp>(nloc, nb.getI64Type(), taps[k]));
-          index = clampIntoBounds(nb, nloc, index, indexConst(nb, nloc, in));
+          index = clampIntoBounds(nb, nloc, index, inIndex);
           Value w = weights[k];
           if (skip) {
             index = nb.create<arith::SelectOp>(nloc, skip, o, index);
@@ -245,8 +265,25 @@ int64_t givenLength(Value v) {
   return type && type.hasStaticShape() ? type.getNumElements() : -1;
 }
 
-/// Lowers Resize on a float tensor whose resized axes have static input and
-/// output sizes.
+/// The output size of a resized axis of input size `in` that shape
+/// inference left dynamic, as ONNX defines it: the given size (`given`,
+/// stretch policy) or round(in * scale) under another policy; else
+/// floor(in * scale) (under tf_crop_and_resize too, as ONNX Runtime).
+Value outputSize(OpBuilder &b, Location loc, OpFoldResult in, Value scale,
+                 Value given, StringRef policy) {
+  ScalarFloatMath m{b, loc, b.getF64Type()};
+  auto toIndex = [&](Value i64) -> Value {
+    return b.create<arith::IndexCastOp>(loc, b.getIndexType(), i64);
+  };
+  if (given && policy == "stretch")
+    return toIndex(given);
+  Value size = m.mul(indexToF64(b, loc, in), scale);
+  size = given ? b.create<math::RoundEvenOp>(loc, size).getResult()
+               : m.floor(size);
+  return toIndex(b.create<arith::FPToSIOp>(loc, b.getI64Type(), size));
+}
+
+/// Lowers Resize on a float tensor (static or dynamic sizes).
 struct ResizeLowering : OpConversionPattern<onnx::ResizeOp> {
   using OpConversionPattern::OpConversionPattern;
 
@@ -296,14 +333,18 @@ struct ResizeLowering : OpConversionPattern<onnx::ResizeOp> {
         axes.push_back(i);
     }
     int64_t n = axes.size();
-    for (int64_t axis : axes)
-      if (inputType.isDynamicDim(axis) || resultType.isDynamicDim(axis))
-        return op.emitError() << "needs static sizes on the resized axes, got "
-                              << inputType << " -> " << resultType;
+    if (config.antialias)
+      for (int64_t axis : axes)
+        if (inputType.isDynamicDim(axis) || resultType.isDynamicDim(axis))
+          return op.emitError()
+                 << "antialias needs static sizes on the resized axes, got "
+                 << inputType << " -> " << resultType
+                 << " (fix the input's dims with --shape NAME=...)";
+    SmallVector<OpFoldResult> inSizes = tensorSizes(rewriter, loc, input);
 
     // The f64 scale of each resized axis.
     Value scales = adaptor.getScales(), sizes = adaptor.getSizes();
-    SmallVector<Value> axisScales;
+    SmallVector<Value> axisScales, givenSizes;
     ScalarFloatMath m{rewriter, loc, rewriter.getF64Type()};
     if (givenLength(sizes) != 0) {
       if (givenLength(scales) > 0)
@@ -315,8 +356,9 @@ struct ResizeLowering : OpConversionPattern<onnx::ResizeOp> {
             loc, sizes, indexConst(rewriter, loc, i));
         size =
             rewriter.create<arith::SIToFPOp>(loc, rewriter.getF64Type(), size);
+        givenSizes.push_back(size);
         axisScales.push_back(
-            m.div(size, m.c(double(inputType.getDimSize(axis)))));
+            m.div(size, indexToF64(rewriter, loc, inSizes[axis])));
       }
       if (policy != "stretch") {
         Value scale = axisScales[0];
@@ -355,18 +397,25 @@ struct ResizeLowering : OpConversionPattern<onnx::ResizeOp> {
     }
     double extrapolation = op.getExtrapolationValue().convertToDouble();
     for (auto [i, axis] : llvm::enumerate(axes)) {
-      int64_t in = inputType.getDimSize(axis);
-      int64_t out = resultType.getDimSize(axis);
+      OpFoldResult in = inSizes[axis];
       Value scale = axisScales[i];
       Value roiStart, roiEnd;
       if (crop) {
         roiStart = extractF64(rewriter, loc, roi, i);
         roiEnd = extractF64(rewriter, loc, roi, i + n);
       }
+      OpFoldResult out =
+          resultType.isDynamicDim(axis)
+              ? OpFoldResult(outputSize(
+                    rewriter, loc, in, scale,
+                    givenSizes.empty() ? Value() : givenSizes[i], policy))
+              : OpFoldResult(rewriter.getIndexAttr(resultType.getDimSize(axis)));
+      std::optional<int64_t> staticIn = getConstantIntValue(in),
+                             staticOut = getConstantIntValue(out);
       // The reference leaves an axis alone when the scale is 1 (relative
       // tolerance 1e-9), the size stays and the roi is [0, 1].
       Value skip;
-      if (in == out) {
+      if (!staticIn || !staticOut || *staticIn == *staticOut) {
         auto close = [&](Value v, double target) {
           Value diff =
               rewriter.create<math::AbsFOp>(loc, m.sub(v, m.c(target)));
@@ -377,6 +426,13 @@ struct ResizeLowering : OpConversionPattern<onnx::ResizeOp> {
           return m.cmp(arith::CmpFPredicate::OLE, diff, tol);
         };
         skip = close(scale, 1.0);
+        if (!staticIn || !staticOut)
+          skip = rewriter.create<arith::AndIOp>(
+              loc, skip,
+              rewriter.create<arith::CmpIOp>(
+                  loc, arith::CmpIPredicate::eq,
+                  getValueOrCreateConstantIndexOp(rewriter, loc, in),
+                  getValueOrCreateConstantIndexOp(rewriter, loc, out)));
         if (crop) {
           Value startZero =
               m.cmp(arith::CmpFPredicate::OLE,

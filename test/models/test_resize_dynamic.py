@@ -1,0 +1,86 @@
+"""Resize with dynamic spatial dims, as detectors and text models are
+exported (input [1, C, h, w]): every mode, coordinate transformation, scales
+or sizes (with each keep_aspect_ratio_policy) and tf_crop_and_resize's roi,
+compiled once without --shape and run at several image sizes against ONNX
+Runtime."""
+import tempfile
+
+import numpy as np
+import pytest
+from onnx import TensorProto, helper, numpy_helper
+
+from onnxc_runner import Artifact, compile_model, max_relative_error, run_ort
+
+RNG = np.random.default_rng(11)
+
+CASES = [
+    # (name, attributes, scales, sizes, roi)
+    ("nearest_2x_yolo", dict(mode="nearest", coordinate_transformation_mode="asymmetric",
+                             nearest_mode="floor"), [1, 1, 2, 2], None, None),
+    ("nearest_half_pixel", dict(mode="nearest"), [1, 1, 1.5, 0.75], None, None),
+    ("linear_half_pixel", dict(mode="linear"), [1, 1, 2, 3], None, None),
+    # Scales that give whole sizes: ONNX Runtime stretches align_corners to
+    # the whole output size, the ONNX reference (and onnxc) to in * scale.
+    ("linear_align_corners", dict(mode="linear",
+                                  coordinate_transformation_mode="align_corners"),
+     [1, 1, 2, 3], None, None),
+    ("linear_pytorch", dict(mode="linear",
+                            coordinate_transformation_mode="pytorch_half_pixel"),
+     [1, 1, 1.7, 0.6], None, None),
+    ("cubic_symmetric", dict(mode="cubic",
+                             coordinate_transformation_mode="half_pixel_symmetric"),
+     [1, 1, 2, 2], None, None),
+    ("sizes_stretch", dict(mode="linear"), None, [1, 3, 9, 5], None),
+    ("sizes_not_larger", dict(mode="linear", keep_aspect_ratio_policy="not_larger",
+                              axes=[2, 3]), None, [12, 12], None),
+    ("sizes_not_smaller", dict(mode="nearest", keep_aspect_ratio_policy="not_smaller",
+                               axes=[2, 3]), None, [12, 12], None),
+    ("crop_and_resize", dict(mode="linear",
+                             coordinate_transformation_mode="tf_crop_and_resize",
+                             extrapolation_value=-1.0),
+     [1, 1, 2, 2], None, [0, 0, 0.2, -0.1, 1, 1, 0.9, 0.8]),
+]
+
+
+def resize_model(attrs, scales, sizes, roi):
+    inits, inputs = [], ["x"]
+    for name, values, dtype in (("roi", roi, np.float32),
+                                ("scales", scales, np.float32),
+                                ("sizes", sizes, np.int64)):
+        if values is None:
+            inputs.append("")
+        else:
+            inits.append(numpy_helper.from_array(np.array(values, dtype), name))
+            inputs.append(name)
+    while inputs[-1] == "":
+        inputs.pop()
+    node = helper.make_node("Resize", inputs, ["y"], **attrs)
+    graph = helper.make_graph(
+        [node], "resize",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 3, "h", "w"])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)], inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 19)])
+    model.ir_version = 9
+    return model
+
+
+@pytest.mark.parametrize("name,attrs,scales,sizes,roi", CASES,
+                         ids=[c[0] for c in CASES])
+def test_dynamic_spatial_dims(name, attrs, scales, sizes, roi):
+    model = resize_model(attrs, scales, sizes, roi)
+    with tempfile.TemporaryDirectory() as tmp:
+        artifact = Artifact(compile_model(model, tmp))
+        for h, w in [(8, 10), (5, 7), (1, 4)]:
+            x = RNG.standard_normal((1, 3, h, w)).astype(np.float32)
+            got = artifact.run({"x": x})[0]
+            want = run_ort(model, {"x": x})[0]
+            assert got.shape == want.shape, (h, w)
+            assert max_relative_error(got, want) < 1e-5, (h, w)
+
+
+def test_antialias_with_dynamic_dims_names_the_fix():
+    model = resize_model(dict(mode="linear", antialias=1), [1, 1, 0.5, 0.5],
+                         None, None)
+    with tempfile.TemporaryDirectory() as tmp:
+        with pytest.raises(AssertionError, match="--shape"):
+            compile_model(model, tmp)
