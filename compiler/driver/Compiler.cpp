@@ -40,6 +40,7 @@
 #include "passes/RewriteCounts.h"
 #include "passes/graph/BatchSplit.h"
 #include "passes/graph/GraphUtils.h"
+#include "compiler/driver/Progress.h"
 #include "targets/Target.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -78,6 +79,7 @@ namespace onnxc {
 namespace {
 
 void printError(const llvm::Twine &message) {
+  clearProgress();
   llvm::errs() << "onnxc: error: " << message << "\n";
 }
 
@@ -111,6 +113,7 @@ private:
   LogicalResult report(Diagnostic &diag) {
     if (diag.getSeverity() == DiagnosticSeverity::Remark)
       return success();
+    clearProgress();
     std::string text;
     llvm::raw_string_ostream os(text);
     os << (diag.getSeverity() == DiagnosticSeverity::Error ? "error: "
@@ -134,6 +137,7 @@ private:
 bool writeOutput(llvm::StringRef path,
                  llvm::function_ref<void(llvm::raw_ostream &)> write) {
   if (path == "-") {
+    clearProgress();
     write(llvm::outs());
     return true;
   }
@@ -172,6 +176,7 @@ OwningOpRef<ModuleOp> importAndInferShapes(
     return nullptr;
   PassManager shapePm(&ctx);
   shapePm.addNestedPass<func::FuncOp>(createShapeInferencePass());
+  progressPhase("inferring shapes");
   if (failed(shapePm.run(*module)))
     return nullptr;
   return module;
@@ -344,6 +349,7 @@ OwningOpRef<ModuleOp> optimizeGraph(MLIRContext &ctx,
     opsBefore = countByOp();
   PassManager optPm(&ctx);
   buildGraphOptimizationPipeline(optPm, options.optLevel);
+  attachProgress(optPm, "optimizing the graph");
   if (options.printPassStats)
     startCollectingRewriteCounts();
   LogicalResult optimized = optPm.run(*module);
@@ -519,10 +525,13 @@ bool lowerToLLVMDialect(ModuleOp module, llvm::ArrayRef<const Target *> used,
     target->buildPreparePipeline(partitions, lowering);
   for (const Target *target : used)
     target->buildPartitionPipeline(partitions, lowering);
+  attachProgress(partitions, "preparing the partitions");
   if (failed(partitions.run(module)))
     return false;
 
   for (const Target *target : used) {
+    if (target->memorySpace() == MemorySpace::Device)
+      progressPhase(("compiling the " + target->name() + " partitions").str());
     llvm::Expected<std::unique_ptr<llvm::Module>> code =
         target->lowerDeviceCode(module, llvmCtx, lowering);
     if (!code) {
@@ -537,6 +546,7 @@ bool lowerToLLVMDialect(ModuleOp module, llvm::ArrayRef<const Target *> used,
   PassManager host(module.getContext());
   host.addPass(createInlineHostPartitionsPass());
   hostTarget().buildHostPipeline(host, lowering);
+  attachProgress(host, "lowering");
   return succeeded(host.run(module));
 }
 
@@ -659,10 +669,15 @@ bool compileModel(const CompilerOptions &options) {
   }
 
   // Import, shape inference, the graph optimizer; then partitioning.
+  enableProgress(options.progress);
+  auto endProgress = llvm::make_scope_exit([] { clearProgress(); });
+  progressPhase("importing the model");
   OwningOpRef<ModuleOp> module =
       importAndOptimize(ctx, options, /*allowSplit=*/true);
   if (!module)
     return false;
+  // The partition report prints to stdout: no status line over it.
+  clearProgress();
   PassManager graphPm(&ctx);
   PartitionReportOptions report;
   report.print = options.printPartitions;
@@ -772,6 +787,7 @@ bool compileModel(const CompilerOptions &options) {
   // LLVM IR with the ABI entry point and the device targets' code, optimized
   // for the target machine.
   dropOnnxcFunctionAttrs(*module);
+  progressPhase("translating to LLVM IR");
   std::unique_ptr<llvm::Module> llvmModule =
       translateModuleToLLVMIR(*module, llvmCtx, "onnxc_model");
   if (!llvmModule) {
@@ -791,6 +807,7 @@ bool compileModel(const CompilerOptions &options) {
     printError(options.modelPath + ": " + llvm::toString(std::move(err)));
     return false;
   }
+  progressPhase("optimizing LLVM IR");
   optimizeModule(*llvmModule, **machine, options.optLevel);
   hostTarget().finalizeLLVMModule(*llvmModule);
   if (options.emit == EmitKind::Llvm)
@@ -818,6 +835,7 @@ bool compileModel(const CompilerOptions &options) {
       printError(objectPath + ": " + error);
       return false;
     }
+    progressPhase("generating machine code");
     if (llvm::Error err = emitObjectFile(*llvmModule, **machine, file->os())) {
       printError(llvm::toString(std::move(err)));
       return false;
@@ -830,6 +848,7 @@ bool compileModel(const CompilerOptions &options) {
   // Shared library.
   auto removeTemp = llvm::make_scope_exit(
       [&] { llvm::sys::fs::remove(tempObject); });
+  progressPhase("linking");
   if (llvm::Error err = linkSharedLibrary(objectPath, *libraries, outputPath,
                                          options.triple)) {
     printError(llvm::toString(std::move(err)));

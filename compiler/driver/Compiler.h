@@ -36,6 +36,9 @@ struct CompilerOptions {
   std::string cudaArch = "sm_90";
   // --gpu-math tf32|fp32: whether GPU f32 products may use TF32.
   bool gpuTf32 = false;
+  // A status line on stderr while compiling (only shown on a terminal;
+  // off with --quiet).
+  bool progress = false;
   // --print-partitions: each partition and every refusal, to stdout.
   bool printPartitions = false;
   // --partition-graph: the graph coloured by target, as Graphviz.

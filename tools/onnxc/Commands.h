@@ -31,6 +31,7 @@ struct CompileOptions {
   std::string targets; // --targets dnnl,cpu: priority order, cpu implied last
   std::string cudaArch = "sm_90"; // --cuda-arch: the cuda target's GPU
   std::string gpuMath = "fp32";   // --gpu-math fp32|tf32
+  bool quiet = false;             // --quiet: no status line on a terminal
   bool printPartitions = false;
   std::string partitionGraph; // --partition-graph FILE.dot
 };

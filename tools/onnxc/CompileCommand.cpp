@@ -49,6 +49,7 @@ int runCompile(const CompileOptions &opts) {
   options.name = opts.name;
   options.cudaArch = opts.cudaArch;
   options.gpuTf32 = opts.gpuMath == "tf32";
+  options.progress = !opts.quiet;
   if (!opts.targets.empty()) {
     llvm::SmallVector<llvm::StringRef> names;
     llvm::StringRef(opts.targets).split(names, ',', -1, /*KeepEmpty=*/false);

@@ -64,6 +64,9 @@ int main(int argc, char **argv) {
                    "f32 products on the GPU: fp32 (default) or tf32 (inputs "
                    "rounded to a 10-bit mantissa for the tensor cores)")
       ->check(CLI::IsMember({"fp32", "tf32"}));
+  compileCmd->add_flag("--quiet", compile.quiet,
+                       "no status line on stderr (shown only on a terminal: "
+                       "the phase, the pass, the time so far)");
   compileCmd->add_flag("--print-partitions", compile.printPartitions,
                        "print each partition (target, nodes, boundary "
                        "values) and why targets refused nodes");
