@@ -13,7 +13,9 @@ release; run.py brings the data folder up to date first):
    compile errors are cached the same way (timeouts are not). Each onnxc
    build gets a subfolder; those of builds unused for 3 days are removed.
    Every run writes its per-test results to CACHE/last-run.json.
-2. Every test_data_set_* runs through onnxc_runner.Artifact (the C ABI) in a
+2. Every test_data_set_* runs through onnxc_runner.Artifact (the C ABI;
+   with --cli, through `onnxc run --input NAME=input_K.pb --output-dir`, the
+   user's path, its .npy outputs read back) in a
    forked child process, so a crash, a hang or a runaway allocation of one
    artifact is reported as that test's failure and never stops the runner.
 3. Each output is compared with the expected one:
@@ -463,12 +465,60 @@ def _load_tensors(folder, prefix):
     return tensors
 
 
-def _run_child(test_path, rtol, atol, so_path, report):
+def _cli_output_file(name):
+    """The file `onnxc run --output-dir` writes output `name` to."""
+    safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in name)
+    if safe in ("", ".", ".."):
+        safe = "_" + safe
+    return safe + ".npy"
+
+
+def _run_cli(onnxc, so_path, folder, input_names, output_names, expected):
+    """One data set through `onnxc run` (the user's path): the .pb inputs
+    as given, the outputs read back from the .npy files it writes (raw
+    elements, as np.save writes ml_dtypes' types, viewed as the expected
+    dtype). Returns (outputs, None) or (None, failure reason)."""
+    args = [onnxc, "run", so_path]
+    for j, name in enumerate(input_names):
+        args += ["--input", f"{name}={os.path.join(folder, f'input_{j}.pb')}"]
+    with tempfile.TemporaryDirectory() as out:
+        proc = subprocess.run(args + ["--output-dir", out], capture_output=True,
+                              text=True, errors="replace")
+        if proc.returncode:
+            line = (proc.stderr.strip().splitlines() or ["no message"])[0]
+            return None, f"run (cli): {line.replace(so_path, 'model.so')}"[:300]
+        got = []
+        for name, want in zip(output_names, expected):
+            array = np.load(os.path.join(out, _cli_output_file(name)))
+            if array.dtype.kind == "V" and array.dtype.itemsize == want.dtype.itemsize:
+                array = array.view(want.dtype)
+            got.append(array)
+    return got, None
+
+
+def _run_child(test_path, rtol, atol, so_path, report, cli=None):
     """Body of the forked child: runs every data set, writes one JSON line
-    per data set started, then the result."""
+    per data set started, then the result. With `cli` (the onnxc binary),
+    each data set runs through `onnxc run` instead of the C ABI."""
     model = onnx.load(os.path.join(test_path, "model.onnx"), load_external_data=False)
     init_names = {t.name for t in model.graph.initializer}
     input_names = [v.name for v in model.graph.input if v.name not in init_names]
+    if cli:
+        output_names = [v.name for v in model.graph.output]
+        for k, ds in enumerate(_data_sets(test_path)):
+            report({"ds": k})
+            folder = os.path.join(test_path, ds)
+            expected = _load_tensors(folder, "output")
+            got, reason = _run_cli(cli, so_path, folder, input_names,
+                                   output_names, expected)
+            prefix = f"data set {k}: " if k else ""
+            if reason:
+                return prefix + reason
+            for i, (g, w) in enumerate(zip(got, expected)):
+                reason = compare(i, np.asarray(g), np.asarray(w), rtol, atol)
+                if reason:
+                    return prefix + reason
+        return None
     try:
         artifact = onnxc_runner.Artifact(so_path)
     except Exception as e:  # noqa: BLE001 - any load failure is the test's
@@ -496,7 +546,7 @@ def _run_child(test_path, rtol, atol, so_path, report):
     return None
 
 
-def run_test_artifact(test, so_path, timeout):
+def run_test_artifact(test, so_path, timeout, cli=None):
     """Runs the data sets of `test` in a forked child; returns None (pass) or
     the failure reason. The child's crash, hang or exception is contained."""
     read_fd, write_fd = os.pipe()
@@ -515,7 +565,8 @@ def run_test_artifact(test, so_path, timeout):
                 out.write(json.dumps(msg) + "\n")
                 out.flush()
             try:
-                reason = _run_child(test.path, test.rtol, test.atol, so_path, report)
+                reason = _run_child(test.path, test.rtol, test.atol, so_path,
+                                    report, cli)
             except MemoryError:
                 reason = "run: out of memory"
             except BaseException as e:  # noqa: BLE001
@@ -577,7 +628,8 @@ def run_one(test, opts):
             result["reason"] = reason
             return result
         start = time.monotonic()
-        reason = run_test_artifact(test, so_path, opts["run_timeout"])
+        reason = run_test_artifact(test, so_path, opts["run_timeout"],
+                                   opts["onnxc"] if opts.get("cli") else None)
         result["run_s"] = time.monotonic() - start
         if reason:
             result["reason"] = reason
@@ -837,6 +889,9 @@ def parse_args(argv):
                         help="make every dim of the graph inputs and outputs "
                              "symbolic before compiling (the test data fixes "
                              "them at run time)")
+    parser.add_argument("--cli", action="store_true",
+                        help="run each data set through `onnxc run` on its "
+                             ".pb files, as a user would, instead of the C ABI")
     parser.add_argument("--exclusions", default=EXCLUSIONS, help=argparse.SUPPRESS)
     parser.add_argument("--out", metavar="MD",
                         help="write the conformance table (e.g. docs/conformance.md)")
@@ -897,7 +952,7 @@ def main(argv=None):
                 "cache": artifact_folder(args.cache, toolchain),
                 "toolchain": toolchain, "compile_args": compile_args,
                 "compile_timeout": args.compile_timeout,
-                "dynamic": args.dynamic,
+                "dynamic": args.dynamic, "cli": args.cli,
                 "run_timeout": args.run_timeout}
         print(f"running {len(todo)} tests ({len(tests) - len(todo)} excluded) "
               f"with -j {jobs}" + (f", --targets {targets}" if targets else ""),
