@@ -170,3 +170,34 @@ def test_scan8_batch():
     s0 = uniform(3, 2)
     check_against_ort(scan_model({"directions": [1]}, [3, 4, 2], [3, 2],
                                  opset=8, batch=True), {"s0": s0, "x": x})
+
+
+@pytest.mark.parametrize("n", [5, 1, 7])
+def test_scan_rows_of_run_time_shape_feed_later_ops(n):
+    """A scan output whose rows take their dims from a state of run-time
+    shape (a k-nearest-neighbours classifier's distance scan: state X [N, 4],
+    one row of the training set per iteration, rows of N distances), read
+    by later ops. Its buffer got its dims only on the first iteration, and
+    the canonicalizer folded the loop to the placeholder's (zero) dims: the
+    Transpose then saw N = 0 and the model returned empty outputs."""
+    body = helper.make_graph(
+        [helper.make_node("Identity", ["state_in"], ["state_out"]),
+         helper.make_node("Sub", ["state_in", "row"], ["d"]),
+         helper.make_node("ReduceSumSquare", ["d", "axes"], ["dist"],
+                          keepdims=0)],
+        "distances",
+        [value("state_in", F, ["N", 4]), value("row", F, [4])],
+        [value("state_out", F, ["N", 4]), value("dist", F, ["N"])],
+        [helper.make_tensor("axes", I64, [1], [1])])
+    nodes = [
+        helper.make_node("Scan", ["x", "train"], ["x_out", "all"], body=body,
+                         num_scan_inputs=1),
+        helper.make_node("Transpose", ["all"], ["per_sample"], perm=[1, 0]),
+        helper.make_node("ReduceMin", ["per_sample", "one"], ["nearest"],
+                         keepdims=0),
+        helper.make_node("Shape", ["per_sample"], ["shape"]),
+    ]
+    m = model([const("one", np.array([1], np.int64))] + nodes,
+              [value("x", F, ["N", 4]), value("train", F, [6, 4])],
+              [value("nearest", F, ["N"]), value("shape", I64, [2])])
+    check_against_ort(m, {"x": uniform(n, 4), "train": uniform(6, 4)})

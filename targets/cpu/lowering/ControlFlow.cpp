@@ -8,7 +8,9 @@
 //     loop-carried values and one buffer per scan output that doubles when
 //     full (how many iterations run is only known at run time).
 //   - Scan -> scf.for over the scan axis, slicing the scan inputs and
-//     inserting each iteration's scan outputs into full-size tensors.
+//     inserting each iteration's scan outputs into full-size tensors. When
+//     those rows have run-time shapes, the first iteration runs before the
+//     loop to give the buffers their dims.
 // A Loop or Scan body becomes an scf.execute_region whose block is the ONNX
 // body with its arguments replaced by the iteration's values (the
 // canonicalizer inlines it). onnx.Yield becomes the scf.yield of its new
@@ -135,6 +137,26 @@ ValueRange inlineBody(ConversionPatternRewriter &rewriter, Location loc,
   return region.getResults();
 }
 
+/// As inlineBody, on a copy of `body` (which stays where it is).
+ValueRange inlineBodyCopy(ConversionPatternRewriter &rewriter, Location loc,
+                          Region &body, ArrayRef<RankedTensorType> argTypes,
+                          ArrayRef<RankedTensorType> resultTypes,
+                          ValueRange args) {
+  SmallVector<Value> bound;
+  for (auto [value, type] : llvm::zip_equal(args, argTypes))
+    bound.push_back(castIfNeeded(rewriter, loc, value, type));
+  SmallVector<Type> types(resultTypes.begin(), resultTypes.end());
+  auto region = rewriter.create<scf::ExecuteRegionOp>(loc, types);
+  rewriter.cloneRegionBefore(body, region.getRegion(),
+                             region.getRegion().end());
+  Block *copy = &region.getRegion().front();
+  Block *block = rewriter.createBlock(&region.getRegion(),
+                                      region.getRegion().begin());
+  rewriter.mergeBlocks(copy, block, bound);
+  rewriter.setInsertionPointAfter(region);
+  return region.getResults();
+}
+
 /// onnx.Yield -> scf.yield, once its parent op has become an scf op.
 struct YieldLowering : OpConversionPattern<onnx::YieldOp> {
   using OpConversionPattern::OpConversionPattern;
@@ -232,8 +254,8 @@ Value appendRow(OpBuilder &b, Location loc, Value buffer, Value row,
 }
 
 /// An empty buffer of `type` whose dynamic dims are 0 except `size` at
-/// `axis` (null: 0 there too); appendRow and Scan's first iteration replace
-/// the placeholder dims.
+/// `axis` (null: 0 there too): Loop's first appendRow replaces the
+/// placeholder dims, and a Scan of no iterations returns it as it is.
 Value emptyBuffer(OpBuilder &b, Location loc, RankedTensorType type,
                   int64_t axis, Value size) {
   SmallVector<OpFoldResult> sizes(type.getRank(), b.getIndexAttr(0));
@@ -474,76 +496,131 @@ struct ScanLowering : OpConversionPattern<onnx::ScanOp> {
 
     Location loc = op.getLoc();
     Value tripCount = dimValue(rewriter, loc, inputs[numStates], inputAxes[0]);
-    SmallVector<Value> inits;
-    for (int64_t j = 0; j < numStates; ++j)
-      inits.push_back(castIfNeeded(rewriter, loc, inputs[j], stateTypes[j]));
-    for (int64_t k = 0; k < numScanOutputs; ++k)
-      inits.push_back(
-          emptyBuffer(rewriter, loc, bufferTypes[k], outputAxes[k], tripCount));
     Value zero = indexConst(rewriter, loc, 0);
     Value one = indexConst(rewriter, loc, 1);
-    auto forOp = rewriter.create<scf::ForOp>(loc, zero, tripCount, one, inits);
-    rewriter.setInsertionPointToStart(forOp.getBody());
-    Value step = forOp.getInductionVar();
     Value last = rewriter.create<arith::SubIOp>(loc, tripCount, one);
-    Value backward = rewriter.create<arith::SubIOp>(loc, last, step);
-    SmallVector<Value> bodyArgs(
-        forOp.getRegionIterArgs().take_front(numStates));
-    for (int64_t i = 0; i < numScanInputs; ++i) {
-      Value input = inputs[numStates + i];
-      int64_t rank = sliceTypes[i].getRank() + 1;
-      SmallVector<OpFoldResult> offsets(rank, rewriter.getIndexAttr(0));
-      offsets[inputAxes[i]] = inputReversed[i] ? backward : step;
-      SmallVector<OpFoldResult> sizes =
-          tensor::getMixedSizes(rewriter, loc, input);
-      sizes[inputAxes[i]] = rewriter.getIndexAttr(1);
-      SmallVector<OpFoldResult> strides(rank, rewriter.getIndexAttr(1));
-      bodyArgs.push_back(rewriter.create<tensor::ExtractSliceOp>(
-          loc, sliceTypes[i], input, offsets, sizes, strides));
-    }
-    ValueRange results =
-        inlineBody(rewriter, loc, body, *argTypes, *bodyTypes, bodyArgs);
-    SmallVector<Value> next;
+    SmallVector<Value> stateInits;
     for (int64_t j = 0; j < numStates; ++j)
-      next.push_back(castIfNeeded(rewriter, loc, results[j], stateTypes[j]));
-    for (int64_t k = 0; k < numScanOutputs; ++k) {
-      Value row = results[numStates + k];
-      Value buffer = forOp.getRegionIterArgs()[numStates + k];
-      SmallVector<OpFoldResult> rowSizes =
-          tensor::getMixedSizes(rewriter, loc, row);
-      int64_t axis = outputAxes[k];
-      // Rows of run-time shape: the buffer gets its real dims on the first
-      // iteration.
-      if (!llvm::cast<RankedTensorType>(row.getType()).hasStaticShape()) {
-        Value first = rewriter.create<arith::CmpIOp>(
-            loc, arith::CmpIPredicate::eq, step, zero);
-        auto sized = rewriter.create<scf::IfOp>(
-            loc, first,
-            [&](OpBuilder &b, Location loc) {
-              SmallVector<OpFoldResult> sizes(rowSizes);
-              sizes.insert(sizes.begin() + axis, tripCount);
-              b.create<scf::YieldOp>(
-                  loc, emptyTensor(b, loc, bufferTypes[k], sizes));
-            },
-            [&](OpBuilder &b, Location loc) {
-              b.create<scf::YieldOp>(loc, buffer);
-            });
-        buffer = sized.getResult(0);
+      stateInits.push_back(
+          castIfNeeded(rewriter, loc, inputs[j], stateTypes[j]));
+
+    // One iteration's body at `step`: the slices of the scan inputs, the
+    // inlined body (`copy`: a clone, for the peeled first iteration), the
+    // next states and the scan output rows.
+    auto iterate = [&](Value step, ValueRange states, bool copy)
+        -> std::pair<SmallVector<Value>, SmallVector<Value>> {
+      Value backward;
+      SmallVector<Value> bodyArgs(states.begin(), states.end());
+      for (int64_t i = 0; i < numScanInputs; ++i) {
+        Value input = inputs[numStates + i];
+        int64_t rank = sliceTypes[i].getRank() + 1;
+        SmallVector<OpFoldResult> offsets(rank, rewriter.getIndexAttr(0));
+        if (inputReversed[i] && !backward)
+          backward = rewriter.create<arith::SubIOp>(loc, last, step);
+        offsets[inputAxes[i]] = inputReversed[i] ? backward : step;
+        SmallVector<OpFoldResult> sizes =
+            tensor::getMixedSizes(rewriter, loc, input);
+        sizes[inputAxes[i]] = rewriter.getIndexAttr(1);
+        SmallVector<OpFoldResult> strides(rank, rewriter.getIndexAttr(1));
+        bodyArgs.push_back(rewriter.create<tensor::ExtractSliceOp>(
+            loc, sliceTypes[i], input, offsets, sizes, strides));
       }
+      ValueRange results =
+          copy ? inlineBodyCopy(rewriter, loc, op.getBody(), *argTypes,
+                                *bodyTypes, bodyArgs)
+               : inlineBody(rewriter, loc, body, *argTypes, *bodyTypes,
+                            bodyArgs);
+      SmallVector<Value> next, rows;
+      for (int64_t j = 0; j < numStates; ++j)
+        next.push_back(castIfNeeded(rewriter, loc, results[j], stateTypes[j]));
+      for (int64_t k = 0; k < numScanOutputs; ++k)
+        rows.push_back(results[numStates + k]);
+      return {next, rows};
+    };
+    // Row `row` of scan output k inserted into `buffer` at `step`.
+    auto insertRow = [&](int64_t k, Value row, Value buffer, Value step) {
+      int64_t axis = outputAxes[k];
+      Value backward = outputReversed[k]
+                           ? rewriter.create<arith::SubIOp>(loc, last, step)
+                           : Value();
       int64_t rank = bufferTypes[k].getRank();
       SmallVector<OpFoldResult> offsets(rank, rewriter.getIndexAttr(0));
       offsets[axis] = outputReversed[k] ? backward : step;
-      SmallVector<OpFoldResult> sizes(rowSizes);
+      SmallVector<OpFoldResult> sizes =
+          tensor::getMixedSizes(rewriter, loc, row);
       sizes.insert(sizes.begin() + axis, rewriter.getIndexAttr(1));
       SmallVector<OpFoldResult> strides(rank, rewriter.getIndexAttr(1));
-      next.push_back(rewriter.create<tensor::InsertSliceOp>(
-          loc, row, buffer, offsets, sizes, strides));
-    }
-    rewriter.create<scf::YieldOp>(loc, next);
+      return rewriter
+          .create<tensor::InsertSliceOp>(loc, row, buffer, offsets, sizes,
+                                         strides)
+          .getResult();
+    };
 
-    rewriter.setInsertionPointAfter(forOp);
+    // The loop over [first, tripCount) carrying the states and the scan
+    // output buffers, each of one shape throughout (the canonicalizer's
+    // folds of loop-carried tensors assume it).
+    auto loop = [&](Value first, ValueRange inits) {
+      auto forOp =
+          rewriter.create<scf::ForOp>(loc, first, tripCount, one, inits);
+      rewriter.setInsertionPointToStart(forOp.getBody());
+      Value step = forOp.getInductionVar();
+      auto [nextStates, rows] =
+          iterate(step, forOp.getRegionIterArgs().take_front(numStates),
+                  /*copy=*/false);
+      SmallVector<Value> next(nextStates);
+      for (int64_t k = 0; k < numScanOutputs; ++k)
+        next.push_back(insertRow(
+            k, rows[k], forOp.getRegionIterArgs()[numStates + k], step));
+      rewriter.create<scf::YieldOp>(loc, next);
+      rewriter.setInsertionPointAfter(forOp);
+      return forOp;
+    };
+
+    bool staticRows = llvm::all_of(
+        ArrayRef(*bodyTypes).drop_front(numStates),
+        [](RankedTensorType row) { return row.hasStaticShape(); });
+    ValueRange finals;
+    if (staticRows) {
+      // The buffers' dims are known before the loop.
+      SmallVector<Value> inits(stateInits);
+      for (int64_t k = 0; k < numScanOutputs; ++k)
+        inits.push_back(emptyBuffer(rewriter, loc, bufferTypes[k],
+                                    outputAxes[k], tripCount));
+      finals = loop(zero, inits).getResults();
+    } else {
+      // Rows of run-time shape: the first iteration runs before the loop,
+      // and its rows give the buffers their dims. Without iterations the
+      // outputs are empty.
+      SmallVector<Type> carriedTypes(stateTypes.begin(), stateTypes.end());
+      carriedTypes.append(bufferTypes.begin(), bufferTypes.end());
+      Value hasIterations = rewriter.create<arith::CmpIOp>(
+          loc, arith::CmpIPredicate::sgt, tripCount, zero);
+      auto ifOp = rewriter.create<scf::IfOp>(loc, carriedTypes, hasIterations,
+                                             /*withElseRegion=*/true);
+      rewriter.setInsertionPointToStart(&ifOp.getThenRegion().front());
+      auto [states0, rows0] = iterate(zero, stateInits, /*copy=*/true);
+      SmallVector<Value> inits(states0);
+      for (int64_t k = 0; k < numScanOutputs; ++k) {
+        SmallVector<OpFoldResult> sizes =
+            tensor::getMixedSizes(rewriter, loc, rows0[k]);
+        sizes.insert(sizes.begin() + outputAxes[k], tripCount);
+        Value buffer = emptyTensor(rewriter, loc, bufferTypes[k], sizes);
+        inits.push_back(insertRow(k, rows0[k], buffer, zero));
+      }
+      scf::ForOp forOp = loop(one, inits);
+      rewriter.create<scf::YieldOp>(loc, forOp.getResults());
+      rewriter.setInsertionPointToStart(&ifOp.getElseRegion().front());
+      SmallVector<Value> empty(stateInits);
+      for (int64_t k = 0; k < numScanOutputs; ++k)
+        empty.push_back(
+            emptyBuffer(rewriter, loc, bufferTypes[k], outputAxes[k], zero));
+      rewriter.create<scf::YieldOp>(loc, empty);
+      rewriter.setInsertionPointAfter(ifOp);
+      finals = ifOp.getResults();
+    }
+
     SmallVector<Value> replacements;
-    for (auto [value, type] : llvm::zip_equal(forOp.getResults(), resultTypes))
+    for (auto [value, type] : llvm::zip_equal(finals, resultTypes))
       replacements.push_back(castIfNeeded(rewriter, loc, value, type));
     rewriter.replaceOp(op, replacements);
     return success();
