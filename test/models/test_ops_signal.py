@@ -1,6 +1,6 @@
 """Per-op end-to-end tests: DFT and STFT (targets/cpu/lowering/Signal.cpp)
-and the ai.onnx.ml Binarizer, ArrayFeatureExtractor and TreeEnsemble
-(ClassicMl.cpp) against ONNX Runtime: real and complex signals, forward,
+and the ai.onnx.ml Binarizer, Scaler, LinearRegressor, ArrayFeatureExtractor
+and TreeEnsemble (ClassicMl.cpp) against ONNX Runtime: real and complex signals, forward,
 inverse and one-sided transforms, padding and truncating dft_length, f64,
 symbolic dims, windows and frame lengths; every tree node mode, missing
 values, set membership and every aggregate function."""
@@ -179,3 +179,55 @@ def test_tree_ensemble_post_transform(post_transform):
     model = ml_model(tree_node(1, np.float32, post_transform=post_transform),
                      inputs, "y", TensorProto.FLOAT)
     check_against_ort(model, {"x": x}, expected=[want.astype(np.float32)])
+
+
+SCALER = [
+    # (name, input, offset, scale)
+    ("per_feature_f32", f(5, 3), [0.5, -1.0, 2.0], [2.0, 0.25, -1.0]),
+    ("one_value_f64", f(4, 3, dtype=np.float64), [1.5], [3.0]),
+    ("int64_features", RNG.integers(-9, 9, (6, 2)).astype(np.int64),
+     [1.0, -2.0], [0.5, 4.0]),
+    ("one_row", f(1, 4), [0.0, 1.0, -1.0, 2.0], [1.0, 2.0, 3.0, 4.0]),
+]
+
+
+@pytest.mark.parametrize("x,offset,scale", [c[1:] for c in SCALER],
+                         ids=[c[0] for c in SCALER])
+def test_scaler(x, offset, scale):
+    elem = {np.dtype(np.float32): TensorProto.FLOAT,
+            np.dtype(np.float64): TensorProto.DOUBLE,
+            np.dtype(np.int64): TensorProto.INT64}[x.dtype]
+    attrs = {"scale": scale}
+    if offset is not None:
+        attrs["offset"] = offset
+    node = helper.make_node("Scaler", ["x"], ["y"], domain="ai.onnx.ml",
+                            **attrs)
+    model = ml_model(node, [helper.make_tensor_value_info("x", elem,
+                                                          ["n", x.shape[1]])],
+                     "y", TensorProto.FLOAT)
+    check_against_ort(model, {"x": x})
+
+
+@pytest.mark.parametrize("targets,intercepts,rows", [
+    (1, [3.0], 7), (3, [0.5, -1.0, 2.0], 4), (2, None, 1)])
+def test_linear_regressor(targets, intercepts, rows):
+    features = 5
+    coefficients = RNG.uniform(-2, 2, targets * features).astype(np.float32)
+    attrs = {"coefficients": coefficients.tolist(), "targets": targets}
+    if intercepts is not None:
+        attrs["intercepts"] = intercepts
+    node = helper.make_node("LinearRegressor", ["x"], ["y"],
+                            domain="ai.onnx.ml", **attrs)
+    model = ml_model(node, [helper.make_tensor_value_info(
+        "x", TensorProto.FLOAT, ["n", features])], "y", TensorProto.FLOAT)
+    check_against_ort(model, {"x": f(rows, features)})
+
+
+def test_linear_regressor_post_transform_is_refused_by_name():
+    node = helper.make_node("LinearRegressor", ["x"], ["y"],
+                            domain="ai.onnx.ml", coefficients=[1.0, 2.0],
+                            post_transform="PROBIT")
+    model = ml_model(node, [helper.make_tensor_value_info(
+        "x", TensorProto.FLOAT, ["n", 2])], "y", TensorProto.FLOAT)
+    with pytest.raises(AssertionError, match="post_transform 'PROBIT'"):
+        check_against_ort(model, {"x": f(2, 2)})

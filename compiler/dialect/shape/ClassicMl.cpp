@@ -1,8 +1,9 @@
 //===- ClassicMl.cpp - Shape rules of ai.onnx.ml ops ----------------------===//
 //
-// Binarizer keeps its input's shape; ArrayFeatureExtractor replaces the last
-// dim of its data by the number of indices; TreeEnsemble maps [N, F] features
-// to [N, n_targets] of the features' type.
+// Binarizer keeps its input's shape; Scaler too, in f32; ArrayFeatureExtractor
+// replaces the last dim of its data by the number of indices; TreeEnsemble
+// maps [N, F] features to [N, n_targets] of the features' type and
+// LinearRegressor to [N, targets] of f32.
 //
 //===----------------------------------------------------------------------===//
 
@@ -62,9 +63,28 @@ LogicalResult inferTreeEnsemble(RuleContext &ctx) {
   return success();
 }
 
+LogicalResult inferScaler(RuleContext &ctx) {
+  ctx.setResult(0, Float32Type::get(ctx.getOp()->getContext()), ctx.getInputShape(0));
+  return success();
+}
+
+/// LinearRegressor(X [N, C] or [C]): [N, targets] ([1, targets]), f32.
+LogicalResult inferLinearRegressor(RuleContext &ctx) {
+  ArrayRef<int64_t> x = ctx.getInputShape(0);
+  if (x.empty() || x.size() > 2)
+    return ctx.emitError() << "expects features [N, C] or [C], got "
+                           << ctx.getInputType(0);
+  int64_t targets = ctx.getIntAttr("targets", 1);
+  ctx.setResult(0, Float32Type::get(ctx.getOp()->getContext()),
+                {x.size() == 2 ? x[0] : 1, targets});
+  return success();
+}
+
 } // namespace
 
 void addClassicMlRules(RuleTable &rules) {
+  rules.add("ml.Scaler", inferScaler);
+  rules.add("ml.LinearRegressor", inferLinearRegressor);
   rules.add("ml.Binarizer", inferBinarizer);
   rules.add("ml.ArrayFeatureExtractor", inferArrayFeatureExtractor);
   rules.add("ml.TreeEnsemble", inferTreeEnsemble);

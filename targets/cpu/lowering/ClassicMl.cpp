@@ -1,6 +1,9 @@
 //===- ClassicMl.cpp - ai.onnx.ml Binarizer, ArrayFeatureExtractor, trees -===//
 //
-// Binarizer is elementwise. ArrayFeatureExtractor gathers along the last dim.
+// Binarizer is elementwise, and Scaler ((x - offset) * scale per feature, in
+// f32). LinearRegressor is one contraction over the features plus the
+// intercepts (post_transform NONE). ArrayFeatureExtractor gathers along the
+// last dim.
 // TreeEnsemble's trees are attributes, so they become constant tables: one
 // linalg.generic walks every (sample, tree) pair from its root to a leaf (a
 // bounded loop: the longest root-to-leaf path is known at compile time, which
@@ -53,6 +56,158 @@ ElementwiseSpec binarizerSpec() {
   };
   return spec;
 }
+
+/// The f32 values of a float-array attribute as a 1-D constant tensor (null
+/// when absent).
+Value floatsConstant(OpBuilder &b, Location loc, Operation *op,
+                     StringRef name) {
+  auto attr = op->getAttrOfType<ArrayAttr>(name);
+  if (!attr)
+    return nullptr;
+  SmallVector<float> values;
+  for (Attribute a : attr)
+    values.push_back(
+        float(llvm::cast<FloatAttr>(a).getValueAsDouble()));
+  auto type = RankedTensorType::get({int64_t(values.size())}, b.getF32Type());
+  return b.create<arith::ConstantOp>(
+      loc, DenseElementsAttr::get(type, ArrayRef<float>(values)));
+}
+
+/// Scaler(X): (f32(x) - offset[c]) * scale[c], c the last-dim index; a
+/// one-value offset or scale applies to every feature (as ONNX Runtime).
+struct ScalerLowering : ConversionPattern {
+  ScalerLowering(const TypeConverter &converter, MLIRContext *ctx)
+      : ConversionPattern(converter, "onnx.ml.Scaler", 1, ctx) {}
+
+  LogicalResult
+  matchAndRewrite(Operation *op, ArrayRef<Value> operands,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op->getLoc();
+    RankedTensorType resultType = convertedResultType(*getTypeConverter(), op);
+    auto xType = llvm::dyn_cast<RankedTensorType>(operands[0].getType());
+    if (!resultType || !xType || xType.getRank() < 1 ||
+        !xType.getElementType().isIntOrFloat())
+      return rewriter.notifyMatchFailure(op, "expected numeric features");
+    int64_t features = xType.getShape().back();
+    Value offset = floatsConstant(rewriter, loc, op, "offset");
+    Value scale = floatsConstant(rewriter, loc, op, "scale");
+    for (Value v : {offset, scale}) {
+      int64_t n = v ? llvm::cast<RankedTensorType>(v.getType()).getDimSize(0)
+                    : 1;
+      if (n != 1 && (ShapedType::isDynamic(features) || n != features))
+        return op->emitError() << "offset and scale must have one value or "
+                                  "one per feature ("
+                               << features << ")";
+    }
+    Type from = xType.getElementType();
+    int64_t last = xType.getRank() - 1;
+    Value init = emptyTensor(rewriter, loc, resultType,
+                             tensorSizes(rewriter, loc, operands[0]));
+    Value result = buildIndexedGeneric(
+        rewriter, loc, init, {operands[0]},
+        {rewriter.getMultiDimIdentityMap(xType.getRank())},
+        [&](OpBuilder &b, Location nloc, ValueRange ivs,
+            ValueRange args) -> Value {
+          Value x = castScalar(b, nloc, args[0], from, b.getF32Type());
+          auto at = [&](Value table, float absent) -> Value {
+            if (!table)
+              return scalarConst(b, nloc, b.getF32Type(), absent);
+            int64_t n =
+                llvm::cast<RankedTensorType>(table.getType()).getDimSize(0);
+            Value i = n == 1 ? indexConst(b, nloc, 0) : ivs[last];
+            return b.create<tensor::ExtractOp>(nloc, table, i);
+          };
+          Value shifted = b.create<arith::SubFOp>(nloc, x, at(offset, 0.0f));
+          return b.create<arith::MulFOp>(nloc, shifted, at(scale, 1.0f));
+        });
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+/// LinearRegressor(X [N, C] or [C]): Y[n, t] = intercepts[t] + sum_c
+/// f32(x[n, c]) * coefficients[t * C + c]. The sum runs over c in order.
+struct LinearRegressorLowering : ConversionPattern {
+  LinearRegressorLowering(const TypeConverter &converter, MLIRContext *ctx)
+      : ConversionPattern(converter, "onnx.ml.LinearRegressor", 1, ctx) {}
+
+  LogicalResult
+  matchAndRewrite(Operation *op, ArrayRef<Value> operands,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op->getLoc();
+    RankedTensorType resultType = convertedResultType(*getTypeConverter(), op);
+    Value x = operands[0];
+    auto xType = llvm::dyn_cast<RankedTensorType>(x.getType());
+    if (!resultType || !xType || xType.getRank() < 1 || xType.getRank() > 2 ||
+        !xType.getElementType().isIntOrFloat())
+      return rewriter.notifyMatchFailure(op, "expected features [N, C]");
+    auto transform = op->getAttrOfType<StringAttr>("post_transform");
+    if (transform && transform.getValue() != "NONE")
+      return op->emitError() << "post_transform '" << transform.getValue()
+                             << "' is not supported (only NONE)";
+    if (xType.getRank() == 1)
+      x = rewriter.create<tensor::ExpandShapeOp>(
+          loc,
+          RankedTensorType::get({1, xType.getDimSize(0)},
+                                xType.getElementType()),
+          x, SmallVector<ReassociationIndices>{{0, 1}});
+    int64_t features = llvm::cast<RankedTensorType>(x.getType()).getDimSize(1);
+    int64_t targets = resultType.getDimSize(1);
+    Value coefficients = floatsConstant(rewriter, loc, op, "coefficients");
+    Value intercepts = floatsConstant(rewriter, loc, op, "intercepts");
+    if (!coefficients || ShapedType::isDynamic(features) ||
+        ShapedType::isDynamic(targets) ||
+        llvm::cast<RankedTensorType>(coefficients.getType()).getDimSize(0) !=
+            features * targets ||
+        (intercepts &&
+         llvm::cast<RankedTensorType>(intercepts.getType()).getDimSize(0) !=
+             targets))
+      return op->emitError() << "needs " << targets << " x " << features
+                             << " coefficients and " << targets
+                             << " intercepts";
+    auto weightType =
+        RankedTensorType::get({targets, features}, rewriter.getF32Type());
+    Value weights = rewriter.create<tensor::ExpandShapeOp>(
+        loc, weightType, coefficients,
+        SmallVector<ReassociationIndices>{{0, 1}});
+    // The intercepts (or 0) per target, then the products summed on them.
+    Type from = xType.getElementType();
+    SmallVector<OpFoldResult> sizes = {tensor::getMixedSizes(rewriter, loc, x)[0],
+                                       rewriter.getIndexAttr(targets)};
+    Value init = buildIndexedGeneric(
+        rewriter, loc, emptyTensor(rewriter, loc, resultType, sizes), {}, {},
+        [&](OpBuilder &b, Location nloc, ValueRange ivs, ValueRange) -> Value {
+          if (!intercepts)
+            return scalarConst(b, nloc, b.getF32Type(), 0.0);
+          return b.create<tensor::ExtractOp>(nloc, intercepts, ivs[1]);
+        });
+    MLIRContext *ctx = rewriter.getContext();
+    AffineExpr n, t, c;
+    bindDims(ctx, n, t, c);
+    SmallVector<AffineMap> maps = {AffineMap::get(3, 0, {n, c}, ctx),
+                                   AffineMap::get(3, 0, {t, c}, ctx),
+                                   AffineMap::get(3, 0, {n, t}, ctx)};
+    SmallVector<utils::IteratorType> iterators = {
+        utils::IteratorType::parallel, utils::IteratorType::parallel,
+        utils::IteratorType::reduction};
+    Value result =
+        rewriter
+            .create<linalg::GenericOp>(
+                loc, resultType, ValueRange{x, weights}, ValueRange{init},
+                maps, iterators,
+                [&](OpBuilder &b, Location nloc, ValueRange args) {
+                  Value xf = castScalar(b, nloc, args[0], from, b.getF32Type());
+                  Value product = b.create<arith::MulFOp>(nloc, xf, args[1]);
+                  b.create<linalg::YieldOp>(
+                      nloc,
+                      ValueRange{b.create<arith::AddFOp>(nloc, args[2],
+                                                         product)});
+                })
+            .getResult(0);
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
 
 /// ArrayFeatureExtractor(data [..., F], indices): out[..., j] = data[...,
 /// indices.flat[j]]; 1-D data is read as one row [1, F]. Negative indices
@@ -644,8 +799,9 @@ struct TreeEnsembleLowering : ConversionPattern {
 void populateClassicMlPatterns(const TypeConverter &typeConverter,
                                RewritePatternSet &patterns) {
   addElementwisePattern(typeConverter, patterns, binarizerSpec());
-  patterns.add<ArrayFeatureExtractorLowering, TreeEnsembleLowering>(
-      typeConverter, patterns.getContext());
+  patterns.add<ArrayFeatureExtractorLowering, LinearRegressorLowering,
+               ScalerLowering, TreeEnsembleLowering>(typeConverter,
+                                                     patterns.getContext());
 }
 
 } // namespace onnxc::cpu
