@@ -1,6 +1,7 @@
 """Per-op end-to-end tests: DFT and STFT (targets/cpu/lowering/Signal.cpp)
-and the ai.onnx.ml Binarizer, Scaler, LinearRegressor, ArrayFeatureExtractor
-and TreeEnsemble (ClassicMl.cpp) against ONNX Runtime: real and complex signals, forward,
+and the ai.onnx.ml Binarizer, Scaler, Normalizer, LinearRegressor,
+LinearClassifier, ArrayFeatureExtractor and TreeEnsemble (ClassicMl.cpp)
+against ONNX Runtime: real and complex signals, forward,
 inverse and one-sided transforms, padding and truncating dft_length, f64,
 symbolic dims, windows and frame lengths; every tree node mode, missing
 values, set membership and every aggregate function."""
@@ -230,4 +231,56 @@ def test_linear_regressor_post_transform_is_refused_by_name():
     model = ml_model(node, [helper.make_tensor_value_info(
         "x", TensorProto.FLOAT, ["n", 2])], "y", TensorProto.FLOAT)
     with pytest.raises(AssertionError, match="post_transform 'PROBIT'"):
+        check_against_ort(model, {"x": f(2, 2)})
+
+
+@pytest.mark.parametrize("post_transform", ["NONE", "SOFTMAX", "LOGISTIC"])
+@pytest.mark.parametrize("dtype", [np.float32, np.int64])
+def test_linear_classifier(post_transform, dtype):
+    """One coefficient row per class label, as scikit-learn's multinomial
+    logistic regression converts."""
+    features, labels = 4, [3, 7, 1]
+    coefficients = RNG.uniform(-2, 2, len(labels) * features).astype(np.float32)
+    node = helper.make_node(
+        "LinearClassifier", ["x"], ["label", "scores"], domain="ai.onnx.ml",
+        classlabels_ints=labels, coefficients=coefficients.tolist(),
+        intercepts=[0.5, -0.25, 1.0], multi_class=1,
+        post_transform=post_transform)
+    elem = TensorProto.FLOAT if dtype == np.float32 else TensorProto.INT64
+    graph = helper.make_graph(
+        [node], "ml", [helper.make_tensor_value_info("x", elem, ["n", features])],
+        [helper.make_tensor_value_info("label", TensorProto.INT64, None),
+         helper.make_tensor_value_info("scores", TensorProto.FLOAT, None)])
+    model = helper.make_model(graph, opset_imports=[
+        helper.make_opsetid("", 21), helper.make_opsetid("ai.onnx.ml", 5)])
+    model.ir_version = 10
+    x = (f(6, features) if dtype == np.float32
+         else RNG.integers(-5, 5, (6, features)).astype(np.int64))
+    check_against_ort(model, {"x": x})
+
+
+@pytest.mark.parametrize("norm", ["MAX", "L1", "L2"])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_normalizer(norm, dtype):
+    elem = TensorProto.FLOAT if dtype == np.float32 else TensorProto.DOUBLE
+    node = helper.make_node("Normalizer", ["x"], ["y"], domain="ai.onnx.ml",
+                            norm=norm)
+    model = ml_model(node, [helper.make_tensor_value_info("x", elem, ["n", 5])],
+                     "y", TensorProto.FLOAT)
+    x = np.abs(f(4, 5, dtype=dtype)) + 0.1 if norm == "MAX" else f(4, 5, dtype=dtype)
+    check_against_ort(model, {"x": x})
+
+
+def test_linear_classifier_binary_one_row_is_refused_by_name():
+    node = helper.make_node(
+        "LinearClassifier", ["x"], ["label", "scores"], domain="ai.onnx.ml",
+        classlabels_ints=[0, 1], coefficients=[1.0, 2.0], intercepts=[0.5])
+    graph = helper.make_graph(
+        [node], "ml", [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["n", 2])],
+        [helper.make_tensor_value_info("label", TensorProto.INT64, None),
+         helper.make_tensor_value_info("scores", TensorProto.FLOAT, None)])
+    model = helper.make_model(graph, opset_imports=[
+        helper.make_opsetid("", 21), helper.make_opsetid("ai.onnx.ml", 5)])
+    model.ir_version = 10
+    with pytest.raises(AssertionError, match="binary model with one row"):
         check_against_ort(model, {"x": f(2, 2)})

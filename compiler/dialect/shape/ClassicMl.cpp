@@ -80,9 +80,35 @@ LogicalResult inferLinearRegressor(RuleContext &ctx) {
   return success();
 }
 
+/// LinearClassifier(X [N, C]): labels [N] int64, scores [N, classes] f32.
+/// (String labels need string tensors, which onnxc does not have yet.)
+LogicalResult inferLinearClassifier(RuleContext &ctx) {
+  ArrayRef<int64_t> x = ctx.getInputShape(0);
+  if (x.size() != 2)
+    return ctx.emitError() << "expects features [N, C], got "
+                           << ctx.getInputType(0);
+  MLIRContext *mctx = ctx.getOp()->getContext();
+  auto ints = ctx.getOp()->getAttrOfType<ArrayAttr>("classlabels_ints");
+  if (!ints)
+    return ctx.emitError() << "needs classlabels_ints (string labels are "
+                              "not supported yet)";
+  ctx.setResult(0, IntegerType::get(mctx, 64), {x[0]});
+  ctx.setResult(1, Float32Type::get(mctx),
+                {x[0], static_cast<int64_t>(ints.size())});
+  return success();
+}
+
+LogicalResult inferNormalizer(RuleContext &ctx) {
+  ctx.setResult(0, Float32Type::get(ctx.getOp()->getContext()),
+                ctx.getInputShape(0));
+  return success();
+}
+
 } // namespace
 
 void addClassicMlRules(RuleTable &rules) {
+  rules.add("ml.LinearClassifier", inferLinearClassifier);
+  rules.add("ml.Normalizer", inferNormalizer);
   rules.add("ml.Scaler", inferScaler);
   rules.add("ml.LinearRegressor", inferLinearRegressor);
   rules.add("ml.Binarizer", inferBinarizer);

@@ -2,8 +2,10 @@
 //
 // Binarizer is elementwise, and Scaler ((x - offset) * scale per feature, in
 // f32). LinearRegressor is one contraction over the features plus the
-// intercepts (post_transform NONE). ArrayFeatureExtractor gathers along the
-// last dim.
+// intercepts (post_transform NONE). LinearClassifier and Normalizer become
+// the onnx ops they are made of (MatMul, Softmax, ArgMax, Gather; the row
+// reductions and a Div), which the conversion lowers next.
+// ArrayFeatureExtractor gathers along the last dim.
 // TreeEnsemble's trees are attributes, so they become constant tables: one
 // linalg.generic walks every (sample, tree) pair from its root to a leaf (a
 // bounded loop: the longest root-to-leaf path is known at compile time, which
@@ -205,6 +207,159 @@ struct LinearRegressorLowering : ConversionPattern {
                 })
             .getResult(0);
     rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+/// The onnx op `name` (lowered next by the conversion) on `operands`.
+Value onnxOp(ConversionPatternRewriter &rewriter, Location loc, StringRef name,
+             ValueRange operands, Type resultType,
+             ArrayRef<NamedAttribute> attrs = {}) {
+  OperationState state(loc, name);
+  state.addOperands(operands);
+  state.addAttributes(attrs);
+  state.addTypes(resultType);
+  return rewriter.create(state)->getResult(0);
+}
+
+/// `x` [N, F] as f32.
+Value toF32(ConversionPatternRewriter &rewriter, Location loc, Value x) {
+  auto type = llvm::cast<RankedTensorType>(x.getType());
+  if (type.getElementType().isF32())
+    return x;
+  return onnxOp(rewriter, loc, "onnx.Cast", x,
+                RankedTensorType::get(type.getShape(), rewriter.getF32Type()),
+                {rewriter.getNamedAttr("to", rewriter.getI64IntegerAttr(1))});
+}
+
+/// LinearClassifier(X [N, F]) with one coefficient row per class label
+/// (int labels): scores = X W^T + intercepts, then post_transform (NONE,
+/// SOFTMAX or LOGISTIC), label = classlabels[argmax(scores)] (the first of
+/// equal scores, as ONNX Runtime). Built from onnx ops the conversion
+/// lowers next.
+struct LinearClassifierLowering : ConversionPattern {
+  LinearClassifierLowering(const TypeConverter &converter, MLIRContext *ctx)
+      : ConversionPattern(converter, "onnx.ml.LinearClassifier", 1, ctx) {}
+
+  LogicalResult
+  matchAndRewrite(Operation *op, ArrayRef<Value> operands,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op->getLoc();
+    RankedTensorType labelType =
+        convertedResultType(*getTypeConverter(), op, 0);
+    RankedTensorType scoreType =
+        convertedResultType(*getTypeConverter(), op, 1);
+    auto xType = llvm::dyn_cast<RankedTensorType>(operands[0].getType());
+    if (!labelType || !scoreType || !xType || xType.getRank() != 2 ||
+        !xType.getElementType().isIntOrFloat())
+      return rewriter.notifyMatchFailure(op, "expected features [N, F]");
+    auto labels = op->getAttrOfType<ArrayAttr>("classlabels_ints");
+    Value coefficients = floatsConstant(rewriter, loc, op, "coefficients");
+    Value intercepts = floatsConstant(rewriter, loc, op, "intercepts");
+    int64_t features = xType.getDimSize(1);
+    int64_t classes = labels ? int64_t(labels.size()) : 0;
+    auto transform = op->getAttrOfType<StringAttr>("post_transform");
+    StringRef post = transform ? transform.getValue() : "NONE";
+    if (post != "NONE" && post != "SOFTMAX" && post != "LOGISTIC")
+      return op->emitError() << "post_transform '" << post
+                             << "' is not supported (NONE, SOFTMAX, LOGISTIC)";
+    if (!labels || !coefficients || ShapedType::isDynamic(features) ||
+        llvm::cast<RankedTensorType>(coefficients.getType()).getDimSize(0) !=
+            classes * features ||
+        (intercepts &&
+         llvm::cast<RankedTensorType>(intercepts.getType()).getDimSize(0) !=
+             classes))
+      return op->emitError()
+             << "supports one row of coefficients (and one intercept) per "
+                "int class label; a binary model with one row is not "
+                "supported yet";
+    // W^T [F, classes] from the row-major [classes, F] coefficients.
+    SmallVector<float> transposed(features * classes);
+    auto rows = llvm::cast<DenseElementsAttr>(
+                    coefficients.getDefiningOp<arith::ConstantOp>().getValue())
+                    .getValues<float>();
+    for (int64_t c = 0; c < classes; ++c)
+      for (int64_t f = 0; f < features; ++f)
+        transposed[f * classes + c] = rows[c * features + f];
+    auto weightType =
+        RankedTensorType::get({features, classes}, rewriter.getF32Type());
+    Value weights = rewriter.create<arith::ConstantOp>(
+        loc, DenseElementsAttr::get(weightType, ArrayRef<float>(transposed)));
+    Value scores = onnxOp(rewriter, loc, "onnx.MatMul",
+                          {toF32(rewriter, loc, operands[0]), weights},
+                          scoreType);
+    if (intercepts)
+      scores = onnxOp(rewriter, loc, "onnx.Add", {scores, intercepts},
+                      scoreType);
+    if (post == "SOFTMAX")
+      scores = onnxOp(
+          rewriter, loc, "onnx.Softmax", scores, scoreType,
+          {rewriter.getNamedAttr("axis", rewriter.getI64IntegerAttr(1))});
+    else if (post == "LOGISTIC")
+      scores = onnxOp(rewriter, loc, "onnx.Sigmoid", scores, scoreType);
+    Value best = onnxOp(
+        rewriter, loc, "onnx.ArgMax", scores, labelType,
+        {rewriter.getNamedAttr("axis", rewriter.getI64IntegerAttr(1)),
+         rewriter.getNamedAttr("keepdims", rewriter.getI64IntegerAttr(0))});
+    SmallVector<int64_t> values;
+    for (Attribute a : labels)
+      values.push_back(llvm::cast<IntegerAttr>(a).getInt());
+    Value table = rewriter.create<arith::ConstantOp>(
+        loc, DenseElementsAttr::get(
+                 RankedTensorType::get({classes}, rewriter.getI64Type()),
+                 ArrayRef<int64_t>(values)));
+    Value label = onnxOp(
+        rewriter, loc, "onnx.Gather", {table, best}, labelType,
+        {rewriter.getNamedAttr("axis", rewriter.getI64IntegerAttr(0))});
+    rewriter.replaceOp(op, {label, scores});
+    return success();
+  }
+};
+
+/// Normalizer(X [N, C]): each row divided by its max (MAX), the sum of its
+/// absolute values (L1) or its Euclidean norm (L2), in f32. Built from onnx
+/// ops the conversion lowers next.
+struct NormalizerLowering : ConversionPattern {
+  NormalizerLowering(const TypeConverter &converter, MLIRContext *ctx)
+      : ConversionPattern(converter, "onnx.ml.Normalizer", 1, ctx) {}
+
+  LogicalResult
+  matchAndRewrite(Operation *op, ArrayRef<Value> operands,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op->getLoc();
+    RankedTensorType resultType = convertedResultType(*getTypeConverter(), op);
+    auto xType = llvm::dyn_cast<RankedTensorType>(operands[0].getType());
+    if (!resultType || !xType || xType.getRank() != 2 ||
+        !xType.getElementType().isIntOrFloat())
+      return rewriter.notifyMatchFailure(op, "expected [N, C] values");
+    auto normAttr = op->getAttrOfType<StringAttr>("norm");
+    StringRef norm = normAttr ? normAttr.getValue() : "MAX";
+    if (norm != "MAX" && norm != "L1" && norm != "L2")
+      return op->emitError() << "unknown norm '" << norm << "'";
+    Value x = toF32(rewriter, loc, operands[0]);
+    auto rowType = RankedTensorType::get({xType.getDimSize(0), 1},
+                                         rewriter.getF32Type());
+    Value axes = rewriter.create<arith::ConstantOp>(
+        loc, DenseElementsAttr::get(
+                 RankedTensorType::get({1}, rewriter.getI64Type()),
+                 ArrayRef<int64_t>{1}));
+    NamedAttribute keep =
+        rewriter.getNamedAttr("keepdims", rewriter.getI64IntegerAttr(1));
+    Value denominator;
+    if (norm == "MAX") {
+      denominator =
+          onnxOp(rewriter, loc, "onnx.ReduceMax", {x, axes}, rowType, {keep});
+    } else if (norm == "L1") {
+      Value magnitude = onnxOp(rewriter, loc, "onnx.Abs", x, resultType);
+      denominator = onnxOp(rewriter, loc, "onnx.ReduceSum", {magnitude, axes},
+                           rowType, {keep});
+    } else {
+      Value squares = onnxOp(rewriter, loc, "onnx.ReduceSumSquare", {x, axes},
+                             rowType, {keep});
+      denominator = onnxOp(rewriter, loc, "onnx.Sqrt", squares, rowType);
+    }
+    rewriter.replaceOp(op, onnxOp(rewriter, loc, "onnx.Div", {x, denominator},
+                                  resultType));
     return success();
   }
 };
@@ -799,9 +954,9 @@ struct TreeEnsembleLowering : ConversionPattern {
 void populateClassicMlPatterns(const TypeConverter &typeConverter,
                                RewritePatternSet &patterns) {
   addElementwisePattern(typeConverter, patterns, binarizerSpec());
-  patterns.add<ArrayFeatureExtractorLowering, LinearRegressorLowering,
-               ScalerLowering, TreeEnsembleLowering>(typeConverter,
-                                                     patterns.getContext());
+  patterns.add<ArrayFeatureExtractorLowering, LinearClassifierLowering,
+               LinearRegressorLowering, NormalizerLowering, ScalerLowering,
+               TreeEnsembleLowering>(typeConverter, patterns.getContext());
 }
 
 } // namespace onnxc::cpu

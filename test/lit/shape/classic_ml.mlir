@@ -27,3 +27,14 @@ func.func @scaler_and_regressor(%x: tensor<?x4xi64>, %v: tensor<4xf32>) -> (!onn
   %2 = "onnx.ml.LinearRegressor"(%v) <{coefficients = [1.0 : f32, 2.0 : f32, 3.0 : f32, 4.0 : f32]}> : (tensor<4xf32>) -> !onnx.unknown
   return %0, %1, %2 : !onnx.unknown, !onnx.unknown, !onnx.unknown
 }
+
+// LinearClassifier: int64 labels [N] and f32 scores [N, classes];
+// Normalizer keeps the shape in f32.
+// CHECK-LABEL: func.func @classifier_and_normalizer
+func.func @classifier_and_normalizer(%x: tensor<?x2xf32>) -> (!onnx.unknown, !onnx.unknown, !onnx.unknown) {
+  // CHECK: "onnx.ml.LinearClassifier"{{.*}} -> (tensor<?xi64>, tensor<?x3xf32>)
+  %0:2 = "onnx.ml.LinearClassifier"(%x) <{classlabels_ints = [4, 5, 6], coefficients = [1.0 : f32, 2.0 : f32, 3.0 : f32, 4.0 : f32, 5.0 : f32, 6.0 : f32]}> : (tensor<?x2xf32>) -> (!onnx.unknown, !onnx.unknown)
+  // CHECK: "onnx.ml.Normalizer"{{.*}} -> tensor<?x2xf32>
+  %1 = "onnx.ml.Normalizer"(%x) <{norm = "L2"}> : (tensor<?x2xf32>) -> !onnx.unknown
+  return %0#0, %0#1, %1 : !onnx.unknown, !onnx.unknown, !onnx.unknown
+}
