@@ -211,23 +211,12 @@ struct LinearRegressorLowering : ConversionPattern {
   }
 };
 
-/// The onnx op `name` (lowered next by the conversion) on `operands`.
-Value onnxOp(ConversionPatternRewriter &rewriter, Location loc, StringRef name,
-             ValueRange operands, Type resultType,
-             ArrayRef<NamedAttribute> attrs = {}) {
-  OperationState state(loc, name);
-  state.addOperands(operands);
-  state.addAttributes(attrs);
-  state.addTypes(resultType);
-  return rewriter.create(state)->getResult(0);
-}
-
 /// `x` [N, F] as f32.
 Value toF32(ConversionPatternRewriter &rewriter, Location loc, Value x) {
   auto type = llvm::cast<RankedTensorType>(x.getType());
   if (type.getElementType().isF32())
     return x;
-  return onnxOp(rewriter, loc, "onnx.Cast", x,
+  return createOnnxOp(rewriter, loc, "onnx.Cast", x,
                 RankedTensorType::get(type.getShape(), rewriter.getF32Type()),
                 {rewriter.getNamedAttr("to", rewriter.getI64IntegerAttr(1))});
 }
@@ -285,19 +274,19 @@ struct LinearClassifierLowering : ConversionPattern {
         RankedTensorType::get({features, classes}, rewriter.getF32Type());
     Value weights = rewriter.create<arith::ConstantOp>(
         loc, DenseElementsAttr::get(weightType, ArrayRef<float>(transposed)));
-    Value scores = onnxOp(rewriter, loc, "onnx.MatMul",
+    Value scores = createOnnxOp(rewriter, loc, "onnx.MatMul",
                           {toF32(rewriter, loc, operands[0]), weights},
                           scoreType);
     if (intercepts)
-      scores = onnxOp(rewriter, loc, "onnx.Add", {scores, intercepts},
+      scores = createOnnxOp(rewriter, loc, "onnx.Add", {scores, intercepts},
                       scoreType);
     if (post == "SOFTMAX")
-      scores = onnxOp(
+      scores = createOnnxOp(
           rewriter, loc, "onnx.Softmax", scores, scoreType,
           {rewriter.getNamedAttr("axis", rewriter.getI64IntegerAttr(1))});
     else if (post == "LOGISTIC")
-      scores = onnxOp(rewriter, loc, "onnx.Sigmoid", scores, scoreType);
-    Value best = onnxOp(
+      scores = createOnnxOp(rewriter, loc, "onnx.Sigmoid", scores, scoreType);
+    Value best = createOnnxOp(
         rewriter, loc, "onnx.ArgMax", scores, labelType,
         {rewriter.getNamedAttr("axis", rewriter.getI64IntegerAttr(1)),
          rewriter.getNamedAttr("keepdims", rewriter.getI64IntegerAttr(0))});
@@ -308,7 +297,7 @@ struct LinearClassifierLowering : ConversionPattern {
         loc, DenseElementsAttr::get(
                  RankedTensorType::get({classes}, rewriter.getI64Type()),
                  ArrayRef<int64_t>(values)));
-    Value label = onnxOp(
+    Value label = createOnnxOp(
         rewriter, loc, "onnx.Gather", {table, best}, labelType,
         {rewriter.getNamedAttr("axis", rewriter.getI64IntegerAttr(0))});
     rewriter.replaceOp(op, {label, scores});
@@ -348,17 +337,17 @@ struct NormalizerLowering : ConversionPattern {
     Value denominator;
     if (norm == "MAX") {
       denominator =
-          onnxOp(rewriter, loc, "onnx.ReduceMax", {x, axes}, rowType, {keep});
+          createOnnxOp(rewriter, loc, "onnx.ReduceMax", {x, axes}, rowType, {keep});
     } else if (norm == "L1") {
-      Value magnitude = onnxOp(rewriter, loc, "onnx.Abs", x, resultType);
-      denominator = onnxOp(rewriter, loc, "onnx.ReduceSum", {magnitude, axes},
+      Value magnitude = createOnnxOp(rewriter, loc, "onnx.Abs", x, resultType);
+      denominator = createOnnxOp(rewriter, loc, "onnx.ReduceSum", {magnitude, axes},
                            rowType, {keep});
     } else {
-      Value squares = onnxOp(rewriter, loc, "onnx.ReduceSumSquare", {x, axes},
+      Value squares = createOnnxOp(rewriter, loc, "onnx.ReduceSumSquare", {x, axes},
                              rowType, {keep});
-      denominator = onnxOp(rewriter, loc, "onnx.Sqrt", squares, rowType);
+      denominator = createOnnxOp(rewriter, loc, "onnx.Sqrt", squares, rowType);
     }
-    rewriter.replaceOp(op, onnxOp(rewriter, loc, "onnx.Div", {x, denominator},
+    rewriter.replaceOp(op, createOnnxOp(rewriter, loc, "onnx.Div", {x, denominator},
                                   resultType));
     return success();
   }

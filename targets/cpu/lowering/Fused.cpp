@@ -263,18 +263,6 @@ struct FusedGemmLowering : OpConversionPattern<fused::FusedGemmOp> {
   }
 };
 
-/// Creates the onnx op `name` (lowered next by the conversion) with
-/// `attrs` and results of `resultTypes`; returns its first result.
-Value createOnnxOp(ConversionPatternRewriter &rewriter, Location loc,
-                   StringRef name, ValueRange operands, TypeRange resultTypes,
-                   ArrayRef<NamedAttribute> attrs = {}) {
-  OperationState state(loc, name);
-  state.addOperands(operands);
-  state.addAttributes(attrs);
-  state.addTypes(resultTypes);
-  return rewriter.create(state)->getResult(0);
-}
-
 /// The f32 epsilon attribute of a LayerNormalization. (Fused ops read
 /// their attributes through the getters, which apply the defaults: an
 /// imported onnxc node need not spell them out.)

@@ -503,4 +503,14 @@ Value extremeScalar(OpBuilder &b, Location loc, Type type, bool largest,
   return b.create<arith::ConstantOp>(loc, b.getIntegerAttr(type, value));
 }
 
+Value createOnnxOp(OpBuilder &b, Location loc, StringRef name,
+                   ValueRange operands, TypeRange resultTypes,
+                   ArrayRef<NamedAttribute> attrs) {
+  OperationState state(loc, name);
+  state.addOperands(operands);
+  state.addAttributes(attrs);
+  state.addTypes(resultTypes);
+  return b.create(state)->getResult(0);
+}
+
 } // namespace onnxc::cpu

@@ -45,6 +45,15 @@ bool isHalfFloat(mlir::Type type);
 /// `type` otherwise.
 mlir::Type computeType(mlir::Type type);
 
+/// Creates the onnx op `name` with `attrs` and results of `resultTypes`;
+/// returns its first result. For lowerings that decompose an op into onnx
+/// ops, which the same conversion lowers next (Fused.cpp, ClassicMl.cpp):
+/// `b` is the pattern's rewriter.
+mlir::Value createOnnxOp(mlir::OpBuilder &b, mlir::Location loc,
+                         llvm::StringRef name, mlir::ValueRange operands,
+                         mlir::TypeRange resultTypes,
+                         llvm::ArrayRef<mlir::NamedAttribute> attrs = {});
+
 /// Converts scalar `value` of ONNX element type `from` to ONNX element type
 /// `to` with ONNX Cast semantics: float -> int truncates toward zero, -> bool
 /// is `!= 0`, bool -> number is 0/1, int -> int wraps; float8 converts
