@@ -1,10 +1,9 @@
 //===- ClassicMl.cpp - ai.onnx.ml Binarizer, ArrayFeatureExtractor, trees -===//
 //
 // Binarizer is elementwise, and Scaler ((x - offset) * scale per feature, in
-// f32). LinearRegressor is one contraction over the features plus the
-// intercepts (post_transform NONE). LinearClassifier and Normalizer become
-// the onnx ops they are made of (MatMul, Softmax, ArgMax, Gather; the row
-// reductions and a Div), which the conversion lowers next.
+// f32). LinearRegressor, LinearClassifier and Normalizer become the onnx ops
+// they are made of (MatMul + Add, then Softmax/Sigmoid, ArgMax and a Gather of
+// the labels; row reductions and a Div), which the conversion lowers next.
 // ArrayFeatureExtractor gathers along the last dim.
 // TreeEnsemble's trees are attributes, so they become constant tables: one
 // linalg.generic walks every (sample, tree) pair from its root to a leaf (a
@@ -59,20 +58,32 @@ ElementwiseSpec binarizerSpec() {
   return spec;
 }
 
-/// The f32 values of a float-array attribute as a 1-D constant tensor (null
-/// when absent).
-Value floatsConstant(OpBuilder &b, Location loc, Operation *op,
-                     StringRef name) {
+/// The values of a float-array attribute (none when absent).
+std::optional<SmallVector<float>> floatsAttr(Operation *op, StringRef name) {
   auto attr = op->getAttrOfType<ArrayAttr>(name);
   if (!attr)
-    return nullptr;
+    return std::nullopt;
   SmallVector<float> values;
   for (Attribute a : attr)
-    values.push_back(
-        float(llvm::cast<FloatAttr>(a).getValueAsDouble()));
-  auto type = RankedTensorType::get({int64_t(values.size())}, b.getF32Type());
+    values.push_back(float(llvm::cast<FloatAttr>(a).getValueAsDouble()));
+  return values;
+}
+
+/// `values` as an f32 constant tensor of `shape`.
+Value f32Constant(OpBuilder &b, Location loc, ArrayRef<int64_t> shape,
+                  ArrayRef<float> values) {
   return b.create<arith::ConstantOp>(
-      loc, DenseElementsAttr::get(type, ArrayRef<float>(values)));
+      loc, DenseElementsAttr::get(RankedTensorType::get(shape, b.getF32Type()),
+                                  values));
+}
+
+/// A float-array attribute as a 1-D f32 constant tensor (null when absent).
+Value floatsConstant(OpBuilder &b, Location loc, Operation *op,
+                     StringRef name) {
+  std::optional<SmallVector<float>> values = floatsAttr(op, name);
+  if (!values)
+    return nullptr;
+  return f32Constant(b, loc, {int64_t(values->size())}, *values);
 }
 
 /// Scaler(X): (f32(x) - offset[c]) * scale[c], c the last-dim index; a
@@ -127,8 +138,50 @@ struct ScalerLowering : ConversionPattern {
   }
 };
 
-/// LinearRegressor(X [N, C] or [C]): Y[n, t] = intercepts[t] + sum_c
-/// f32(x[n, c]) * coefficients[t * C + c]. The sum runs over c in order.
+/// `x` [N, F] as f32.
+Value toF32(ConversionPatternRewriter &rewriter, Location loc, Value x) {
+  auto type = llvm::cast<RankedTensorType>(x.getType());
+  if (type.getElementType().isF32())
+    return x;
+  return createOnnxOp(rewriter, loc, "onnx.Cast", x,
+                RankedTensorType::get(type.getShape(), rewriter.getF32Type()),
+                {rewriter.getNamedAttr("to", rewriter.getI64IntegerAttr(1))});
+}
+
+/// X [N, F] times the transposed row-major [rows, F] coefficients plus the
+/// intercepts (one per row, or none), in f32, as onnx ops: the scores of
+/// LinearRegressor and LinearClassifier. Fails, saying what it needs, when
+/// the attributes do not hold rows x F and rows values.
+FailureOr<Value> linearScores(ConversionPatternRewriter &rewriter,
+                              Location loc, Operation *op, Value x,
+                              RankedTensorType scoresType) {
+  int64_t features = llvm::cast<RankedTensorType>(x.getType()).getDimSize(1);
+  int64_t rows = scoresType.getDimSize(1);
+  std::optional<SmallVector<float>> coefficients =
+      floatsAttr(op, "coefficients");
+  std::optional<SmallVector<float>> intercepts = floatsAttr(op, "intercepts");
+  if (!coefficients || ShapedType::isDynamic(features) ||
+      ShapedType::isDynamic(rows) ||
+      int64_t(coefficients->size()) != rows * features ||
+      (intercepts && int64_t(intercepts->size()) != rows))
+    return op->emitError() << "needs " << rows << " x " << features
+                           << " coefficients and " << rows << " intercepts";
+  SmallVector<float> transposed(features * rows);
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t f = 0; f < features; ++f)
+      transposed[f * rows + r] = (*coefficients)[r * features + f];
+  Value weights = f32Constant(rewriter, loc, {features, rows}, transposed);
+  Value scores = createOnnxOp(rewriter, loc, "onnx.MatMul",
+                              {toF32(rewriter, loc, x), weights}, scoresType);
+  if (!intercepts)
+    return scores;
+  return createOnnxOp(rewriter, loc, "onnx.Add",
+                      {scores, f32Constant(rewriter, loc, {rows}, *intercepts)},
+                      scoresType);
+}
+
+/// LinearRegressor(X [N, C] or [C], one row): the linear scores
+/// (post_transform NONE).
 struct LinearRegressorLowering : ConversionPattern {
   LinearRegressorLowering(const TypeConverter &converter, MLIRContext *ctx)
       : ConversionPattern(converter, "onnx.ml.LinearRegressor", 1, ctx) {}
@@ -153,73 +206,13 @@ struct LinearRegressorLowering : ConversionPattern {
           RankedTensorType::get({1, xType.getDimSize(0)},
                                 xType.getElementType()),
           x, SmallVector<ReassociationIndices>{{0, 1}});
-    int64_t features = llvm::cast<RankedTensorType>(x.getType()).getDimSize(1);
-    int64_t targets = resultType.getDimSize(1);
-    Value coefficients = floatsConstant(rewriter, loc, op, "coefficients");
-    Value intercepts = floatsConstant(rewriter, loc, op, "intercepts");
-    if (!coefficients || ShapedType::isDynamic(features) ||
-        ShapedType::isDynamic(targets) ||
-        llvm::cast<RankedTensorType>(coefficients.getType()).getDimSize(0) !=
-            features * targets ||
-        (intercepts &&
-         llvm::cast<RankedTensorType>(intercepts.getType()).getDimSize(0) !=
-             targets))
-      return op->emitError() << "needs " << targets << " x " << features
-                             << " coefficients and " << targets
-                             << " intercepts";
-    auto weightType =
-        RankedTensorType::get({targets, features}, rewriter.getF32Type());
-    Value weights = rewriter.create<tensor::ExpandShapeOp>(
-        loc, weightType, coefficients,
-        SmallVector<ReassociationIndices>{{0, 1}});
-    // The intercepts (or 0) per target, then the products summed on them.
-    Type from = xType.getElementType();
-    SmallVector<OpFoldResult> sizes = {tensor::getMixedSizes(rewriter, loc, x)[0],
-                                       rewriter.getIndexAttr(targets)};
-    Value init = buildIndexedGeneric(
-        rewriter, loc, emptyTensor(rewriter, loc, resultType, sizes), {}, {},
-        [&](OpBuilder &b, Location nloc, ValueRange ivs, ValueRange) -> Value {
-          if (!intercepts)
-            return scalarConst(b, nloc, b.getF32Type(), 0.0);
-          return b.create<tensor::ExtractOp>(nloc, intercepts, ivs[1]);
-        });
-    MLIRContext *ctx = rewriter.getContext();
-    AffineExpr n, t, c;
-    bindDims(ctx, n, t, c);
-    SmallVector<AffineMap> maps = {AffineMap::get(3, 0, {n, c}, ctx),
-                                   AffineMap::get(3, 0, {t, c}, ctx),
-                                   AffineMap::get(3, 0, {n, t}, ctx)};
-    SmallVector<utils::IteratorType> iterators = {
-        utils::IteratorType::parallel, utils::IteratorType::parallel,
-        utils::IteratorType::reduction};
-    Value result =
-        rewriter
-            .create<linalg::GenericOp>(
-                loc, resultType, ValueRange{x, weights}, ValueRange{init},
-                maps, iterators,
-                [&](OpBuilder &b, Location nloc, ValueRange args) {
-                  Value xf = castScalar(b, nloc, args[0], from, b.getF32Type());
-                  Value product = b.create<arith::MulFOp>(nloc, xf, args[1]);
-                  b.create<linalg::YieldOp>(
-                      nloc,
-                      ValueRange{b.create<arith::AddFOp>(nloc, args[2],
-                                                         product)});
-                })
-            .getResult(0);
-    rewriter.replaceOp(op, result);
+    FailureOr<Value> scores = linearScores(rewriter, loc, op, x, resultType);
+    if (failed(scores))
+      return failure();
+    rewriter.replaceOp(op, *scores);
     return success();
   }
 };
-
-/// `x` [N, F] as f32.
-Value toF32(ConversionPatternRewriter &rewriter, Location loc, Value x) {
-  auto type = llvm::cast<RankedTensorType>(x.getType());
-  if (type.getElementType().isF32())
-    return x;
-  return createOnnxOp(rewriter, loc, "onnx.Cast", x,
-                RankedTensorType::get(type.getShape(), rewriter.getF32Type()),
-                {rewriter.getNamedAttr("to", rewriter.getI64IntegerAttr(1))});
-}
 
 /// LinearClassifier(X [N, F]) with one coefficient row per class label
 /// (int labels): scores = X W^T + intercepts, then post_transform (NONE,
@@ -243,43 +236,26 @@ struct LinearClassifierLowering : ConversionPattern {
         !xType.getElementType().isIntOrFloat())
       return rewriter.notifyMatchFailure(op, "expected features [N, F]");
     auto labels = op->getAttrOfType<ArrayAttr>("classlabels_ints");
-    Value coefficients = floatsConstant(rewriter, loc, op, "coefficients");
-    Value intercepts = floatsConstant(rewriter, loc, op, "intercepts");
-    int64_t features = xType.getDimSize(1);
-    int64_t classes = labels ? int64_t(labels.size()) : 0;
     auto transform = op->getAttrOfType<StringAttr>("post_transform");
     StringRef post = transform ? transform.getValue() : "NONE";
     if (post != "NONE" && post != "SOFTMAX" && post != "LOGISTIC")
       return op->emitError() << "post_transform '" << post
                              << "' is not supported (NONE, SOFTMAX, LOGISTIC)";
-    if (!labels || !coefficients || ShapedType::isDynamic(features) ||
-        llvm::cast<RankedTensorType>(coefficients.getType()).getDimSize(0) !=
-            classes * features ||
-        (intercepts &&
-         llvm::cast<RankedTensorType>(intercepts.getType()).getDimSize(0) !=
-             classes))
+    // One score row per label; a binary model's single row (scores -s, s)
+    // is another layout.
+    auto coefficients = op->getAttrOfType<ArrayAttr>("coefficients");
+    if (!labels || !coefficients ||
+        int64_t(coefficients.size()) !=
+            int64_t(labels.size()) * xType.getDimSize(1))
       return op->emitError()
-             << "supports one row of coefficients (and one intercept) per "
-                "int class label; a binary model with one row is not "
-                "supported yet";
-    // W^T [F, classes] from the row-major [classes, F] coefficients.
-    SmallVector<float> transposed(features * classes);
-    auto rows = llvm::cast<DenseElementsAttr>(
-                    coefficients.getDefiningOp<arith::ConstantOp>().getValue())
-                    .getValues<float>();
-    for (int64_t c = 0; c < classes; ++c)
-      for (int64_t f = 0; f < features; ++f)
-        transposed[f * classes + c] = rows[c * features + f];
-    auto weightType =
-        RankedTensorType::get({features, classes}, rewriter.getF32Type());
-    Value weights = rewriter.create<arith::ConstantOp>(
-        loc, DenseElementsAttr::get(weightType, ArrayRef<float>(transposed)));
-    Value scores = createOnnxOp(rewriter, loc, "onnx.MatMul",
-                          {toF32(rewriter, loc, operands[0]), weights},
-                          scoreType);
-    if (intercepts)
-      scores = createOnnxOp(rewriter, loc, "onnx.Add", {scores, intercepts},
-                      scoreType);
+             << "supports one row of coefficients per int class label; a "
+                "binary model with one row is not supported yet";
+    int64_t classes = labels.size();
+    FailureOr<Value> linear =
+        linearScores(rewriter, loc, op, operands[0], scoreType);
+    if (failed(linear))
+      return failure();
+    Value scores = *linear;
     if (post == "SOFTMAX")
       scores = createOnnxOp(
           rewriter, loc, "onnx.Softmax", scores, scoreType,
