@@ -29,6 +29,7 @@
 
 #include "compiler/dialect/OnnxDialect.h"
 #include "compiler/dialect/ShapeInference.h"
+#include "compiler/driver/Progress.h"
 #include "compiler/emit/CHeader.h"
 #include "compiler/emit/Linker.h"
 #include "compiler/emit/ModelEntry.h"
@@ -40,7 +41,6 @@
 #include "passes/RewriteCounts.h"
 #include "passes/graph/BatchSplit.h"
 #include "passes/graph/GraphUtils.h"
-#include "compiler/driver/Progress.h"
 #include "targets/Target.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -513,10 +513,10 @@ std::vector<const Target *> targetsUsed(ModuleOp module,
 /// its target, the device targets' partitions moved out and lowered to LLVM
 /// IR (`deviceCode`), the host-memory ones inlined, and the whole module
 /// lowered to the LLVM dialect by the host target.
-bool lowerToLLVMDialect(ModuleOp module, llvm::ArrayRef<const Target *> used,
-                        const LoweringOptions &lowering,
-                        llvm::LLVMContext &llvmCtx,
-                        std::vector<std::unique_ptr<llvm::Module>> &deviceCode) {
+bool lowerToLLVMDialect(
+    ModuleOp module, llvm::ArrayRef<const Target *> used,
+    const LoweringOptions &lowering, llvm::LLVMContext &llvmCtx,
+    std::vector<std::unique_ptr<llvm::Module>> &deviceCode) {
   PassManager partitions(module.getContext());
   std::vector<const Target *> preparing(used.begin(), used.end());
   if (!llvm::is_contained(preparing, &hostTarget()))

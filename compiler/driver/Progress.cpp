@@ -32,12 +32,13 @@ void show(llvm::StringRef text) {
   ProgressState &s = state();
   if (!s.enabled)
     return;
-  double seconds = std::chrono::duration<double>(
-                       std::chrono::steady_clock::now() - s.start)
-                       .count();
+  double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - s.start)
+          .count();
   // Back to the line's start, erase it, write the new status.
-  llvm::errs() << "\r\x1b[K" << "onnxc: " << text << " ("
-               << llvm::format("%.0f", seconds) << " s)";
+  llvm::errs() << "\r\x1b[K"
+               << "onnxc: " << text << " (" << llvm::format("%.0f", seconds)
+               << " s)";
   llvm::errs().flush();
   s.shown = true;
 }

@@ -147,8 +147,8 @@ convertTensorType(MLIRContext *ctx, const ::onnx::TypeProto &type,
     }
     bool isStatic = dim.has_dim_value() && dim.dim_value() >= 0;
     shape.push_back(isStatic ? dim.dim_value() : ShapedType::kDynamic);
-    dimParams.push_back(dim.has_dim_param() && !isUnknownPlaceholder(
-                                                   dim.dim_param())
+    dimParams.push_back(dim.has_dim_param() &&
+                                !isUnknownPlaceholder(dim.dim_param())
                             ? dim.dim_param()
                             : "");
     // Every later size computation (bytes, strides, offsets) multiplies by

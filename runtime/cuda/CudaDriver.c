@@ -223,8 +223,8 @@ onnxc_cuda_thread *onnxc_cuda_current_thread(void) { return current_thread; }
 /* The loaders call it (ONNXC_DEVICE_CHECK_SYMBOL) right after opening an
  * artifact, so one with cuda partitions fails at load, not at its first
  * run, on a machine without the driver or the device. */
-__attribute__((visibility("default"))) int
-onnxc_device_check(char *message, size_t size) {
+__attribute__((visibility("default"))) int onnxc_device_check(char *message,
+                                                              size_t size) {
   pthread_once(&load_once, load);
   if (ready)
     return ONNXC_OK;

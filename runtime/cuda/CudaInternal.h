@@ -82,7 +82,7 @@ typedef struct onnxc_cuda_thread {
   CUstream stream;
   int busy;
   onnxc_cuda_block *pending;
-  void *blas; /* cublasHandle_t, NULL until the first product */
+  void *blas;    /* cublasHandle_t, NULL until the first product */
   int blas_tf32; /* the math mode the handle is set to */
 } onnxc_cuda_thread;
 

@@ -41,12 +41,12 @@ const llvm::StringSet<> &claimedOps() {
       "onnx.Abs", "onnx.Relu", "onnx.LeakyRelu", "onnx.Sigmoid", "onnx.Tanh",
       "onnx.Exp", "onnx.Log", "onnx.Sqrt", "onnx.Reciprocal", "onnx.Erf",
       "onnx.Gelu", "onnx.Softplus", "onnx.Clip", "onnx.Max", "onnx.Min",
-      "onnx.HardSigmoid", "onnx.HardSwish", "onnx.Elu", "onnx.Selu",
-      "onnx.Sum", "onnx.Mean",
+      "onnx.HardSigmoid", "onnx.HardSwish", "onnx.Elu", "onnx.Selu", "onnx.Sum",
+      "onnx.Mean",
       // Reductions and normalizations.
       "onnx.Softmax", "onnx.LogSoftmax", "onnx.ReduceMean", "onnx.ReduceSum",
-      "onnx.ReduceMax", "onnx.LayerNormalization",
-      "onnx.BatchNormalization", "onnx.GlobalAveragePool",
+      "onnx.ReduceMax", "onnx.LayerNormalization", "onnx.BatchNormalization",
+      "onnx.GlobalAveragePool",
       // Matrix products (cuBLAS) and convolutions, pooling.
       "onnx.MatMul", "onnx.Gemm", "onnxc.FusedGemm", "onnxc.FusedMatMul",
       "onnx.Conv", "onnxc.FusedConv", "onnx.MaxPool", "onnx.AveragePool",

@@ -111,8 +111,8 @@ void rewriteHostCalls(ModuleOp module, func::FuncOp partition) {
       operands.push_back(b.create<bufferization::ToMemrefOp>(
           loc, memrefType, source, /*read_only=*/b.getUnitAttr()));
     }
-    auto launch = b.create<func::CallOp>(loc, partition.getSymName(), results,
-                                         operands);
+    auto launch =
+        b.create<func::CallOp>(loc, partition.getSymName(), results, operands);
     launch->setDiscardableAttrs(call->getDiscardableAttrDictionary());
     for (auto [result, buffer] :
          llvm::zip(call.getResults(), launch.getResults())) {
@@ -277,9 +277,9 @@ lowerCudaPartitions(ModuleOp module, llvm::LLVMContext &context,
 
 void registerCudaPasses() {
   registerPass([] { return createDeviceBuffersPass(); });
-  for (auto create : {createUseCublasPass, createMapLoopsToGridPass,
-                      createVerifyHostCodePass,
-                      createDeviceConstantsToLLVMPass})
+  for (auto create :
+       {createUseCublasPass, createMapLoopsToGridPass, createVerifyHostCodePass,
+        createDeviceConstantsToLLVMPass})
     registerPass(create);
   PassPipelineRegistration<>(
       "onnxc-cuda-lowering",

@@ -7,8 +7,8 @@
 
 #include "compiler/dialect/OnnxDialect.h"
 #include "compiler/dialect/ShapeInference.h"
-#include "passes/OptimizationPipeline.h"
 #include "compiler/dialect/onnxc/OnnxcDialect.h"
+#include "passes/OptimizationPipeline.h"
 #include "passes/Passes.h"
 #include "passes/fusion/FusionPasses.h"
 #include "targets/cpu/Passes.h"

@@ -255,7 +255,8 @@ bool readPb(const std::string &path, HostTensor &tensor, std::string &error) {
     if (!unpackSubByte(packed, bits, isSignedDtype(tensor.dtype), count,
                        tensor.bytes)) {
       error = path + ": tensor '" + proto.name() + "' holds " +
-              std::to_string(packed.size()) + " packed bytes, its shape needs " +
+              std::to_string(packed.size()) +
+              " packed bytes, its shape needs " +
               std::to_string((count * bits + 7) / 8);
       return false;
     }

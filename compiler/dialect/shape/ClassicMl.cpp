@@ -64,7 +64,8 @@ LogicalResult inferTreeEnsemble(RuleContext &ctx) {
 }
 
 LogicalResult inferScaler(RuleContext &ctx) {
-  ctx.setResult(0, Float32Type::get(ctx.getOp()->getContext()), ctx.getInputShape(0));
+  ctx.setResult(0, Float32Type::get(ctx.getOp()->getContext()),
+                ctx.getInputShape(0));
   return success();
 }
 

@@ -105,8 +105,8 @@ struct ScalerLowering : ConversionPattern {
     Value offset = floatsConstant(rewriter, loc, op, "offset");
     Value scale = floatsConstant(rewriter, loc, op, "scale");
     for (Value v : {offset, scale}) {
-      int64_t n = v ? llvm::cast<RankedTensorType>(v.getType()).getDimSize(0)
-                    : 1;
+      int64_t n =
+          v ? llvm::cast<RankedTensorType>(v.getType()).getDimSize(0) : 1;
       if (n != 1 && (ShapedType::isDynamic(features) || n != features))
         return op->emitError() << "offset and scale must have one value or "
                                   "one per feature ("
@@ -143,17 +143,18 @@ Value toF32(ConversionPatternRewriter &rewriter, Location loc, Value x) {
   auto type = llvm::cast<RankedTensorType>(x.getType());
   if (type.getElementType().isF32())
     return x;
-  return createOnnxOp(rewriter, loc, "onnx.Cast", x,
-                RankedTensorType::get(type.getShape(), rewriter.getF32Type()),
-                {rewriter.getNamedAttr("to", rewriter.getI64IntegerAttr(1))});
+  return createOnnxOp(
+      rewriter, loc, "onnx.Cast", x,
+      RankedTensorType::get(type.getShape(), rewriter.getF32Type()),
+      {rewriter.getNamedAttr("to", rewriter.getI64IntegerAttr(1))});
 }
 
 /// X [N, F] times the transposed row-major [rows, F] coefficients plus the
 /// intercepts (one per row, or none), in f32, as onnx ops: the scores of
 /// LinearRegressor and LinearClassifier. Fails, saying what it needs, when
 /// the attributes do not hold rows x F and rows values.
-FailureOr<Value> linearScores(ConversionPatternRewriter &rewriter,
-                              Location loc, Operation *op, Value x,
+FailureOr<Value> linearScores(ConversionPatternRewriter &rewriter, Location loc,
+                              Operation *op, Value x,
                               RankedTensorType scoresType) {
   int64_t features = llvm::cast<RankedTensorType>(x.getType()).getDimSize(1);
   int64_t rows = scoresType.getDimSize(1);
@@ -302,8 +303,8 @@ struct NormalizerLowering : ConversionPattern {
     if (norm != "MAX" && norm != "L1" && norm != "L2")
       return op->emitError() << "unknown norm '" << norm << "'";
     Value x = toF32(rewriter, loc, operands[0]);
-    auto rowType = RankedTensorType::get({xType.getDimSize(0), 1},
-                                         rewriter.getF32Type());
+    auto rowType =
+        RankedTensorType::get({xType.getDimSize(0), 1}, rewriter.getF32Type());
     Value axes = rewriter.create<arith::ConstantOp>(
         loc, DenseElementsAttr::get(
                  RankedTensorType::get({1}, rewriter.getI64Type()),
@@ -312,19 +313,19 @@ struct NormalizerLowering : ConversionPattern {
         rewriter.getNamedAttr("keepdims", rewriter.getI64IntegerAttr(1));
     Value denominator;
     if (norm == "MAX") {
-      denominator =
-          createOnnxOp(rewriter, loc, "onnx.ReduceMax", {x, axes}, rowType, {keep});
+      denominator = createOnnxOp(rewriter, loc, "onnx.ReduceMax", {x, axes},
+                                 rowType, {keep});
     } else if (norm == "L1") {
       Value magnitude = createOnnxOp(rewriter, loc, "onnx.Abs", x, resultType);
-      denominator = createOnnxOp(rewriter, loc, "onnx.ReduceSum", {magnitude, axes},
-                           rowType, {keep});
+      denominator = createOnnxOp(rewriter, loc, "onnx.ReduceSum",
+                                 {magnitude, axes}, rowType, {keep});
     } else {
-      Value squares = createOnnxOp(rewriter, loc, "onnx.ReduceSumSquare", {x, axes},
-                             rowType, {keep});
+      Value squares = createOnnxOp(rewriter, loc, "onnx.ReduceSumSquare",
+                                   {x, axes}, rowType, {keep});
       denominator = createOnnxOp(rewriter, loc, "onnx.Sqrt", squares, rowType);
     }
-    rewriter.replaceOp(op, createOnnxOp(rewriter, loc, "onnx.Div", {x, denominator},
-                                  resultType));
+    rewriter.replaceOp(op, createOnnxOp(rewriter, loc, "onnx.Div",
+                                        {x, denominator}, resultType));
     return success();
   }
 };

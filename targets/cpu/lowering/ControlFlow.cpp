@@ -150,8 +150,8 @@ ValueRange inlineBodyCopy(ConversionPatternRewriter &rewriter, Location loc,
   rewriter.cloneRegionBefore(body, region.getRegion(),
                              region.getRegion().end());
   Block *copy = &region.getRegion().front();
-  Block *block = rewriter.createBlock(&region.getRegion(),
-                                      region.getRegion().begin());
+  Block *block =
+      rewriter.createBlock(&region.getRegion(), region.getRegion().begin());
   rewriter.mergeBlocks(copy, block, bound);
   rewriter.setInsertionPointAfter(region);
   return region.getResults();
@@ -507,8 +507,9 @@ struct ScanLowering : OpConversionPattern<onnx::ScanOp> {
     // One iteration's body at `step`: the slices of the scan inputs, the
     // inlined body (`copy`: a clone, for the peeled first iteration), the
     // next states and the scan output rows.
-    auto iterate = [&](Value step, ValueRange states, bool copy)
-        -> std::pair<SmallVector<Value>, SmallVector<Value>> {
+    auto iterate =
+        [&](Value step, ValueRange states,
+            bool copy) -> std::pair<SmallVector<Value>, SmallVector<Value>> {
       Value backward;
       SmallVector<Value> bodyArgs(states.begin(), states.end());
       for (int64_t i = 0; i < numScanInputs; ++i) {
@@ -525,11 +526,11 @@ struct ScanLowering : OpConversionPattern<onnx::ScanOp> {
         bodyArgs.push_back(rewriter.create<tensor::ExtractSliceOp>(
             loc, sliceTypes[i], input, offsets, sizes, strides));
       }
-      ValueRange results =
-          copy ? inlineBodyCopy(rewriter, loc, op.getBody(), *argTypes,
-                                *bodyTypes, bodyArgs)
-               : inlineBody(rewriter, loc, body, *argTypes, *bodyTypes,
-                            bodyArgs);
+      ValueRange results = copy
+                               ? inlineBodyCopy(rewriter, loc, op.getBody(),
+                                                *argTypes, *bodyTypes, bodyArgs)
+                               : inlineBody(rewriter, loc, body, *argTypes,
+                                            *bodyTypes, bodyArgs);
       SmallVector<Value> next, rows;
       for (int64_t j = 0; j < numStates; ++j)
         next.push_back(castIfNeeded(rewriter, loc, results[j], stateTypes[j]));
@@ -576,9 +577,9 @@ struct ScanLowering : OpConversionPattern<onnx::ScanOp> {
       return forOp;
     };
 
-    bool staticRows = llvm::all_of(
-        ArrayRef(*bodyTypes).drop_front(numStates),
-        [](RankedTensorType row) { return row.hasStaticShape(); });
+    bool staticRows =
+        llvm::all_of(ArrayRef(*bodyTypes).drop_front(numStates),
+                     [](RankedTensorType row) { return row.hasStaticShape(); });
     ValueRange finals;
     if (staticRows) {
       // The buffers' dims are known before the loop.

@@ -14,9 +14,9 @@
 // (scale 1, same size, full roi) is copied. Sizes may be dynamic (exporters
 // leave a detector's height and width open): an output size shape inference
 // could not fix is computed as ONNX Runtime does, floor(in * scale), the
-// given size, or round(in * scale) under a keep_aspect_ratio_policy. Antialias needs static sizes (its
-// window width is fixed by the smallest scale). Half floats are computed in
-// f32.
+// given size, or round(in * scale) under a keep_aspect_ratio_policy. Antialias
+// needs static sizes (its window width is fixed by the smallest scale). Half
+// floats are computed in f32.
 //
 //===----------------------------------------------------------------------===//
 
@@ -114,16 +114,15 @@ Value resizeAxis(OpBuilder &b, Location loc, const ResizeConfig &config,
         Value halfPixel = m.sub(m.div(m.add(y, m.c(0.5)), scale), m.c(0.5));
         Value x, outside;
         if (t == "align_corners") {
-          x = m.select(
-              single, m.c(0),
-              m.div(m.mul(y, inLast), m.sub(width, m.c(1))));
+          x = m.select(single, m.c(0),
+                       m.div(m.mul(y, inLast), m.sub(width, m.c(1))));
         } else if (t == "asymmetric") {
           x = m.div(y, scale);
         } else if (t == "tf_crop_and_resize") {
           Value span = m.sub(roiEnd, roiStart);
-          x = m.select(single, m.div(m.mul(span, inLast), m.c(2)),
-                       m.div(m.mul(m.mul(y, span), inLast),
-                             m.sub(width, m.c(1))));
+          x = m.select(
+              single, m.div(m.mul(span, inLast), m.c(2)),
+              m.div(m.mul(m.mul(y, span), inLast), m.sub(width, m.c(1))));
           x = m.add(x, m.mul(roiStart, inLast));
           outside = nb.create<arith::OrIOp>(nloc, m.cmp(P::OLT, x, m.c(0)),
                                             m.cmp(P::OGT, x, inLast));
@@ -409,7 +408,8 @@ struct ResizeLowering : OpConversionPattern<onnx::ResizeOp> {
               ? OpFoldResult(outputSize(
                     rewriter, loc, in, scale,
                     givenSizes.empty() ? Value() : givenSizes[i], policy))
-              : OpFoldResult(rewriter.getIndexAttr(resultType.getDimSize(axis)));
+              : OpFoldResult(
+                    rewriter.getIndexAttr(resultType.getDimSize(axis)));
       std::optional<int64_t> staticIn = getConstantIntValue(in),
                              staticOut = getConstantIntValue(out);
       // The reference leaves an axis alone when the scale is 1 (relative

@@ -172,9 +172,8 @@ LogicalResult placeOnDevice(func::FuncOp func, int32_t callOptions) {
     OpBuilder pb(op);
     Value zero = pb.create<arith::ConstantIndexOp>(op.getLoc(), 0);
     Value one = pb.create<arith::ConstantIndexOp>(op.getLoc(), 1);
-    auto parallel = pb.create<scf::ParallelOp>(op.getLoc(), ValueRange{zero},
-                                               ValueRange{one},
-                                               ValueRange{one});
+    auto parallel = pb.create<scf::ParallelOp>(
+        op.getLoc(), ValueRange{zero}, ValueRange{one}, ValueRange{one});
     op->moveBefore(parallel.getBody()->getTerminator());
   }
 
@@ -215,9 +214,8 @@ struct DeviceBuffersPass
            "arguments in and its results out";
   }
   void getDependentDialects(DialectRegistry &registry) const override {
-    registry.insert<arith::ArithDialect, gpu::GPUDialect,
-                    linalg::LinalgDialect, memref::MemRefDialect,
-                    scf::SCFDialect>();
+    registry.insert<arith::ArithDialect, gpu::GPUDialect, linalg::LinalgDialect,
+                    memref::MemRefDialect, scf::SCFDialect>();
   }
 
   void runOnOperation() override {

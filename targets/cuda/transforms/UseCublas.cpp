@@ -129,8 +129,7 @@ void replaceByCall(linalg::LinalgOp op, Product kind, func::FuncOp callee) {
   op->erase();
 }
 
-struct UseCublasPass
-    : PassWrapper<UseCublasPass, OperationPass<ModuleOp>> {
+struct UseCublasPass : PassWrapper<UseCublasPass, OperationPass<ModuleOp>> {
   MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(UseCublasPass)
 
   StringRef getArgument() const final { return "onnxc-cuda-use-cublas"; }
