@@ -132,6 +132,30 @@ void _mlir_ciface_onnxc_rt_matmul_prepacked_f32(
     float bias_scale, int32_t activation, float activation_alpha,
     float activation_beta);
 
+/* MatMulInteger.c: Y (int32) = (A - a_zero_point) @ (B - b_zero_point),
+ * ONNX MatMulInteger for an A of rank >= 1 (its leading dims fold into
+ * rows) and a 2-D B, through the int8 GEMM (kernels/QGemm.h). Dense
+ * row-major operands; the zero points are a scalar (one element) for A and
+ * a scalar or [N] for B, read when flagged. `slot` (the _packed form, for a
+ * constant B) keeps B packed after the first call. Shapes that disagree at
+ * run time (the lowering checks them first) leave Y zero. */
+enum {
+  ONNXC_MATMUL_INTEGER_A_SIGNED = 1,
+  ONNXC_MATMUL_INTEGER_B_SIGNED = 2,
+  ONNXC_MATMUL_INTEGER_A_ZERO = 4,
+  ONNXC_MATMUL_INTEGER_B_ZERO = 8
+};
+void _mlir_ciface_onnxc_rt_matmul_integer(onnxc_unranked_memref *a,
+                                          onnxc_unranked_memref *b,
+                                          onnxc_unranked_memref *a_zero_point,
+                                          onnxc_unranked_memref *b_zero_point,
+                                          onnxc_unranked_memref *y,
+                                          int32_t flags);
+void _mlir_ciface_onnxc_rt_matmul_integer_packed(
+    onnxc_unranked_memref *a, onnxc_unranked_memref *b,
+    onnxc_unranked_memref *a_zero_point, onnxc_unranked_memref *b_zero_point,
+    onnxc_unranked_memref *y, onnxc_memref1 *slot, int32_t flags);
+
 /* Conv.c: Y = activation(Conv2D(X, W) + bias + residual), NCHW, dense,
  * the window given by its begin pads, strides and dilations (the end pads
  * follow from Y's size). Bias ([M]) and residual (Y's shape) are read when

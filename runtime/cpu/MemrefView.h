@@ -46,4 +46,32 @@ static inline int onnxc_read_f32_view(const onnxc_unranked_memref *m,
   return 1;
 }
 
+/* Any element type: the data pointer in bytes (offset applied), sizes and
+ * strides in elements. */
+typedef struct onnxc_byte_view {
+  char *data;
+  int rank;
+  int64_t size[ONNXC_VIEW_MAX_DIMS];
+  int64_t stride[ONNXC_VIEW_MAX_DIMS];
+} onnxc_byte_view;
+
+static inline int onnxc_read_byte_view(const onnxc_unranked_memref *m,
+                                       int64_t element_size,
+                                       onnxc_byte_view *v) {
+  if (!m || m->rank < 0 || m->rank > ONNXC_MAX_RANK || !m->descriptor)
+    return 0;
+  const struct {
+    char *allocated, *aligned;
+    int64_t offset;
+    int64_t dims[];
+  } *d = m->descriptor;
+  v->data = d->aligned + d->offset * element_size;
+  v->rank = (int)m->rank;
+  for (int i = 0; i < v->rank; ++i) {
+    v->size[i] = d->dims[i];
+    v->stride[i] = d->dims[v->rank + i];
+  }
+  return 1;
+}
+
 #endif /* ONNXC_RUNTIME_CPU_MEMREFVIEW_H */

@@ -53,34 +53,7 @@
 static _Atomic(const onnxc_sgemm_variant *) forced_variant;
 
 #if ONNXC_HAVE_X86_KERNELS
-#include <cpuid.h>
-
-/* CPUID and XGETBV directly, not __builtin_cpu_supports: that one needs
- * libgcc's __cpu_model, and artifacts link only libc and libm. A feature
- * counts only when the OS also saves its registers (XCR0). */
-enum { X86_AVX2_FMA = 1, X86_AVX512 = 2 };
-
-static int x86_features(void) {
-  unsigned eax, ebx, ecx, edx;
-  if (!__get_cpuid(1, &eax, &ebx, &ecx, &edx))
-    return 0;
-  int fma = (ecx >> 12) & 1, osxsave = (ecx >> 27) & 1, avx = (ecx >> 28) & 1;
-  if (!osxsave || !avx)
-    return 0;
-  unsigned xcr0_lo, xcr0_hi;
-  __asm__ volatile("xgetbv" : "=a"(xcr0_lo), "=d"(xcr0_hi) : "c"(0));
-  if ((xcr0_lo & 0x6) != 0x6)
-    return 0;
-  if (!__get_cpuid_count(7, 0, &eax, &ebx, &ecx, &edx))
-    return 0;
-  int features = 0;
-  if (fma && ((ebx >> 5) & 1))
-    features |= X86_AVX2_FMA;
-  int avx512f = (ebx >> 16) & 1, avx512vl = (ebx >> 31) & 1;
-  if (avx512f && avx512vl && (xcr0_lo & 0xE0) == 0xE0)
-    features |= X86_AVX512;
-  return features;
-}
+#include "CpuFeatures.h"
 #endif
 
 static const onnxc_sgemm_variant *variant_for(int32_t isa) {
@@ -88,7 +61,7 @@ static const onnxc_sgemm_variant *variant_for(int32_t isa) {
   static atomic_int cached = -1;
   int features = atomic_load(&cached);
   if (features < 0) {
-    features = x86_features();
+    features = onnxc_x86_features();
     atomic_store(&cached, features);
   }
 #endif
@@ -97,9 +70,9 @@ static const onnxc_sgemm_variant *variant_for(int32_t isa) {
     return &onnxc_sgemm_portable_variant;
 #if ONNXC_HAVE_X86_KERNELS
   case ONNXC_SGEMM_ISA_AVX2:
-    return features & X86_AVX2_FMA ? &onnxc_sgemm_avx2_variant : NULL;
+    return features & ONNXC_X86_AVX2_FMA ? &onnxc_sgemm_avx2_variant : NULL;
   case ONNXC_SGEMM_ISA_AVX512:
-    return features & X86_AVX512 ? &onnxc_sgemm_avx512_variant : NULL;
+    return features & ONNXC_X86_AVX512 ? &onnxc_sgemm_avx512_variant : NULL;
 #endif
 #if ONNXC_HAVE_NEON_KERNELS
   case ONNXC_SGEMM_ISA_NEON: /* AdvSIMD is in the AArch64 base ISA. */

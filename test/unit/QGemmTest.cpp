@@ -1,0 +1,237 @@
+//===- QGemmTest.cpp - The int8 GEMM against the plain loop ---------------===//
+//
+// Every micro-kernel variant the CPU runs (forced through
+// onnxc_qgemm_force_isa) against onnxc_qgemm_reference, bit for bit: u8
+// and s8 on both sides, zero points none / scalar / per column, int32 and
+// scaled f32 outputs, sizes that hit every edge tile and K not a multiple
+// of the kernels' groups, 1 and several threads. Extreme values (255 x
+// -128 everywhere) catch a kernel that saturates. Then the MatMulInteger
+// entry point of lowered code through memref descriptors, with its cache
+// slot shared by concurrent callers.
+//
+//===----------------------------------------------------------------------===//
+
+#include "runtime/cpu/kernels/QGemm.h"
+#include "runtime/cpu/CpuRuntime.h"
+#include "runtime/cpu/ThreadPool.h"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <random>
+#include <thread>
+#include <vector>
+
+namespace {
+
+std::vector<uint8_t> randomBytes(size_t size, unsigned seed, bool extreme) {
+  std::mt19937 rng(seed);
+  std::uniform_int_distribution<int> dist(0, 255);
+  std::vector<uint8_t> v(size);
+  for (uint8_t &x : v)
+    x = static_cast<uint8_t>(dist(rng));
+  if (extreme) // u8 255 / s8 -1 on A's side, 128 (u8) / -128 (s8) on B's
+    for (size_t i = 0; i < size; ++i)
+      v[i] = (seed & 1) ? 0x80 : 0xFF;
+  return v;
+}
+
+struct QCase {
+  size_t m, n, k;
+  bool aSigned, bSigned;
+  int zeroKind; // 0 none, 1 scalar, 2 per column of B
+  bool f32, bias, extreme;
+};
+
+struct IsaGuard {
+  explicit IsaGuard(int isa, int threads) {
+    ok = onnxc_qgemm_force_isa(isa);
+    onnxc_set_num_threads(threads);
+  }
+  ~IsaGuard() {
+    onnxc_qgemm_force_isa(ONNXC_QGEMM_ISA_AUTO);
+    onnxc_set_num_threads(0);
+  }
+  int ok;
+};
+
+void runCase(const QCase &c, int threads) {
+  std::vector<uint8_t> a = randomBytes(c.m * c.k, 11 + c.m, c.extreme);
+  std::vector<uint8_t> b = randomBytes(c.k * c.n, 12 + c.n, c.extreme);
+  std::vector<int32_t> bZero(c.n);
+  std::mt19937 rng(7);
+  std::uniform_int_distribution<int> zp(-128, 127);
+  for (int32_t &z : bZero)
+    z = c.bSigned ? zp(rng) : zp(rng) + 128;
+  std::vector<float> bScale(c.n), bias(c.n);
+  for (size_t j = 0; j < c.n; ++j) {
+    bScale[j] = 0.001f * static_cast<float>(j % 17 + 1);
+    bias[j] = 0.25f * static_cast<float>(static_cast<int>(j % 9) - 4);
+  }
+  onnxc_qgemm_params p;
+  std::memset(&p, 0, sizeof p);
+  p.a = a.data();
+  p.lda = static_cast<ptrdiff_t>(c.k);
+  p.a_signed = c.aSigned;
+  p.a_zero_point = c.zeroKind ? (c.aSigned ? -3 : 131) : 0;
+  if (c.zeroKind) {
+    p.b_zero_point = bZero.data();
+    p.b_zero_point_stride = c.zeroKind == 2 ? 1 : 0;
+  }
+  p.output = c.f32 ? ONNXC_QGEMM_OUTPUT_F32 : ONNXC_QGEMM_OUTPUT_S32;
+  p.ldc = static_cast<ptrdiff_t>(c.n);
+  p.a_scale = 0.02f;
+  p.b_scale = bScale.data();
+  p.b_scale_stride = 1;
+  p.bias = c.bias ? bias.data() : nullptr;
+
+  std::vector<int32_t> expected(c.m * c.n), actual(c.m * c.n, 12345);
+  p.c = expected.data();
+  onnxc_qgemm_reference(c.m, c.n, c.k, b.data(), c.n, 1, c.bSigned, &p);
+  onnxc_qgemm_packed_b *packed =
+      onnxc_qgemm_pack_b(c.k, c.n, b.data(), c.n, 1, c.bSigned);
+  ASSERT_NE(packed, nullptr);
+  p.c = actual.data();
+  ASSERT_EQ(onnxc_qgemm(c.m, packed, &p, threads), 0);
+  onnxc_qgemm_free_packed_b(packed);
+  // Same bits, whether int32 or float.
+  for (size_t i = 0; i < expected.size(); ++i)
+    ASSERT_EQ(actual[i], expected[i])
+        << "at " << i / c.n << "," << i % c.n << " (m " << c.m << " n " << c.n
+        << " k " << c.k << ")";
+}
+
+class QGemmIsaTest : public ::testing::TestWithParam<int> {};
+
+TEST_P(QGemmIsaTest, MatchesReferenceBitForBit) {
+  int isa = GetParam();
+  if (!onnxc_qgemm_isa_supported(isa))
+    GTEST_SKIP() << onnxc_qgemm_isa_name(isa) << " not on this CPU";
+  const size_t sizes[][3] = {{1, 1, 1},    {1, 33, 5},   {5, 17, 3},
+                             {13, 31, 7},  {12, 32, 8},  {25, 65, 130},
+                             {97, 50, 301}, {3, 200, 64}, {130, 40, 768}};
+  for (int threads : {1, 3})
+    for (const auto &s : sizes)
+      for (int signs = 0; signs < 4; ++signs)
+        for (int zeroKind = 0; zeroKind < 3; ++zeroKind)
+          for (int out = 0; out < 3; ++out) {
+            IsaGuard guard(isa, threads);
+            ASSERT_TRUE(guard.ok);
+            QCase c{s[0],     s[1],     s[2],     (signs & 1) != 0,
+                    (signs & 2) != 0, zeroKind, out > 0,  out == 2,
+                    false};
+            runCase(c, threads);
+            if (HasFatalFailure())
+              return;
+          }
+}
+
+TEST_P(QGemmIsaTest, ExtremeValuesDoNotSaturate) {
+  int isa = GetParam();
+  if (!onnxc_qgemm_isa_supported(isa))
+    GTEST_SKIP() << onnxc_qgemm_isa_name(isa) << " not on this CPU";
+  IsaGuard guard(isa, 2);
+  for (int signs = 0; signs < 4; ++signs) {
+    QCase c{19, 37, 515, (signs & 1) != 0, (signs & 2) != 0, 0, false, false,
+            true};
+    runCase(c, 2);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Isas, QGemmIsaTest,
+                         ::testing::Values(ONNXC_QGEMM_ISA_PORTABLE,
+                                           ONNXC_QGEMM_ISA_AVX2,
+                                           ONNXC_QGEMM_ISA_AVX512_VNNI),
+                         [](const ::testing::TestParamInfo<int> &info) {
+                           return std::string(
+                               onnxc_qgemm_isa_name(info.param));
+                         });
+
+/// A dense row-major tensor of `T` with its memref descriptor.
+template <typename T> struct Tensor {
+  std::vector<T> data;
+  std::vector<int64_t> descriptor;
+  onnxc_unranked_memref ref;
+  explicit Tensor(std::vector<int64_t> shape, std::vector<T> values = {}) {
+    size_t count = 1;
+    for (int64_t d : shape)
+      count *= static_cast<size_t>(d);
+    data = values.empty() ? std::vector<T>(count) : values;
+    descriptor.resize(3 + 2 * shape.size());
+    T *p = data.data();
+    std::memcpy(&descriptor[0], &p, sizeof p);
+    std::memcpy(&descriptor[1], &p, sizeof p);
+    descriptor[2] = 0;
+    int64_t stride = 1;
+    for (size_t d = shape.size(); d-- > 0;) {
+      descriptor[3 + d] = shape[d];
+      descriptor[3 + shape.size() + d] = stride;
+      stride *= shape[d];
+    }
+    ref.rank = static_cast<int64_t>(shape.size());
+    ref.descriptor = descriptor.data();
+  }
+};
+
+TEST(MatMulIntegerEntry, BatchedAPerColumnZeroAndSharedSlot) {
+  const int64_t batch = 2, m = 7, k = 45, n = 23;
+  Tensor<uint8_t> a({batch, m, k}, randomBytes(batch * m * k, 3, false));
+  Tensor<uint8_t> b({k, n}, randomBytes(k * n, 4, false)); // s8 weights
+  Tensor<uint8_t> aZero({}, {129});
+  std::vector<uint8_t> zeros(n);
+  for (int64_t j = 0; j < n; ++j)
+    zeros[j] = static_cast<uint8_t>(static_cast<int8_t>(j - 11));
+  Tensor<uint8_t> bZero({n}, zeros);
+
+  // The ONNX definition, in int64.
+  std::vector<int32_t> expected(batch * m * n);
+  for (int64_t i = 0; i < batch * m; ++i)
+    for (int64_t j = 0; j < n; ++j) {
+      int64_t sum = 0;
+      for (int64_t q = 0; q < k; ++q)
+        sum += (int64_t{a.data[i * k + q]} - 129) *
+               (int64_t{static_cast<int8_t>(b.data[q * n + j])} -
+                static_cast<int8_t>(zeros[j]));
+      expected[i * n + j] = static_cast<int32_t>(sum);
+    }
+
+  int64_t slotValue = 0;
+  int32_t flags = ONNXC_MATMUL_INTEGER_B_SIGNED | ONNXC_MATMUL_INTEGER_A_ZERO |
+                  ONNXC_MATMUL_INTEGER_B_ZERO;
+  std::vector<std::thread> callers;
+  std::vector<Tensor<int32_t>> results(4, Tensor<int32_t>({batch, m, n}));
+  for (auto &r : results)
+    r.descriptor[0] = r.descriptor[1] = 0; // re-pointed below
+  for (size_t t = 0; t < results.size(); ++t) {
+    int32_t *p = results[t].data.data();
+    std::memcpy(&results[t].descriptor[0], &p, sizeof p);
+    std::memcpy(&results[t].descriptor[1], &p, sizeof p);
+    results[t].ref.descriptor = results[t].descriptor.data();
+  }
+  for (size_t t = 0; t < results.size(); ++t)
+    callers.emplace_back([&, t] {
+      onnxc_memref1 slot = {&slotValue, &slotValue, 0, 1, 1};
+      _mlir_ciface_onnxc_rt_matmul_integer_packed(
+          &a.ref, &b.ref, &aZero.ref, &bZero.ref, &results[t].ref, &slot,
+          flags);
+    });
+  for (std::thread &t : callers)
+    t.join();
+  EXPECT_NE(slotValue, 0) << "the packed B was not kept";
+  for (auto &r : results)
+    EXPECT_EQ(r.data, expected);
+
+  // Without a slot, and with an unsigned B and no zero points.
+  Tensor<int32_t> y({batch, m, n});
+  _mlir_ciface_onnxc_rt_matmul_integer(&a.ref, &b.ref, &a.ref, &a.ref, &y.ref,
+                                       0);
+  for (int64_t i = 0; i < batch * m; ++i)
+    for (int64_t j = 0; j < n; ++j) {
+      int64_t sum = 0;
+      for (int64_t q = 0; q < k; ++q)
+        sum += int64_t{a.data[i * k + q]} * int64_t{b.data[q * n + j]};
+      ASSERT_EQ(y.data[i * n + j], static_cast<int32_t>(sum));
+    }
+}
+
+} // namespace
