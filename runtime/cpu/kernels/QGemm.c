@@ -255,39 +255,74 @@ typedef struct qgemm_job {
   int row_terms; /* some B zero point is not 0 after the shift */
 } qgemm_job;
 
+/* One row of A into its panel: the values shifted to u8, K padded with
+ * zeros to whole groups; returns their sum. */
+static int32_t pack_a_row(const onnxc_qgemm_variant *v, const void *row,
+                          size_t k, size_t groups, int a_signed, void *panel,
+                          size_t r) {
+  size_t mr = v->mr, group = v->group;
+  const uint8_t *src = row;
+  uint8_t flip = a_signed ? 0x80 : 0; /* s8 + 128 as u8 is x ^ 0x80 */
+  int32_t sum = 0;
+  for (size_t q = 0; q < k; ++q)
+    sum += src[q] ^ flip;
+  size_t full = k / group; /* groups with no padding */
+  if (v->element_size == 1 && group == 4) {
+    uint32_t flip4 = flip * 0x01010101u;
+    uint8_t *dst = (uint8_t *)panel + r * 4;
+    for (size_t g = 0; g < full; ++g) {
+      uint32_t word;
+      memcpy(&word, src + g * 4, 4);
+      word ^= flip4;
+      memcpy(dst + g * mr * 4, &word, 4);
+    }
+  } else if (v->element_size == 2) {
+    int16_t *dst = (int16_t *)panel + r * group;
+    for (size_t g = 0; g < full; ++g)
+      for (size_t t = 0; t < group; ++t)
+        dst[g * mr * group + t] = (uint8_t)(src[g * group + t] ^ flip);
+  } else {
+    full = 0;
+  }
+  for (size_t g = full; g < groups; ++g)
+    for (size_t t = 0; t < group; ++t) {
+      size_t q = g * group + t;
+      uint8_t value = q < k ? (uint8_t)(src[q] ^ flip) : 0;
+      size_t index = (g * mr + r) * group + t;
+      if (v->element_size == 1)
+        ((uint8_t *)panel)[index] = value;
+      else
+        ((int16_t *)panel)[index] = value;
+    }
+  return sum;
+}
+
 static void pack_a_task(void *context, size_t task, int worker) {
   (void)worker;
   const qgemm_job *job = context;
   const onnxc_qgemm_variant *v = job->v;
   const onnxc_qgemm_params *p = job->p;
-  size_t mr = v->mr, group = v->group, groups = job->b->groups;
-  size_t k = job->b->k;
+  size_t mr = v->mr, groups = job->b->groups, k = job->b->k;
   size_t first = task * 16, last = first + 16;
   if (last > job->a_panels)
     last = job->a_panels;
   for (size_t ip = first; ip < last; ++ip) {
-    void *dst = job->packed_a + ip * job->a_panel_bytes;
-    for (size_t r = 0; r < mr; ++r) {
+    char *panel = job->packed_a + ip * job->a_panel_bytes;
+    size_t rows = job->m - ip * mr < mr ? job->m - ip * mr : mr;
+    /* Rows past M stay zero: their tiles' rows are never stored. */
+    if (rows < mr)
+      memset(panel, 0, job->a_panel_bytes);
+    for (size_t r = 0; r < rows; ++r) {
       size_t i = ip * mr + r;
-      int32_t sum = 0;
-      for (size_t q = 0; q < groups * group; ++q) {
-        int32_t value =
-            i < job->m && q < k
-                ? a_value(p->a, (ptrdiff_t)i * p->lda + (ptrdiff_t)q,
-                          p->a_signed)
-                : 0;
-        sum += value;
-        store_packed(dst, ((q / group) * mr + r) * group + q % group, value,
-                     v->element_size);
-      }
-      job->row_sum[ip * mr + r] = sum;
+      const uint8_t *row = (const uint8_t *)p->a + (ptrdiff_t)i * p->lda;
+      job->row_sum[i] = pack_a_row(v, row, k, groups, p->a_signed, panel, r);
     }
   }
 }
 
 /* Writes rows [i0, i0 + rows) x columns [j0, j0 + cols) of C from `tile`
  * (row stride NR). */
-static void store_tile(const qgemm_job *job, const int32_t *tile, size_t i0,
+static void store_tile(const qgemm_job *job, int32_t *tile, size_t i0,
                        size_t rows, size_t j0, size_t cols) {
   const onnxc_qgemm_params *p = job->p;
   size_t nr = job->v->nr;
@@ -295,28 +330,28 @@ static void store_tile(const qgemm_job *job, const int32_t *tile, size_t i0,
   const int32_t *b_zero = job->b_zero + j0;
   for (size_t r = 0; r < rows; ++r) {
     uint32_t row_sum = (uint32_t)job->row_sum[i0 + r];
-    const int32_t *sums = tile + r * nr;
-    int32_t acc[MAX_TILE];
-    for (size_t c = 0; c < cols; ++c) {
-      uint32_t value = (uint32_t)sums[c] + col_term[c];
-      if (job->row_terms)
-        value -= (uint32_t)b_zero[c] * row_sum;
-      acc[c] = (int32_t)value;
-    }
-    if (p->output == ONNXC_QGEMM_OUTPUT_S32) {
-      int32_t *out = (int32_t *)p->c + (ptrdiff_t)(i0 + r) * p->ldc + j0;
-      memcpy(out, acc, cols * sizeof(int32_t));
+    int32_t *acc = tile + r * nr;
+    int32_t *out = p->output == ONNXC_QGEMM_OUTPUT_S32
+                       ? (int32_t *)p->c + (ptrdiff_t)(i0 + r) * p->ldc + j0
+                       : acc; /* corrected in place, then scaled */
+    if (job->row_terms)
+      for (size_t c = 0; c < cols; ++c)
+        out[c] = (int32_t)((uint32_t)acc[c] + col_term[c] -
+                           (uint32_t)b_zero[c] * row_sum);
+    else
+      for (size_t c = 0; c < cols; ++c)
+        out[c] = (int32_t)((uint32_t)acc[c] + col_term[c]);
+    if (p->output == ONNXC_QGEMM_OUTPUT_S32)
       continue;
-    }
-    float *out = (float *)p->c + (ptrdiff_t)(i0 + r) * p->ldc + j0;
+    float *y = (float *)p->c + (ptrdiff_t)(i0 + r) * p->ldc + j0;
     const float *scale = job->scale + j0;
     if (p->bias) {
       const float *bias = p->bias + j0;
       for (size_t c = 0; c < cols; ++c)
-        out[c] = (float)acc[c] * scale[c] + bias[c];
+        y[c] = (float)acc[c] * scale[c] + bias[c];
     } else {
       for (size_t c = 0; c < cols; ++c)
-        out[c] = (float)acc[c] * scale[c];
+        y[c] = (float)acc[c] * scale[c];
     }
   }
 }
