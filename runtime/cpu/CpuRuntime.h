@@ -156,6 +156,13 @@ void _mlir_ciface_onnxc_rt_matmul_integer_packed(
     onnxc_unranked_memref *a_zero_point, onnxc_unranked_memref *b_zero_point,
     onnxc_unranked_memref *y, onnxc_memref1 *slot, int32_t flags);
 
+/* DynamicQuantize.c: ONNX DynamicQuantizeLinear of a dense f32 X into
+ * Y (u8, X's shape) through kernels/Quantize.h; params[0] gets the scale,
+ * params[1] the zero point (a whole number in [0, 255]). */
+void _mlir_ciface_onnxc_rt_dynamic_quantize_f32(onnxc_unranked_memref *x,
+                                                onnxc_unranked_memref *y,
+                                                onnxc_memref1 *params);
+
 /* Conv.c: Y = activation(Conv2D(X, W) + bias + residual), NCHW, dense,
  * the window given by its begin pads, strides and dilations (the end pads
  * follow from Y's size). Bias ([M]) and residual (Y's shape) are read when

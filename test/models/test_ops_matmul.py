@@ -115,6 +115,41 @@ MATMUL_INTEGER = [
 ]
 
 
+# The int8 GEMM (runtime/cpu/kernels/QGemm.h) through the CLI's default
+# path: a weight B packed once into its call site's slot (constants), or
+# packed per call (an input B); per-column zero points, s8 A, K not a
+# multiple of the kernels' groups, several tiles of rows and columns, rows
+# of unknown count (dynamic), and a K whose sums leave int16.
+MATMUL_INTEGER_GEMM = [
+    ("weight_u8_s8_per_column", [i(2, 40, 77, dtype=np.uint8, low=0, high=256),
+                                 i(77, 70, dtype=np.int8, low=-128, high=128),
+                                 np.array(131, np.uint8),
+                                 i(70, dtype=np.int8, low=-128, high=128)],
+     dict(constants=[1, 3])),
+    ("weight_s8_u8", [i(13, 300, dtype=np.int8, low=-128, high=128),
+                      i(300, 33, dtype=np.uint8, low=0, high=256),
+                      np.array(-5, np.int8), np.array(77, np.uint8)],
+     dict(constants=[1, 3])),
+    ("input_b_no_zero_points", [i(29, 64, dtype=np.uint8, low=0, high=256),
+                                i(64, 45, dtype=np.int8, low=-128, high=128)],
+     {}),
+    ("weight_dynamic_rows", [i(3, 17, 96, dtype=np.uint8, low=200, high=256),
+                             i(96, 40, dtype=np.int8, low=-128, high=-100),
+                             np.array(0, np.uint8)],
+     dict(constants=[1], dynamic={0: [0, 1]})),
+    ("vector_a", [i(50, dtype=np.uint8, low=0, high=256),
+                  i(50, 9, dtype=np.int8, low=-128, high=128)],
+     dict(constants=[1])),
+]
+
+
+@pytest.mark.parametrize("inputs,kwargs", [c[1:] for c in MATMUL_INTEGER_GEMM],
+                         ids=[c[0] for c in MATMUL_INTEGER_GEMM])
+def test_matmul_integer_gemm(inputs, kwargs):
+    check_node("MatMulInteger", inputs, out_dtypes=[np.int32], reference=True,
+               **kwargs)
+
+
 @pytest.mark.parametrize("inputs", [c[1] for c in MATMUL_INTEGER],
                          ids=[c[0] for c in MATMUL_INTEGER])
 def test_matmul_integer(inputs):

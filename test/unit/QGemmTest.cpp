@@ -12,11 +12,13 @@
 //===----------------------------------------------------------------------===//
 
 #include "runtime/cpu/kernels/QGemm.h"
+#include "runtime/cpu/kernels/Quantize.h"
 #include "runtime/cpu/CpuRuntime.h"
 #include "runtime/cpu/ThreadPool.h"
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstring>
 #include <random>
 #include <thread>
@@ -232,6 +234,54 @@ TEST(MatMulIntegerEntry, BatchedAPerColumnZeroAndSharedSlot) {
         sum += int64_t{a.data[i * k + q]} * int64_t{b.data[q * n + j]};
       ASSERT_EQ(y.data[i * n + j], static_cast<int32_t>(sum));
     }
+}
+
+} // namespace
+
+namespace {
+
+/// Every ISA's rows are the one the GEMM runs; the threads split the input
+/// in chunks: both against the one-element-at-a-time reference, on inputs
+/// with exact halves (ties round to even), one-sided ranges, all zeros,
+/// and NaNs.
+TEST(DynamicQuantize, MatchesReference) {
+  std::mt19937 rng(5);
+  std::normal_distribution<float> normal(0.0f, 3.0f);
+  for (size_t count : {1, 15, 16, 17, 1000, 70001}) {
+    for (int kind = 0; kind < 5; ++kind) {
+      std::vector<float> x(count);
+      for (size_t i = 0; i < count; ++i) {
+        float v = normal(rng);
+        if (kind == 1)
+          v = std::fabs(v); // min is 0
+        else if (kind == 2)
+          v = -std::fabs(v); // max is 0
+        else if (kind == 3)
+          v = 0.0f;
+        else if (kind == 4)
+          v = (i % 7 == 3) ? NAN : v;
+        x[i] = v;
+      }
+      if (kind == 0 && count > 2) {
+        // Range [-2.55, 2.55]: scale 0.02, so multiples of 0.01 are ties.
+        x[0] = -2.55f;
+        x[1] = 2.55f;
+        for (size_t i = 2; i < count; ++i)
+          x[i] = 0.01f * static_cast<float>(static_cast<int>(i % 511) - 255);
+      }
+      std::vector<uint8_t> y(count), expected(count);
+      float scale = 0, expectedScale = 0;
+      uint8_t zero = 0, expectedZero = 0;
+      onnxc_set_num_threads(2);
+      onnxc_dynamic_quantize_u8(x.data(), count, y.data(), &scale, &zero);
+      onnxc_set_num_threads(0);
+      onnxc_dynamic_quantize_u8_reference(x.data(), count, expected.data(),
+                                          &expectedScale, &expectedZero);
+      ASSERT_EQ(scale, expectedScale) << count << " kind " << kind;
+      ASSERT_EQ(zero, expectedZero) << count << " kind " << kind;
+      ASSERT_EQ(y, expected) << count << " kind " << kind;
+    }
+  }
 }
 
 } // namespace

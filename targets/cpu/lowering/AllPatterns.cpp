@@ -45,6 +45,8 @@ void populateAllLoweringPatterns(const mlir::TypeConverter &typeConverter,
   populateClassicMlPatterns(typeConverter, patterns);
   populateFusedPatterns(typeConverter, patterns);
   populateGemmCallPatterns(typeConverter, patterns);
+  populateMatMulIntegerCallPatterns(typeConverter, patterns);
+  populateDynamicQuantizeCallPatterns(typeConverter, patterns);
   populateSoftmaxCallPatterns(typeConverter, patterns);
   populateLayerNormCallPatterns(typeConverter, patterns);
   populateAttentionCallPatterns(typeConverter, patterns);

@@ -133,6 +133,14 @@ void populateFusedPatterns(const mlir::TypeConverter &typeConverter,
 // outrank the linalg patterns of the same ops (GemmCall.cpp)
 void populateGemmCallPatterns(const mlir::TypeConverter &typeConverter,
                               mlir::RewritePatternSet &patterns);
+// MatMulInteger with a 2-D B as an int8 GEMM call; it outranks the linalg
+// pattern (MatMulIntegerCall.cpp)
+void populateMatMulIntegerCallPatterns(const mlir::TypeConverter &typeConverter,
+                                       mlir::RewritePatternSet &patterns);
+// f32 DynamicQuantizeLinear as a runtime kernel call; it outranks the
+// linalg pattern (DynamicQuantizeCall.cpp)
+void populateDynamicQuantizeCallPatterns(
+    const mlir::TypeConverter &typeConverter, mlir::RewritePatternSet &patterns);
 // f32 last-axis Softmax, BiasSoftmax as runtime kernel calls; they outrank
 // the linalg patterns of the same ops (SoftmaxCall.cpp)
 void populateSoftmaxCallPatterns(const mlir::TypeConverter &typeConverter,

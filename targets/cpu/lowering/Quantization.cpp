@@ -21,6 +21,7 @@
 #include "targets/cpu/lowering/IndexingUtils.h"
 #include "targets/cpu/lowering/LinalgBuilders.h"
 #include "targets/cpu/lowering/Patterns.h"
+#include "targets/cpu/lowering/RuntimeHelpers.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -403,9 +404,13 @@ struct QLinearMatMulLowering : OpConversionPattern<onnx::QLinearMatMulOp> {
     Location loc = op.getLoc();
     auto productType =
         RankedTensorType::get(resultType.getShape(), rewriter.getI32Type());
-    Value product = rewriter.create<onnx::MatMulIntegerOp>(
+    auto matMulInteger = rewriter.create<onnx::MatMulIntegerOp>(
         loc, productType, op.getA(), op.getB(), op.getAZeroPoint(),
         op.getBZeroPoint());
+    // A constant B's cache slot goes to the product that reads it.
+    if (Attribute slot = op->getAttr(kPackedBSlotAttr))
+      matMulInteger->setAttr(kPackedBSlotAttr, slot);
+    Value product = matMulInteger.getResult();
     Value init = emptyTensor(rewriter, loc, resultType,
                              tensorSizes(rewriter, loc, product));
     SmallVector<Value> inputs = {product, adaptor.getAScale(),

@@ -127,9 +127,10 @@ struct DeclareRuntimeHelpersPass
         RankedTensorType::get(slotType.getShape(), slotType.getElementType()),
         builder.getI64IntegerAttr(0).getValue());
     module.walk([&](Operation *op) {
-      if (!isF32GemmOp(op))
+      if (!isF32GemmOp(op) && !isInt8WeightProductOp(op))
         return;
-      Operation *def = op->getOperand(1).getDefiningOp();
+      unsigned bIndex = op->getName().getStringRef() == "onnx.QLinearMatMul" ? 3 : 1;
+      Operation *def = op->getOperand(bIndex).getDefiningOp();
       if (!def || !(def->hasTrait<OpTrait::ConstantLike>() ||
                     def->getName().getStringRef() == "onnx.Constant"))
         return;
@@ -257,6 +258,63 @@ std::optional<RuntimeHelper> transformerKernelHelper(Operation *op) {
                        b.getFunctionType(unranked, {})};
 }
 
+/// lowering/MatMulIntegerCall.cpp, runtime/cpu/MatMulInteger.c: A of any
+/// rank, a 2-D B, zero points (absent: A again) and the i32 result as
+/// unranked memrefs through a wrapper per rank combination. A QLinearMatMul
+/// declares the one of the MatMulInteger its lowering creates.
+std::optional<RuntimeHelper> matMulIntegerHelper(Operation *op) {
+  MLIRContext *ctx = op->getContext();
+  Builder b(ctx);
+  bool qlinear = op->getName().getStringRef() == "onnx.QLinearMatMul";
+  // A, B, a_zero_point, b_zero_point.
+  SmallVector<unsigned> operands =
+      qlinear ? SmallVector<unsigned>{0, 3, 2, 5} : SmallVector<unsigned>{0, 1, 2, 3};
+  auto ranked = [](Value v) {
+    return llvm::dyn_cast<RankedTensorType>(v.getType());
+  };
+  if (op->getNumResults() != 1 || op->getNumOperands() <= operands[1])
+    return std::nullopt;
+  RankedTensorType resultType = ranked(op->getResult(0));
+  RankedTensorType a = ranked(op->getOperand(operands[0]));
+  RankedTensorType bm = ranked(op->getOperand(operands[1]));
+  if (!resultType || !a || !bm || bm.getRank() != 2)
+    return std::nullopt;
+  Type i8 = b.getIntegerType(8), i32 = b.getI32Type();
+  auto dynamic = [&](int64_t rank, Type element) {
+    return MemRefType::get(SmallVector<int64_t>(rank, ShapedType::kDynamic),
+                           element);
+  };
+  SmallVector<int64_t> zeroRanks;
+  for (unsigned i : {operands[2], operands[3]}) {
+    RankedTensorType zero = a;
+    if (i < op->getNumOperands() &&
+        !llvm::isa<NoneType>(op->getOperand(i).getType()))
+      zero = ranked(op->getOperand(i));
+    if (!zero)
+      return std::nullopt;
+    zeroRanks.push_back(zero.getRank());
+  }
+  bool packed = op->hasAttr(kPackedBSlotAttr);
+  StringRef base =
+      packed ? "onnxc_rt_matmul_integer_packed" : "onnxc_rt_matmul_integer";
+  std::string wrapper =
+      llvm::formatv("{0}_r{1}_{2}_{3}_{4}", base, a.getRank(), zeroRanks[0],
+                    zeroRanks[1], resultType.getRank());
+  auto anyI8 = UnrankedMemRefType::get(i8, 0);
+  SmallVector<Type> wrapperInputs{
+      dynamic(a.getRank(), i8), dynamic(2, i8), dynamic(zeroRanks[0], i8),
+      dynamic(zeroRanks[1], i8), dynamic(resultType.getRank(), i32)};
+  SmallVector<Type> targetInputs{anyI8, anyI8, anyI8, anyI8,
+                                 UnrankedMemRefType::get(i32, 0)};
+  for (SmallVector<Type> *types : {&wrapperInputs, &targetInputs}) {
+    if (packed)
+      types->push_back(packedBSlotType(ctx));
+    types->push_back(i32);
+  }
+  return RuntimeHelper{wrapper, b.getFunctionType(wrapperInputs, {}),
+                       base.str(), b.getFunctionType(targetInputs, {})};
+}
+
 } // namespace
 
 std::optional<RuntimeHelper> runtimeHelperFor(Operation *op) {
@@ -348,6 +406,26 @@ std::optional<RuntimeHelper> runtimeHelperFor(Operation *op) {
     return RuntimeHelper{wrapper, b.getFunctionType(wrapperInputs, {}),
                          base.str(), b.getFunctionType(targetInputs, {})};
   }
+  if (name == "onnx.DynamicQuantizeLinear") {
+    // lowering/DynamicQuantizeCall.cpp, runtime/cpu/DynamicQuantize.c.
+    auto x = llvm::dyn_cast<RankedTensorType>(op->getOperand(0).getType());
+    if (!x || !x.getElementType().isF32())
+      return std::nullopt;
+    SmallVector<int64_t> dynamic(x.getRank(), ShapedType::kDynamic);
+    auto params = MemRefType::get({2}, f32);
+    Type i8 = b.getIntegerType(8);
+    return RuntimeHelper{
+        llvm::formatv("onnxc_rt_dynamic_quantize_f32_r{0}", x.getRank()),
+        b.getFunctionType({MemRefType::get(dynamic, f32),
+                           MemRefType::get(dynamic, i8), params},
+                          {}),
+        "onnxc_rt_dynamic_quantize_f32",
+        b.getFunctionType({UnrankedMemRefType::get(f32, 0),
+                           UnrankedMemRefType::get(i8, 0), params},
+                          {})};
+  }
+  if (name == "onnx.MatMulInteger" || name == "onnx.QLinearMatMul")
+    return matMulIntegerHelper(op);
   if (name == "onnx.Conv" || name == "onnxc.FusedConv") {
     // f32 2-D NCHW convolutions go through the runtime's conv kernels
     // (lowering/ConvCall.cpp, runtime/cpu/Conv.c), which allocate scratch:
@@ -501,6 +579,18 @@ bool isF32GemmOp(Operation *op) {
     return false;
   auto result = llvm::dyn_cast<RankedTensorType>(op->getResult(0).getType());
   return result && result.getElementType().isF32();
+}
+
+bool isInt8WeightProductOp(Operation *op) {
+  StringRef name = op->getName().getStringRef();
+  if ((name != "onnx.MatMulInteger" && name != "onnx.QLinearMatMul") ||
+      op->getNumResults() != 1)
+    return false;
+  unsigned bIndex = name == "onnx.MatMulInteger" ? 1 : 3;
+  if (op->getNumOperands() <= bIndex)
+    return false;
+  auto b = llvm::dyn_cast<RankedTensorType>(op->getOperand(bIndex).getType());
+  return b && b.getRank() == 2;
 }
 
 std::unique_ptr<Pass> createDeclareRuntimeHelpersPass(bool gemmKernel) {

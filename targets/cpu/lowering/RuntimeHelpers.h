@@ -80,6 +80,11 @@ bool reorderReadOnlyAsPlainInput(mlir::Operation *op);
 /// ranked f32 result (B is operand 1).
 bool isF32GemmOp(mlir::Operation *op);
 
+/// Whether `op` is an 8-bit matrix product with a 2-D B that the int8 GEMM
+/// takes (onnx.MatMulInteger; onnx.QLinearMatMul, which lowers to one and
+/// hands it its slot): a constant B gets a kPackedBSlotAttr slot too.
+bool isInt8WeightProductOp(mlir::Operation *op);
+
 /// The type of a packed-B cache slot global.
 mlir::MemRefType packedBSlotType(mlir::MLIRContext *ctx);
 
