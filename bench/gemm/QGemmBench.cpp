@@ -15,6 +15,7 @@
 #include "bench/common/FmaPeak.h"
 #include "runtime/cpu/ThreadPool.h"
 #include "runtime/cpu/kernels/QGemm.h"
+#include "runtime/cpu/kernels/QGemmKernels.h"
 
 #include <benchmark/benchmark.h>
 
@@ -178,6 +179,35 @@ void BM_Qgemm(benchmark::State &state) {
   onnxc_set_num_threads(0);
 }
 
+/// Args: groups (K / 4). The VNNI micro-kernel alone on one A panel and
+/// `panels` B panels that stay in L1/L2: what the kernel reaches without
+/// packing, epilogue or threads, against the same peak.
+void BM_QgemmMicroKernel(benchmark::State &state) {
+#if ONNXC_HAVE_X86_KERNELS
+  const onnxc_qgemm_variant *v = &onnxc_qgemm_avx512_vnni_variant;
+  if (!onnxc_qgemm_isa_supported(v->isa)) {
+    state.SkipWithError("ISA not supported by this CPU");
+    return;
+  }
+  size_t groups = state.range(0), panels = state.range(1);
+  std::vector<uint8_t> a = randomBytes(groups * v->mr * 4, 1);
+  std::vector<uint8_t> b = randomBytes(panels * groups * v->nr * 4, 2);
+  std::vector<int32_t> tile(v->mr * v->nr);
+  for (auto _ : state) {
+    for (size_t p = 0; p < panels; ++p)
+      v->kernel(groups, a.data(), b.data() + p * groups * v->nr * 4,
+                tile.data(), v->mr);
+    benchmark::ClobberMemory();
+  }
+  state.counters["GFLOPS"] = benchmark::Counter(
+      2.0 * v->mr * v->nr * groups * 4 * panels / 1e9,
+      benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["peak_GFLOPS"] = int8PeakNow(v->isa, 3, 1'000'000);
+#else
+  state.SkipWithError("x86-64 only");
+#endif
+}
+
 void qgemmArgs(benchmark::internal::Benchmark *b, bool allThreads) {
   const int64_t shapes[][3] = {
       {1024, 1024, 1024}, // the square reference
@@ -203,6 +233,13 @@ BENCHMARK(BM_Int8Peak)
     ->Arg(ONNXC_QGEMM_ISA_AVX2)
     ->Iterations(1)
     ->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_QgemmMicroKernel)
+    ->Args({192, 1})
+    ->Args({192, 24})
+    ->Args({768, 1})
+    ->Args({768, 24})
+    ->ArgNames({"groups", "b_panels"})
+    ->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_Qgemm)->Apply([](benchmark::internal::Benchmark *b) {
   qgemmArgs(b, false);
 });

@@ -100,22 +100,17 @@ const char *onnxc_qgemm_isa_name(int32_t isa) {
 
 static size_t div_up(size_t a, size_t b) { return (a + b - 1) / b; }
 
-/* A's value as the kernels take it: u8, an s8 shifted by 128. */
-static inline int32_t a_value(const void *a, ptrdiff_t index, int a_signed) {
-  return a_signed ? (int32_t)((const int8_t *)a)[index] + 128
-                  : (int32_t)((const uint8_t *)a)[index];
-}
-
-/* B's value as the kernels take it: s8, a u8 shifted by -128. */
+/* B's value as the kernels take it: u8, an s8 shifted by 128. (A's is s8,
+ * a u8 shifted by -128: pack_a_row.) */
 static inline int32_t b_value(const void *b, ptrdiff_t index, int b_signed) {
-  return b_signed ? (int32_t)((const int8_t *)b)[index]
-                  : (int32_t)((const uint8_t *)b)[index] - 128;
+  return b_signed ? (int32_t)((const int8_t *)b)[index] + 128
+                  : (int32_t)((const uint8_t *)b)[index];
 }
 
 static inline void store_packed(void *dst, size_t index, int32_t value,
                                 size_t element_size) {
   if (element_size == 1)
-    ((int8_t *)dst)[index] = (int8_t)value; /* u8 A values wrap back */
+    ((int8_t *)dst)[index] = (int8_t)value; /* u8 B values wrap back */
   else
     ((int16_t *)dst)[index] = (int16_t)value;
 }
@@ -255,17 +250,17 @@ typedef struct qgemm_job {
   int row_terms; /* some B zero point is not 0 after the shift */
 } qgemm_job;
 
-/* One row of A into its panel: the values shifted to u8, K padded with
+/* One row of A into its panel: the values shifted to s8, K padded with
  * zeros to whole groups; returns their sum. */
 static int32_t pack_a_row(const onnxc_qgemm_variant *v, const void *row,
                           size_t k, size_t groups, int a_signed, void *panel,
                           size_t r) {
   size_t mr = v->mr, group = v->group;
   const uint8_t *src = row;
-  uint8_t flip = a_signed ? 0x80 : 0; /* s8 + 128 as u8 is x ^ 0x80 */
+  uint8_t flip = a_signed ? 0 : 0x80; /* u8 - 128 as s8 is x ^ 0x80 */
   int32_t sum = 0;
   for (size_t q = 0; q < k; ++q)
-    sum += src[q] ^ flip;
+    sum += (int8_t)(src[q] ^ flip);
   size_t full = k / group; /* groups with no padding */
   if (v->element_size == 1 && group == 4) {
     uint32_t flip4 = flip * 0x01010101u;
@@ -280,17 +275,17 @@ static int32_t pack_a_row(const onnxc_qgemm_variant *v, const void *row,
     int16_t *dst = (int16_t *)panel + r * group;
     for (size_t g = 0; g < full; ++g)
       for (size_t t = 0; t < group; ++t)
-        dst[g * mr * group + t] = (uint8_t)(src[g * group + t] ^ flip);
+        dst[g * mr * group + t] = (int8_t)(src[g * group + t] ^ flip);
   } else {
     full = 0;
   }
   for (size_t g = full; g < groups; ++g)
     for (size_t t = 0; t < group; ++t) {
       size_t q = g * group + t;
-      uint8_t value = q < k ? (uint8_t)(src[q] ^ flip) : 0;
+      int8_t value = q < k ? (int8_t)(src[q] ^ flip) : 0;
       size_t index = (g * mr + r) * group + t;
       if (v->element_size == 1)
-        ((uint8_t *)panel)[index] = value;
+        ((int8_t *)panel)[index] = value;
       else
         ((int16_t *)panel)[index] = value;
     }
@@ -320,46 +315,12 @@ static void pack_a_task(void *context, size_t task, int worker) {
   }
 }
 
-/* Writes rows [i0, i0 + rows) x columns [j0, j0 + cols) of C from `tile`
- * (row stride NR). */
-static void store_tile(const qgemm_job *job, int32_t *tile, size_t i0,
-                       size_t rows, size_t j0, size_t cols) {
-  const onnxc_qgemm_params *p = job->p;
-  size_t nr = job->v->nr;
-  const uint32_t *col_term = job->col_term + j0;
-  const int32_t *b_zero = job->b_zero + j0;
-  for (size_t r = 0; r < rows; ++r) {
-    uint32_t row_sum = (uint32_t)job->row_sum[i0 + r];
-    int32_t *acc = tile + r * nr;
-    int32_t *out = p->output == ONNXC_QGEMM_OUTPUT_S32
-                       ? (int32_t *)p->c + (ptrdiff_t)(i0 + r) * p->ldc + j0
-                       : acc; /* corrected in place, then scaled */
-    if (job->row_terms)
-      for (size_t c = 0; c < cols; ++c)
-        out[c] = (int32_t)((uint32_t)acc[c] + col_term[c] -
-                           (uint32_t)b_zero[c] * row_sum);
-    else
-      for (size_t c = 0; c < cols; ++c)
-        out[c] = (int32_t)((uint32_t)acc[c] + col_term[c]);
-    if (p->output == ONNXC_QGEMM_OUTPUT_S32)
-      continue;
-    float *y = (float *)p->c + (ptrdiff_t)(i0 + r) * p->ldc + j0;
-    const float *scale = job->scale + j0;
-    if (p->bias) {
-      const float *bias = p->bias + j0;
-      for (size_t c = 0; c < cols; ++c)
-        y[c] = (float)acc[c] * scale[c] + bias[c];
-    } else {
-      for (size_t c = 0; c < cols; ++c)
-        y[c] = (float)acc[c] * scale[c];
-    }
-  }
-}
 
 static void multiply_task(void *context, size_t task, int worker) {
   (void)worker;
   const qgemm_job *job = context;
   const onnxc_qgemm_variant *v = job->v;
+  const onnxc_qgemm_params *p = job->p;
   size_t mr = v->mr, nr = v->nr, n = job->b->n;
   size_t mb = task / job->n_blocks, nb = task % job->n_blocks;
   size_t ip0 = mb * job->mc_panels, ip1 = ip0 + job->mc_panels;
@@ -376,7 +337,8 @@ static void multiply_task(void *context, size_t task, int worker) {
       size_t i0 = ip * mr, rows = job->m - i0 < mr ? job->m - i0 : mr;
       v->kernel(job->b->groups, job->packed_a + ip * job->a_panel_bytes,
                 b_panel, tile, rows);
-      store_tile(job, tile, i0, rows, j0, cols);
+      v->store(tile, rows, cols, job->row_sum + i0, job->col_term + j0,
+               job->b_zero + j0, job->row_terms, job->scale + j0, p, i0, j0);
     }
   }
 }
@@ -385,14 +347,14 @@ static void multiply_task(void *context, size_t task, int worker) {
 static void column_terms(qgemm_job *job) {
   const onnxc_qgemm_params *p = job->p;
   const onnxc_qgemm_packed_b *b = job->b;
-  uint32_t a_zero = (uint32_t)(p->a_zero_point + (p->a_signed ? 128 : 0));
+  uint32_t a_zero = (uint32_t)(p->a_zero_point - (p->a_signed ? 0 : 128));
   uint32_t k = (uint32_t)b->k;
   job->row_terms = 0;
   for (size_t j = 0; j < b->n; ++j) {
     int32_t zero =
         p->b_zero_point ? p->b_zero_point[(ptrdiff_t)j * p->b_zero_point_stride]
                         : 0;
-    zero -= b->b_signed ? 0 : 128;
+    zero += b->b_signed ? 128 : 0;
     job->b_zero[j] = zero;
     job->row_terms |= zero != 0;
     /* K * az * bz - az * colsum(B), wrapping like the int32 sums. */

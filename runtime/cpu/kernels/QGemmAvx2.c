@@ -18,6 +18,10 @@
 
 enum { MR = 6, NR = 16, GROUP = 2 };
 
+#define QGEMM_STORE avx2_store
+#define QGEMM_NR NR
+#include "QGemmStoreImpl.h"
+
 static inline __m256i broadcast_word(const int16_t *p) {
   int32_t word;
   memcpy(&word, p, sizeof word);
@@ -65,4 +69,4 @@ static void avx2_6x16(size_t groups, const void *a, const void *b, int32_t *c,
 }
 
 const onnxc_qgemm_variant onnxc_qgemm_avx2_variant = {
-    ONNXC_QGEMM_ISA_AVX2, MR, NR, GROUP, 2, avx2_6x16};
+    ONNXC_QGEMM_ISA_AVX2, MR, NR, GROUP, 2, avx2_6x16, avx2_store};

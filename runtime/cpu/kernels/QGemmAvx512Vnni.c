@@ -2,8 +2,11 @@
  *
  * A 12 x 32 tile: 24 zmm accumulators of int32, two zmm of B (32 columns x
  * 4 bytes of K) per step and one broadcast word of A per row, each step
- * 24 vpdpbusd (u8 x s8, four products summed into each lane without
- * saturation). A last panel of a few rows skips the rows past them.
+ * 24 vpdpbusd (u8 B x s8 A, four products summed into each lane without
+ * saturation). The k loop is unrolled twice: its own few instructions per
+ * step cost 10-20% of the rate on a 4-wide front end (bench/gemm
+ * BM_QgemmMicroKernel). A last panel of a few rows skips the rows past
+ * them.
  * Compiled with -mavx512f -mavx512vl -mavx512bw -mavx512vnni; called only
  * when the CPU has them (QGemm.c).
  *
@@ -17,7 +20,11 @@
 
 enum { MR = 12, NR = 32, GROUP = 4 };
 
-static inline __m512i broadcast_word(const uint8_t *p) {
+#define QGEMM_STORE vnni_store
+#define QGEMM_NR NR
+#include "QGemmStoreImpl.h"
+
+static inline __m512i broadcast_word(const int8_t *p) {
   int32_t word;
   memcpy(&word, p, sizeof word);
   return _mm512_set1_epi32(word);
@@ -27,8 +34,8 @@ static inline __m512i broadcast_word(const uint8_t *p) {
   do {                                                                         \
     if ((r) < rows) {                                                          \
       __m512i av = broadcast_word(ag + (r)*GROUP);                             \
-      c##r##0 = _mm512_dpbusd_epi32(c##r##0, av, b0);                          \
-      c##r##1 = _mm512_dpbusd_epi32(c##r##1, av, b1);                          \
+      c##r##0 = _mm512_dpbusd_epi32(c##r##0, b0, av);                          \
+      c##r##1 = _mm512_dpbusd_epi32(c##r##1, b1, av);                          \
     }                                                                          \
   } while (0)
 
@@ -42,16 +49,17 @@ static inline __m512i broadcast_word(const uint8_t *p) {
 
 /* `rows` (4, 8 or 12, a constant) of the panel's 12 rows. */
 static inline __attribute__((always_inline)) void
-vnni_rows_x32(size_t groups, const uint8_t *pa, const int8_t *pb, int32_t *c,
+vnni_rows_x32(size_t groups, const int8_t *pa, const uint8_t *pb, int32_t *c,
               const size_t rows) {
   __m512i c00 = _mm512_setzero_si512(), c01 = c00, c10 = c00, c11 = c00,
           c20 = c00, c21 = c00, c30 = c00, c31 = c00, c40 = c00, c41 = c00,
           c50 = c00, c51 = c00, c60 = c00, c61 = c00, c70 = c00, c71 = c00,
           c80 = c00, c81 = c00, c90 = c00, c91 = c00, c100 = c00, c101 = c00,
           c110 = c00, c111 = c00;
+#pragma GCC unroll 2
   for (size_t g = 0; g < groups; ++g) {
-    const uint8_t *ag = pa + g * MR * GROUP;
-    const int8_t *bg = pb + g * NR * GROUP;
+    const int8_t *ag = pa + g * MR * GROUP;
+    const uint8_t *bg = pb + g * NR * GROUP;
     __m512i b0 = _mm512_loadu_si512(bg);
     __m512i b1 = _mm512_loadu_si512(bg + 64);
     DOT_ROW(0);
@@ -92,4 +100,4 @@ static void vnni_12x32(size_t groups, const void *a, const void *b, int32_t *c,
 }
 
 const onnxc_qgemm_variant onnxc_qgemm_avx512_vnni_variant = {
-    ONNXC_QGEMM_ISA_AVX512_VNNI, MR, NR, GROUP, 1, vnni_12x32};
+    ONNXC_QGEMM_ISA_AVX512_VNNI, MR, NR, GROUP, 1, vnni_12x32, vnni_store};

@@ -1,6 +1,6 @@
 /*===- QGemmPortable.c - The plain-C 8-bit micro-kernel -------------------===*
  *
- * A 4 x 16 tile of int32 sums over groups of four u8 x s8 products, in C
+ * A 4 x 16 tile of int32 sums over groups of four s8 x u8 products, in C
  * the vectorizer widens (-O3). Every build has it; the x86-64 kernels
  * replace it where the CPU has them.
  *
@@ -13,16 +13,20 @@
 
 enum { MR = 4, NR = 16, GROUP = 4 };
 
+#define QGEMM_STORE portable_store
+#define QGEMM_NR NR
+#include "QGemmStoreImpl.h"
+
 static void portable_4x16(size_t groups, const void *a, const void *b,
                           int32_t *c, size_t mr) {
   (void)mr;
-  const uint8_t *pa = a;
-  const int8_t *pb = b;
+  const int8_t *pa = a;
+  const uint8_t *pb = b;
   int32_t acc[MR][NR];
   memset(acc, 0, sizeof acc);
   for (size_t g = 0; g < groups; ++g) {
-    const uint8_t *ag = pa + g * MR * GROUP;
-    const int8_t *bg = pb + g * NR * GROUP;
+    const int8_t *ag = pa + g * MR * GROUP;
+    const uint8_t *bg = pb + g * NR * GROUP;
     for (int r = 0; r < MR; ++r)
       for (int col = 0; col < NR; ++col) {
         int32_t sum = 0;
@@ -35,4 +39,4 @@ static void portable_4x16(size_t groups, const void *a, const void *b,
 }
 
 const onnxc_qgemm_variant onnxc_qgemm_portable_variant = {
-    ONNXC_QGEMM_ISA_PORTABLE, MR, NR, GROUP, 1, portable_4x16};
+    ONNXC_QGEMM_ISA_PORTABLE, MR, NR, GROUP, 1, portable_4x16, portable_store};

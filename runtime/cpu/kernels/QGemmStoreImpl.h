@@ -1,0 +1,45 @@
+/*===- QGemmStoreImpl.h - The int8 GEMM's tile epilogue, one ISA ----------===*
+ *
+ * Included by each micro-kernel's file (QGemmPortable.c, QGemmAvx2.c,
+ * QGemmAvx512Vnni.c) with QGEMM_STORE set to the function's name and
+ * QGEMM_NR to its tile width, so that the loops are widened to that file's
+ * ISA (SSE2 alone has no 32-bit multiply: the row terms cost as much as
+ * the products there). Those files are compiled with -ffp-contract=off: the
+ * f32 output rounds its multiply and its add apart, as the Mul and Add
+ * nodes it stands for.
+ *
+ *===----------------------------------------------------------------------===*/
+
+#include "QGemm.h"
+
+static void QGEMM_STORE(int32_t *tile, size_t rows, size_t cols,
+                        const int32_t *row_sum, const uint32_t *col_term,
+                        const int32_t *b_zero, int row_terms,
+                        const float *scale, const onnxc_qgemm_params *p,
+                        size_t i0, size_t j0) {
+  for (size_t r = 0; r < rows; ++r) {
+    uint32_t sum = (uint32_t)row_sum[r];
+    int32_t *acc = tile + r * QGEMM_NR;
+    int32_t *out = p->output == ONNXC_QGEMM_OUTPUT_S32
+                       ? (int32_t *)p->c + (ptrdiff_t)(i0 + r) * p->ldc + j0
+                       : acc; /* corrected in place, then scaled */
+    if (row_terms)
+      for (size_t c = 0; c < cols; ++c)
+        out[c] = (int32_t)((uint32_t)acc[c] + col_term[c] -
+                           (uint32_t)b_zero[c] * sum);
+    else
+      for (size_t c = 0; c < cols; ++c)
+        out[c] = (int32_t)((uint32_t)acc[c] + col_term[c]);
+    if (p->output == ONNXC_QGEMM_OUTPUT_S32)
+      continue;
+    float *y = (float *)p->c + (ptrdiff_t)(i0 + r) * p->ldc + j0;
+    if (p->bias) {
+      const float *bias = p->bias + j0;
+      for (size_t c = 0; c < cols; ++c)
+        y[c] = (float)acc[c] * scale[c] + bias[c];
+    } else {
+      for (size_t c = 0; c < cols; ++c)
+        y[c] = (float)acc[c] * scale[c];
+    }
+  }
+}
