@@ -176,6 +176,31 @@ void _mlir_ciface_onnxc_rt_conv2d_f32(
     int64_t dilation_w, int64_t group, int32_t activation,
     float activation_alpha, float activation_beta);
 
+/* QLinearConv.c: ONNX QLinearConv on 8-bit NCHW X [N, C, H, W] and W [M,
+ * C/group, kH, kW] into Y [N, M, OH, OW] through the int8 GEMM: X to
+ * pixel-major rows, windows gathered per pixel block, W packed once into
+ * `slot` per group, then y = saturate(round((acc + bias) * multiplier[m]) +
+ * y_zero) with multiplier = x_scale * w_scale[m] / y_scale rounded to f32
+ * at each step, as the ONNX reference does. Scales are f32 memrefs of one
+ * element (w_scale: one or M), zero points 8-bit (w_zero: one or M), bias
+ * int32 [M] when flagged. The end pads follow from Y's size. Geometry that
+ * disagrees at run time leaves Y unwritten. */
+enum {
+  ONNXC_QCONV_X_SIGNED = 1,
+  ONNXC_QCONV_W_SIGNED = 2,
+  ONNXC_QCONV_Y_SIGNED = 4,
+  ONNXC_QCONV_BIAS = 8,
+  ONNXC_QCONV_Y_ZERO = 16
+};
+void _mlir_ciface_onnxc_rt_qlinear_conv2d(
+    onnxc_unranked_memref *x, onnxc_unranked_memref *x_scale,
+    onnxc_unranked_memref *x_zero, onnxc_unranked_memref *w,
+    onnxc_unranked_memref *w_scale, onnxc_unranked_memref *w_zero,
+    onnxc_unranked_memref *y_scale, onnxc_unranked_memref *y_zero,
+    onnxc_unranked_memref *bias, onnxc_unranked_memref *y, onnxc_memref1 *slot,
+    int32_t flags, int64_t pad_top, int64_t pad_left, int64_t stride_h,
+    int64_t stride_w, int64_t dilation_h, int64_t dilation_w, int64_t group);
+
 /* ConvNchwc.c: onnxc.BlockedConv, Y = activation(Conv(X, W) + bias + Z) on
  * blocked tensors (kernels/ConvNchwc.h has the layouts). Geometry that
  * disagrees at run time fills Y with NaN. With ONNXC_CONV_NCHWC_WINOGRAD, W

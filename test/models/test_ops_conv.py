@@ -102,3 +102,53 @@ CONV_TRANSPOSE = [
 def test_conv_transpose(inputs, attrs, dynamic):
     constant = [k for k in (1, 2) if inputs[k] is not None]
     check_node("ConvTranspose", inputs, attrs, dynamic=dynamic, constants=constant)
+
+
+# QLinearConv with a constant W takes the int8 GEMM (runtime/cpu/
+# QLinearConv.c): windows gathered per pixel block, W packed per group,
+# requantized per channel. Compared with the ONNX reference, exactly.
+def q(*shape, dtype=np.uint8):
+    info = np.iinfo(dtype)
+    return RNG.integers(info.min, int(info.max) + 1, shape).astype(dtype)
+
+
+def qconv_inputs(x_shape, w_shape, x_dtype=np.uint8, w_dtype=np.int8,
+                 y_dtype=np.uint8, per_channel=True, bias=True):
+    m = w_shape[0]
+    channels = m if per_channel else 1
+    w_zero = (np.zeros(channels, w_dtype) if w_dtype == np.int8
+              else q(channels, dtype=w_dtype))
+    return [q(*x_shape, dtype=x_dtype), np.array(0.02, np.float32),
+            q(dtype=x_dtype), q(*w_shape, dtype=w_dtype),
+            (RNG.uniform(0.002, 0.01, channels).astype(np.float32)
+             if per_channel else np.array(0.005, np.float32)),
+            w_zero if per_channel else w_zero.reshape(()),
+            np.array(0.5, np.float32), q(dtype=y_dtype),
+            RNG.integers(-2000, 2000, m).astype(np.int32) if bias else None]
+
+
+QLINEAR_CONV = [
+    ("3x3_pad_bias_per_channel", qconv_inputs((1, 5, 9, 11), (7, 5, 3, 3)),
+     dict(pads=[1, 1, 1, 1]), None),
+    ("stride_dilation_s8", qconv_inputs((2, 4, 13, 12), (6, 4, 3, 3),
+                                        x_dtype=np.int8, w_dtype=np.uint8,
+                                        y_dtype=np.int8, per_channel=False,
+                                        bias=False),
+     dict(strides=[2, 2], dilations=[2, 2], pads=[2, 1, 0, 2]), None),
+    ("grouped", qconv_inputs((1, 8, 10, 10), (12, 4, 3, 3)),
+     dict(group=2, pads=[1, 1, 1, 1]), None),
+    ("depthwise", qconv_inputs((1, 6, 8, 9), (6, 1, 3, 3)),
+     dict(group=6, strides=[2, 1], pads=[1, 1, 1, 1]), None),
+    ("pointwise_dynamic_batch", qconv_inputs((3, 16, 7, 5), (24, 16, 1, 1)),
+     {}, {0: [0]}),
+    ("wide_3x1_same_upper", qconv_inputs((1, 3, 40, 30), (33, 3, 3, 1)),
+     dict(auto_pad="SAME_UPPER"), None),
+]
+
+
+@pytest.mark.parametrize("inputs,attrs,dynamic", [c[1:] for c in QLINEAR_CONV],
+                         ids=[c[0] for c in QLINEAR_CONV])
+def test_qlinear_conv_int8_gemm(inputs, attrs, dynamic):
+    constants = [i for i in range(len(inputs)) if i != 0 and inputs[i] is not None]
+    check_node("QLinearConv", inputs, attrs, reference=True, dynamic=dynamic,
+               constants=constants)

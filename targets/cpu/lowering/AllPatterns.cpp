@@ -47,6 +47,7 @@ void populateAllLoweringPatterns(const mlir::TypeConverter &typeConverter,
   populateGemmCallPatterns(typeConverter, patterns);
   populateMatMulIntegerCallPatterns(typeConverter, patterns);
   populateDynamicQuantizeCallPatterns(typeConverter, patterns);
+  populateQLinearConvCallPatterns(typeConverter, patterns);
   populateSoftmaxCallPatterns(typeConverter, patterns);
   populateLayerNormCallPatterns(typeConverter, patterns);
   populateAttentionCallPatterns(typeConverter, patterns);

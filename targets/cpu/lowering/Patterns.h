@@ -137,6 +137,10 @@ void populateGemmCallPatterns(const mlir::TypeConverter &typeConverter,
 // pattern (MatMulIntegerCall.cpp)
 void populateMatMulIntegerCallPatterns(const mlir::TypeConverter &typeConverter,
                                        mlir::RewritePatternSet &patterns);
+// 2-D QLinearConv with a constant W as an int8 GEMM call; it outranks the
+// linalg pattern (QLinearConvCall.cpp)
+void populateQLinearConvCallPatterns(const mlir::TypeConverter &typeConverter,
+                                     mlir::RewritePatternSet &patterns);
 // f32 DynamicQuantizeLinear as a runtime kernel call; it outranks the
 // linalg pattern (DynamicQuantizeCall.cpp)
 void populateDynamicQuantizeCallPatterns(

@@ -129,7 +129,7 @@ struct DeclareRuntimeHelpersPass
     module.walk([&](Operation *op) {
       if (!isF32GemmOp(op) && !isInt8WeightProductOp(op))
         return;
-      unsigned bIndex = op->getName().getStringRef() == "onnx.QLinearMatMul" ? 3 : 1;
+      unsigned bIndex = isF32GemmOp(op) ? 1 : int8WeightOperand(op);
       Operation *def = op->getOperand(bIndex).getDefiningOp();
       if (!def || !(def->hasTrait<OpTrait::ConstantLike>() ||
                     def->getName().getStringRef() == "onnx.Constant"))
@@ -424,6 +424,42 @@ std::optional<RuntimeHelper> runtimeHelperFor(Operation *op) {
                            UnrankedMemRefType::get(i8, 0), params},
                           {})};
   }
+  if (name == "onnx.QLinearConv") {
+    // lowering/QLinearConvCall.cpp, runtime/cpu/QLinearConv.c: X, its
+    // scale and zero point, W, its scale and zero point, Y's scale and zero
+    // point, the bias (absent: X again) and Y as unranked memrefs.
+    auto ranked = [](Value v) {
+      return llvm::dyn_cast<RankedTensorType>(v.getType());
+    };
+    if (op->getNumOperands() < 8 || !ranked(op->getResult(0)))
+      return std::nullopt;
+    SmallVector<Type> wrapperInputs, targetInputs;
+    std::string wrapper = "onnxc_rt_qlinear_conv2d_r";
+    for (unsigned i = 0; i < 10; ++i) {
+      Value v = i < 9 ? (i < op->getNumOperands() ? op->getOperand(i) : Value())
+                      : op->getResult(0);
+      if (!v || llvm::isa<NoneType>(v.getType()))
+        v = op->getOperand(0);
+      RankedTensorType type = ranked(v);
+      if (!type)
+        return std::nullopt;
+      Type element = type.getElementType();
+      if (auto integer = llvm::dyn_cast<IntegerType>(element))
+        element = IntegerType::get(ctx, integer.getWidth());
+      wrapper += std::to_string(type.getRank());
+      wrapperInputs.push_back(MemRefType::get(
+          SmallVector<int64_t>(type.getRank(), ShapedType::kDynamic), element));
+      targetInputs.push_back(UnrankedMemRefType::get(element, 0));
+    }
+    for (SmallVector<Type> *types : {&wrapperInputs, &targetInputs}) {
+      types->push_back(packedBSlotType(ctx));
+      types->push_back(i32);
+      types->append(SmallVector<Type>(7, i64));
+    }
+    return RuntimeHelper{wrapper, b.getFunctionType(wrapperInputs, {}),
+                         "onnxc_rt_qlinear_conv2d",
+                         b.getFunctionType(targetInputs, {})};
+  }
   if (name == "onnx.MatMulInteger" || name == "onnx.QLinearMatMul")
     return matMulIntegerHelper(op);
   if (name == "onnx.Conv" || name == "onnxc.FusedConv") {
@@ -583,14 +619,20 @@ bool isF32GemmOp(Operation *op) {
 
 bool isInt8WeightProductOp(Operation *op) {
   StringRef name = op->getName().getStringRef();
-  if ((name != "onnx.MatMulInteger" && name != "onnx.QLinearMatMul") ||
+  bool conv = name == "onnx.QLinearConv";
+  if ((name != "onnx.MatMulInteger" && name != "onnx.QLinearMatMul" &&
+       !conv) ||
       op->getNumResults() != 1)
     return false;
-  unsigned bIndex = name == "onnx.MatMulInteger" ? 1 : 3;
+  unsigned bIndex = int8WeightOperand(op);
   if (op->getNumOperands() <= bIndex)
     return false;
   auto b = llvm::dyn_cast<RankedTensorType>(op->getOperand(bIndex).getType());
-  return b && b.getRank() == 2;
+  return b && b.getRank() == (conv ? 4 : 2);
+}
+
+unsigned int8WeightOperand(Operation *op) {
+  return op->getName().getStringRef() == "onnx.MatMulInteger" ? 1 : 3;
 }
 
 std::unique_ptr<Pass> createDeclareRuntimeHelpersPass(bool gemmKernel) {

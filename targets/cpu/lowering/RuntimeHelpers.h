@@ -83,7 +83,11 @@ bool isF32GemmOp(mlir::Operation *op);
 /// Whether `op` is an 8-bit matrix product with a 2-D B that the int8 GEMM
 /// takes (onnx.MatMulInteger; onnx.QLinearMatMul, which lowers to one and
 /// hands it its slot): a constant B gets a kPackedBSlotAttr slot too.
+/// onnx.QLinearConv with a 4-D W is one too (its slot keeps W packed per
+/// group).
 bool isInt8WeightProductOp(mlir::Operation *op);
+/// The weight's operand index of such an op.
+unsigned int8WeightOperand(mlir::Operation *op);
 
 /// The type of a packed-B cache slot global.
 mlir::MemRefType packedBSlotType(mlir::MLIRContext *ctx);

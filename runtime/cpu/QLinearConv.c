@@ -1,0 +1,329 @@
+/*===- QLinearConv.c - QLinearConv of lowered code through int8 GEMM ------===*
+ *
+ * Per image: X is turned pixel-major ([H, W, C] bytes, one pass), then for
+ * each group and block of output pixels the windows are gathered into rows
+ * of A ([pixels, kH * kW * C/group], runs of C/group bytes; a 1x1 stride-1
+ * window reads the pixel-major X as it is), multiplied by the group's
+ * packed W (kernels/QGemm.h, int32 sums) and requantized into Y's NCHW
+ * planes. W is reordered to the same (kh, kw, c) order and packed once per
+ * group into the call site's slot. Blocks run on the thread pool; a call
+ * with fewer blocks than two per thread gives the threads to the GEMM.
+ *
+ *===----------------------------------------------------------------------===*/
+
+#include "CpuRuntime.h"
+#include "MemrefView.h"
+#include "ThreadPool.h"
+#include "kernels/QGemm.h"
+
+#include <math.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* W packed per group, for one call site. */
+typedef struct qconv_weights {
+  const void *source; /* the W it was packed from */
+  int64_t groups;
+  struct qconv_weights *next; /* the registry, for the unload */
+  onnxc_qgemm_packed_b *packed[];
+} qconv_weights;
+
+static _Atomic(qconv_weights *) weights_registry;
+
+static void free_weights(qconv_weights *e) {
+  for (int64_t g = 0; e && g < e->groups; ++g)
+    onnxc_qgemm_free_packed_b(e->packed[g]);
+  free(e);
+}
+
+__attribute__((destructor)) static void free_weights_registry(void) {
+  qconv_weights *e = atomic_exchange(&weights_registry, NULL);
+  while (e) {
+    qconv_weights *next = e->next;
+    free_weights(e);
+    e = next;
+  }
+}
+
+/* Group g of W ([M, Cg, kH, kW]) as K x Mg with K in (kh, kw, c) order. */
+static qconv_weights *pack_weights(const char *w, int64_t m, int64_t cg,
+                                   int64_t kh, int64_t kw, int64_t groups,
+                                   int w_signed) {
+  int64_t mg = m / groups, k = cg * kh * kw;
+  qconv_weights *e = calloc(1, sizeof *e + (size_t)groups * sizeof(void *));
+  char *reordered = malloc((size_t)(k * mg));
+  if (!e || !reordered) {
+    free(e);
+    free(reordered);
+    return NULL;
+  }
+  e->source = w;
+  e->groups = groups;
+  for (int64_t g = 0; g < groups; ++g) {
+    /* reordered[q * mg + j]: row q = (y * kw + x) * cg + c of K. */
+    for (int64_t j = 0; j < mg; ++j)
+      for (int64_t c = 0; c < cg; ++c)
+        for (int64_t p = 0; p < kh * kw; ++p)
+          reordered[(p * cg + c) * mg + j] =
+              w[((g * mg + j) * cg + c) * kh * kw + p];
+    e->packed[g] = onnxc_qgemm_pack_b((size_t)k, (size_t)mg, reordered, mg, 1,
+                                      w_signed);
+    if (!e->packed[g]) {
+      e->groups = g;
+      free_weights(e);
+      free(reordered);
+      return NULL;
+    }
+  }
+  free(reordered);
+  return e;
+}
+
+/* The copy in `*slot` for this W, packing and publishing it on first use;
+ * NULL when the slot holds another W (the caller packs for itself). */
+static qconv_weights *cached_weights(qconv_weights **slot, const char *w,
+                                     int64_t m, int64_t cg, int64_t kh,
+                                     int64_t kw, int64_t groups,
+                                     int w_signed) {
+  qconv_weights *e = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
+  if (!e) {
+    qconv_weights *mine = pack_weights(w, m, cg, kh, kw, groups, w_signed);
+    if (!mine)
+      return NULL;
+    if (__atomic_compare_exchange_n(slot, &e, mine, 0, __ATOMIC_ACQ_REL,
+                                    __ATOMIC_ACQUIRE)) {
+      e = mine;
+      mine->next = atomic_load(&weights_registry);
+      while (
+          !atomic_compare_exchange_weak(&weights_registry, &mine->next, mine))
+        ;
+    } else {
+      free_weights(mine);
+    }
+  }
+  return e->source == w && e->groups == groups ? e : NULL;
+}
+
+typedef struct qconv_job {
+  const qconv_weights *weights;
+  const uint8_t *pixels; /* the image pixel-major: [H, W, C] */
+  int64_t c, h, w, cg, mg, kh, kw, oh, ow;
+  int64_t pad_top, pad_left, stride_h, stride_w, dilation_h, dilation_w;
+  int64_t block, blocks; /* output pixels per block; blocks per group */
+  int x_signed, y_signed, direct; /* direct: 1x1, stride 1, no pads */
+  int32_t x_zero, y_zero;
+  const int32_t *w_zero;
+  ptrdiff_t w_zero_stride;
+  const float *multiplier; /* [M] */
+  const int32_t *bias;     /* [M] or NULL */
+  uint8_t *y;              /* the image's [M, OH * OW] */
+  int gemm_threads;
+  int failed;
+} qconv_job;
+
+/* Rows [p0, p0 + rows) of A for group g: the windows of those pixels. */
+static void gather_windows(const qconv_job *job, int64_t g, int64_t p0,
+                           int64_t rows, uint8_t *a) {
+  int64_t cg = job->cg, k = job->kh * job->kw * cg;
+  const uint8_t *base = job->pixels + g * cg;
+  for (int64_t r = 0; r < rows; ++r) {
+    int64_t p = p0 + r, oy = p / job->ow, ox = p % job->ow;
+    uint8_t *row = a + r * k;
+    for (int64_t i = 0; i < job->kh; ++i) {
+      int64_t iy = oy * job->stride_h - job->pad_top + i * job->dilation_h;
+      for (int64_t j = 0; j < job->kw; ++j, row += cg) {
+        int64_t ix = ox * job->stride_w - job->pad_left + j * job->dilation_w;
+        if (iy < 0 || iy >= job->h || ix < 0 || ix >= job->w)
+          memset(row, (uint8_t)job->x_zero, (size_t)cg);
+        else
+          memcpy(row, base + (iy * job->w + ix) * job->c, (size_t)cg);
+      }
+    }
+  }
+}
+
+/* y = saturate(round((acc + bias) * multiplier) + y_zero), in f64 as the
+ * ONNX reference computes it, into channel-major planes. */
+static void requantize(const qconv_job *job, int64_t g, int64_t p0,
+                       int64_t rows, const int32_t *acc) {
+  double lo = job->y_signed ? -128.0 : 0.0, hi = job->y_signed ? 127.0 : 255.0;
+  int64_t plane = job->oh * job->ow;
+  for (int64_t j = 0; j < job->mg; ++j) {
+    int64_t m = g * job->mg + j;
+    double multiplier = job->multiplier[m], zero = job->y_zero;
+    double bias = job->bias ? job->bias[m] : 0.0;
+    uint8_t *out = job->y + m * plane + p0;
+    for (int64_t r = 0; r < rows; ++r) {
+      double v = ((double)acc[r * job->mg + j] + bias) * multiplier + zero;
+      v = v < lo ? lo : v > hi ? hi : v;
+      out[r] = (uint8_t)(int32_t)nearbyint(v);
+    }
+  }
+}
+
+static void block_task(void *context, size_t task, int worker) {
+  (void)worker;
+  qconv_job *job = context;
+  int64_t g = (int64_t)task / job->blocks;
+  int64_t p0 = ((int64_t)task % job->blocks) * job->block;
+  int64_t plane = job->oh * job->ow;
+  int64_t rows = plane - p0 < job->block ? plane - p0 : job->block;
+  int64_t k = job->kh * job->kw * job->cg;
+  int32_t *acc = malloc((size_t)(rows * job->mg) * sizeof(int32_t));
+  uint8_t *a = job->direct ? NULL : malloc((size_t)(rows * k));
+  if (!acc || (!job->direct && !a)) {
+    free(acc);
+    free(a);
+    job->failed = 1;
+    return;
+  }
+  onnxc_qgemm_params p;
+  memset(&p, 0, sizeof p);
+  if (job->direct) {
+    p.a = job->pixels + p0 * job->c + g * job->cg;
+    p.lda = job->c;
+  } else {
+    gather_windows(job, g, p0, rows, a);
+    p.a = a;
+    p.lda = k;
+  }
+  p.a_signed = job->x_signed;
+  p.a_zero_point = job->x_zero;
+  p.b_zero_point = job->w_zero + g * job->mg * job->w_zero_stride;
+  p.b_zero_point_stride = job->w_zero_stride;
+  p.output = ONNXC_QGEMM_OUTPUT_S32;
+  p.c = acc;
+  p.ldc = job->mg;
+  if (onnxc_qgemm((size_t)rows, job->weights->packed[g], &p,
+                  job->gemm_threads) != 0)
+    job->failed = 1;
+  else
+    requantize(job, g, p0, rows, acc);
+  free(a);
+  free(acc);
+}
+
+static int read_float(onnxc_unranked_memref *ref, int64_t index, int64_t count,
+                      float *out) {
+  onnxc_byte_view v;
+  if (!onnxc_read_byte_view(ref, 4, &v))
+    return 0;
+  int64_t total = 1;
+  for (int d = 0; d < v.rank; ++d)
+    total *= v.size[d];
+  if (total != 1 && total != count)
+    return 0;
+  *out = ((const float *)v.data)[total == 1 ? 0 : index * (v.rank ? v.stride[0] : 0)];
+  return 1;
+}
+
+static int read_byte(onnxc_unranked_memref *ref, int is_signed, int32_t *out) {
+  onnxc_byte_view v;
+  if (!onnxc_read_byte_view(ref, 1, &v))
+    return 0;
+  *out = is_signed ? (int32_t)*(const int8_t *)v.data
+                   : (int32_t)*(const uint8_t *)v.data;
+  return 1;
+}
+
+void _mlir_ciface_onnxc_rt_qlinear_conv2d(
+    onnxc_unranked_memref *x_ref, onnxc_unranked_memref *x_scale,
+    onnxc_unranked_memref *x_zero, onnxc_unranked_memref *w_ref,
+    onnxc_unranked_memref *w_scale, onnxc_unranked_memref *w_zero_ref,
+    onnxc_unranked_memref *y_scale, onnxc_unranked_memref *y_zero,
+    onnxc_unranked_memref *bias_ref, onnxc_unranked_memref *y_ref,
+    onnxc_memref1 *slot, int32_t flags, int64_t pad_top, int64_t pad_left,
+    int64_t stride_h, int64_t stride_w, int64_t dilation_h,
+    int64_t dilation_w, int64_t group) {
+  onnxc_byte_view x, w, y, w_zero, bias;
+  if (!onnxc_read_byte_view(x_ref, 1, &x) ||
+      !onnxc_read_byte_view(w_ref, 1, &w) ||
+      !onnxc_read_byte_view(y_ref, 1, &y) ||
+      !onnxc_read_byte_view(w_zero_ref, 1, &w_zero) || x.rank != 4 ||
+      w.rank != 4 || y.rank != 4 || group < 1)
+    return;
+  int64_t n = x.size[0], c = x.size[1], h = x.size[2], wd = x.size[3];
+  int64_t m = w.size[0], cg = w.size[1], kh = w.size[2], kw = w.size[3];
+  int64_t oh = y.size[2], ow = y.size[3];
+  if (y.size[0] != n || y.size[1] != m || cg * group != c || m % group ||
+      n == 0 || m == 0 || oh == 0 || ow == 0)
+    return;
+  int x_signed = (flags & ONNXC_QCONV_X_SIGNED) != 0;
+  int w_signed = (flags & ONNXC_QCONV_W_SIGNED) != 0;
+  qconv_job job;
+  memset(&job, 0, sizeof job);
+  job.c = c, job.h = h, job.w = wd, job.cg = cg, job.mg = m / group;
+  job.kh = kh, job.kw = kw, job.oh = oh, job.ow = ow;
+  job.pad_top = pad_top, job.pad_left = pad_left;
+  job.stride_h = stride_h, job.stride_w = stride_w;
+  job.dilation_h = dilation_h, job.dilation_w = dilation_w;
+  job.x_signed = x_signed;
+  job.y_signed = (flags & ONNXC_QCONV_Y_SIGNED) != 0;
+  job.direct = kh == 1 && kw == 1 && stride_h == 1 && stride_w == 1 &&
+               pad_top == 0 && pad_left == 0 && oh == h && ow == wd;
+  float xs, ys;
+  if (!read_float(x_scale, 0, 1, &xs) || !read_float(y_scale, 0, 1, &ys) ||
+      !read_byte(x_zero, x_signed, &job.x_zero))
+    return;
+  if ((flags & ONNXC_QCONV_Y_ZERO) &&
+      !read_byte(y_zero, job.y_signed, &job.y_zero))
+    return;
+  if ((flags & ONNXC_QCONV_BIAS) && onnxc_read_byte_view(bias_ref, 4, &bias))
+    job.bias = (const int32_t *)bias.data;
+
+  /* Per output channel: the multiplier and W's zero point. */
+  float *multiplier = malloc((size_t)m * sizeof(float));
+  int32_t *zeros = malloc((size_t)m * sizeof(int32_t));
+  uint8_t *pixels = malloc((size_t)(h * wd * c) + 1);
+  qconv_weights **cache =
+      slot && slot->size >= 1
+          ? (qconv_weights **)((int64_t *)slot->aligned + slot->offset)
+          : NULL;
+  qconv_weights *own = NULL;
+  const qconv_weights *weights =
+      cache ? cached_weights(cache, w.data, m, cg, kh, kw, group, w_signed)
+            : NULL;
+  if (!weights)
+    weights = own = pack_weights(w.data, m, cg, kh, kw, group, w_signed);
+  int64_t w_zero_count = w_zero.rank ? w_zero.size[0] : 1;
+  int ok = multiplier && zeros && pixels && weights &&
+           (w_zero_count == 1 || w_zero_count == m);
+  for (int64_t j = 0; ok && j < m; ++j) {
+    float ws;
+    ok = read_float(w_scale, j, m, &ws);
+    float product = xs * ws;
+    multiplier[j] = product / ys;
+    ptrdiff_t at = w_zero_count == 1 ? 0 : j * w_zero.stride[0];
+    zeros[j] = w_signed ? ((const int8_t *)w_zero.data)[at]
+                        : ((const uint8_t *)w_zero.data)[at];
+  }
+  if (ok) {
+    job.weights = weights;
+    job.multiplier = multiplier;
+    job.w_zero = zeros;
+    job.w_zero_stride = 1;
+    job.pixels = pixels;
+    int64_t k = kh * kw * cg, plane = oh * ow;
+    int64_t block = (256 * 1024) / (k > 0 ? k : 1);
+    block = block < 12 ? 12 : block > 512 ? 512 : block / 12 * 12;
+    job.block = block;
+    job.blocks = (plane + block - 1) / block;
+    size_t tasks = (size_t)(group * job.blocks);
+    int threads = onnxc_num_threads();
+    int spread = tasks >= 2 * (size_t)threads;
+    job.gemm_threads = spread ? 1 : 0;
+    for (int64_t image = 0; image < n && !job.failed; ++image) {
+      const uint8_t *src = (const uint8_t *)x.data + image * x.stride[0];
+      for (int64_t ch = 0; ch < c; ++ch) /* NCHW -> HWC */
+        for (int64_t q = 0; q < h * wd; ++q)
+          pixels[q * c + ch] = src[ch * h * wd + q];
+      job.y = (uint8_t *)y.data + image * y.stride[0];
+      onnxc_parallel_for(tasks, spread ? 0 : 1, block_task, &job);
+    }
+  }
+  free_weights(own);
+  free(pixels);
+  free(zeros);
+  free(multiplier);
+}
