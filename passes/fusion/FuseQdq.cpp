@@ -12,8 +12,10 @@
 // (an omitted one is 0), per tensor except the weight's: per output channel
 // (DQ axis 0) for Conv, per column (axis 1 of a 2-D B) for MatMul. A bias
 // must be the int32 constant dequantized with scale xs * ws and zero point
-// 0 (what the quantizer writes); every DQ output and the float result must
-// have no other user.
+// 0 (what the quantizer writes); the float result must have no other user.
+// A DQ output may have others (a residual block's input feeds its first
+// conv, its shortcut and the residual Add): the fused op reads the DQ's
+// quantized input, and the DQ stays for the other users.
 //
 //===----------------------------------------------------------------------===//
 
@@ -85,14 +87,13 @@ static RankedTensorType get8BitType(Value v) {
 }
 
 /// Matches `v` = DequantizeLinear(q, scale, zero_point) with constant f32
-/// scale and zero point, used only once, with per-tensor parameters or, when
+/// scale and zero point, with per-tensor parameters or, when
 /// `channelAxis` >= 0, parameters along that axis of q. With `elementWidth`
 /// other than 8, q holds integers of that width (the int32 bias).
 static std::optional<Dequantized> matchDequantize(Value v, int64_t channelAxis,
                                                   unsigned elementWidth = 8) {
   Operation *dq = v.getDefiningOp();
-  if (!isOnnxOp(dq, "DequantizeLinear") || !v.hasOneUse() ||
-      getIntAttr(dq, "block_size", 0) != 0)
+  if (!isOnnxOp(dq, "DequantizeLinear") || getIntAttr(dq, "block_size", 0) != 0)
     return std::nullopt;
   auto outType = llvm::dyn_cast<RankedTensorType>(v.getType());
   Dequantized result{

@@ -16,7 +16,6 @@
 #include "ThreadPool.h"
 #include "kernels/QGemm.h"
 
-#include <math.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -115,8 +114,8 @@ typedef struct qconv_job {
   int32_t x_zero, y_zero;
   const int32_t *w_zero;
   ptrdiff_t w_zero_stride;
-  const float *multiplier; /* [M] */
-  const int32_t *bias;     /* [M] or NULL */
+  const double *multiplier; /* [M] */
+  const double *bias;       /* [M], zeros without one */
   uint8_t *y;              /* the image's [M, OH * OW] */
   int gemm_threads;
   int failed;
@@ -134,31 +133,47 @@ static void gather_windows(const qconv_job *job, int64_t g, int64_t p0,
       int64_t iy = oy * job->stride_h - job->pad_top + i * job->dilation_h;
       for (int64_t j = 0; j < job->kw; ++j, row += cg) {
         int64_t ix = ox * job->stride_w - job->pad_left + j * job->dilation_w;
-        if (iy < 0 || iy >= job->h || ix < 0 || ix >= job->w)
+        if (iy < 0 || iy >= job->h || ix < 0 || ix >= job->w) {
           memset(row, (uint8_t)job->x_zero, (size_t)cg);
-        else
+        } else if (cg < 16) { /* a call per few bytes costs more */
+          const uint8_t *src = base + (iy * job->w + ix) * job->c;
+          for (int64_t c = 0; c < cg; ++c)
+            row[c] = src[c];
+        } else {
           memcpy(row, base + (iy * job->w + ix) * job->c, (size_t)cg);
+        }
       }
     }
   }
 }
 
 /* y = saturate(round((acc + bias) * multiplier) + y_zero), in f64 as the
- * ONNX reference computes it, into channel-major planes. */
+ * ONNX reference computes it: a row of channels at a time (contiguous, so
+ * it vectorizes; half-to-even rounding by adding and removing 1.5 * 2^52),
+ * then the pixel-major bytes go to Y's channel planes. */
 static void requantize(const qconv_job *job, int64_t g, int64_t p0,
-                       int64_t rows, const int32_t *acc) {
-  double lo = job->y_signed ? -128.0 : 0.0, hi = job->y_signed ? 127.0 : 255.0;
-  int64_t plane = job->oh * job->ow;
-  for (int64_t j = 0; j < job->mg; ++j) {
-    int64_t m = g * job->mg + j;
-    double multiplier = job->multiplier[m], zero = job->y_zero;
-    double bias = job->bias ? job->bias[m] : 0.0;
-    uint8_t *out = job->y + m * plane + p0;
-    for (int64_t r = 0; r < rows; ++r) {
-      double v = ((double)acc[r * job->mg + j] + bias) * multiplier + zero;
-      v = v < lo ? lo : v > hi ? hi : v;
-      out[r] = (uint8_t)(int32_t)nearbyint(v);
+                       int64_t rows, const int32_t *acc, uint8_t *tile) {
+  const double lo = job->y_signed ? -128.0 : 0.0;
+  const double hi = job->y_signed ? 127.0 : 255.0;
+  const double magic = 6755399441055744.0, zero = job->y_zero;
+  int64_t mg = job->mg, plane = job->oh * job->ow;
+  const double *multiplier = job->multiplier + g * mg;
+  const double *bias = job->bias + g * mg;
+  for (int64_t r = 0; r < rows; ++r) {
+    const int32_t *in = acc + r * mg;
+    uint8_t *out = tile + r * mg;
+    for (int64_t j = 0; j < mg; ++j) {
+      double v = ((double)in[j] + bias[j]) * multiplier[j] + zero;
+      v = v < lo ? lo : v;
+      v = v > hi ? hi : v;
+      v = (v + magic) - magic;
+      out[j] = (uint8_t)(int32_t)v;
     }
+  }
+  for (int64_t j = 0; j < mg; ++j) {
+    uint8_t *dst = job->y + (g * mg + j) * plane + p0;
+    for (int64_t r = 0; r < rows; ++r)
+      dst[r] = tile[r * mg + j];
   }
 }
 
@@ -170,7 +185,7 @@ static void block_task(void *context, size_t task, int worker) {
   int64_t plane = job->oh * job->ow;
   int64_t rows = plane - p0 < job->block ? plane - p0 : job->block;
   int64_t k = job->kh * job->kw * job->cg;
-  int32_t *acc = malloc((size_t)(rows * job->mg) * sizeof(int32_t));
+  int32_t *acc = malloc((size_t)(rows * job->mg) * (sizeof(int32_t) + 1));
   uint8_t *a = job->direct ? NULL : malloc((size_t)(rows * k));
   if (!acc || (!job->direct && !a)) {
     free(acc);
@@ -199,9 +214,23 @@ static void block_task(void *context, size_t task, int worker) {
                   job->gemm_threads) != 0)
     job->failed = 1;
   else
-    requantize(job, g, p0, rows, acc);
+    requantize(job, g, p0, rows, acc, (uint8_t *)(acc + rows * job->mg));
   free(a);
   free(acc);
+}
+
+/* [C, HW] -> [HW, C], eight channels at a time: eight read streams and
+ * eight-byte runs of writes. */
+static void to_pixel_major(const uint8_t *src, int64_t c, int64_t hw,
+                           uint8_t *dst) {
+  int64_t c0 = 0;
+  for (; c0 + 8 <= c; c0 += 8)
+    for (int64_t q = 0; q < hw; ++q)
+      for (int64_t i = 0; i < 8; ++i)
+        dst[q * c + c0 + i] = src[(c0 + i) * hw + q];
+  for (; c0 < c; ++c0)
+    for (int64_t q = 0; q < hw; ++q)
+      dst[q * c + c0] = src[c0 * hw + q];
 }
 
 static int read_float(onnxc_unranked_memref *ref, int64_t index, int64_t count,
@@ -269,11 +298,13 @@ void _mlir_ciface_onnxc_rt_qlinear_conv2d(
   if ((flags & ONNXC_QCONV_Y_ZERO) &&
       !read_byte(y_zero, job.y_signed, &job.y_zero))
     return;
+  const int32_t *bias_values = NULL;
   if ((flags & ONNXC_QCONV_BIAS) && onnxc_read_byte_view(bias_ref, 4, &bias))
-    job.bias = (const int32_t *)bias.data;
+    bias_values = (const int32_t *)bias.data;
 
   /* Per output channel: the multiplier and W's zero point. */
-  float *multiplier = malloc((size_t)m * sizeof(float));
+  double *multiplier = malloc((size_t)m * 2 * sizeof(double));
+  double *bias_f64 = multiplier ? multiplier + m : NULL;
   int32_t *zeros = malloc((size_t)m * sizeof(int32_t));
   uint8_t *pixels = malloc((size_t)(h * wd * c) + 1);
   qconv_weights **cache =
@@ -292,8 +323,9 @@ void _mlir_ciface_onnxc_rt_qlinear_conv2d(
   for (int64_t j = 0; ok && j < m; ++j) {
     float ws;
     ok = read_float(w_scale, j, m, &ws);
-    float product = xs * ws;
-    multiplier[j] = product / ys;
+    float product = xs * ws, quotient = product / ys; /* f32 steps */
+    multiplier[j] = quotient;
+    bias_f64[j] = bias_values ? bias_values[j] : 0.0;
     ptrdiff_t at = w_zero_count == 1 ? 0 : j * w_zero.stride[0];
     zeros[j] = w_signed ? ((const int8_t *)w_zero.data)[at]
                         : ((const uint8_t *)w_zero.data)[at];
@@ -301,6 +333,7 @@ void _mlir_ciface_onnxc_rt_qlinear_conv2d(
   if (ok) {
     job.weights = weights;
     job.multiplier = multiplier;
+    job.bias = bias_f64;
     job.w_zero = zeros;
     job.w_zero_stride = 1;
     job.pixels = pixels;
@@ -315,9 +348,7 @@ void _mlir_ciface_onnxc_rt_qlinear_conv2d(
     job.gemm_threads = spread ? 1 : 0;
     for (int64_t image = 0; image < n && !job.failed; ++image) {
       const uint8_t *src = (const uint8_t *)x.data + image * x.stride[0];
-      for (int64_t ch = 0; ch < c; ++ch) /* NCHW -> HWC */
-        for (int64_t q = 0; q < h * wd; ++q)
-          pixels[q * c + ch] = src[ch * h * wd + q];
+      to_pixel_major(src, c, h * wd, pixels);
       job.y = (uint8_t *)y.data + image * y.stride[0];
       onnxc_parallel_for(tasks, spread ? 0 : 1, block_task, &job);
     }
