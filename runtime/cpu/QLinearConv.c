@@ -119,6 +119,13 @@ typedef struct qconv_job {
   uint8_t *y;              /* the image's [M, OH * OW] */
   int gemm_threads;
   int failed;
+  /* Depthwise (one input and one output channel per group): straight from
+   * NCHW, no GEMM. */
+  const uint8_t *x;
+  const char *weights_data;
+  int w_signed;
+  ptrdiff_t x_image, y_image; /* bytes from one image to the next */
+  uint8_t *y_all;
 } qconv_job;
 
 /* Rows [p0, p0 + rows) of A for group g: the windows of those pixels. */
@@ -233,6 +240,61 @@ static void to_pixel_major(const uint8_t *src, int64_t c, int64_t hw,
       dst[q * c + c0] = src[c0 * hw + q];
 }
 
+/* One channel of one image of a depthwise convolution: each tap's weight
+ * times a row of inputs, accumulated over the output plane in int32. Taps
+ * that fall in the padding add (x_zero - x_zero) * w = 0 and are skipped. */
+static void depthwise_task(void *context, size_t task, int worker) {
+  (void)worker;
+  qconv_job *job = context;
+  int64_t c = job->c, image = (int64_t)task / c, ch = (int64_t)task % c;
+  int64_t plane = job->oh * job->ow, ow = job->ow;
+  int32_t *acc = calloc((size_t)plane, sizeof(int32_t));
+  if (!acc) {
+    job->failed = 1;
+    return;
+  }
+  const uint8_t *x = job->x + image * job->x_image + ch * job->h * job->w;
+  int32_t x_zero = job->x_zero, x_flip = job->x_signed ? 128 : 0;
+  for (int64_t i = 0; i < job->kh; ++i)
+    for (int64_t j = 0; j < job->kw; ++j) {
+      int64_t tap = (ch * job->kh + i) * job->kw + j;
+      const char *weights = job->weights_data;
+      int32_t wv = (job->w_signed ? (int32_t)((const int8_t *)weights)[tap]
+                                  : (int32_t)((const uint8_t *)weights)[tap]) -
+                   job->w_zero[ch];
+      if (wv == 0)
+        continue;
+      /* Output columns whose input column is inside X. */
+      int64_t shift = j * job->dilation_w - job->pad_left, sw = job->stride_w;
+      int64_t lo = shift >= 0 ? 0 : (-shift + sw - 1) / sw;
+      int64_t hi = job->w - 1 - shift < 0 ? 0 : (job->w - 1 - shift) / sw + 1;
+      hi = hi > ow ? ow : hi;
+      for (int64_t oy = 0; oy < job->oh; ++oy) {
+        int64_t iy = oy * job->stride_h - job->pad_top + i * job->dilation_h;
+        if (iy < 0 || iy >= job->h)
+          continue;
+        const uint8_t *row = x + iy * job->w + shift;
+        int32_t *out = acc + oy * ow;
+        /* An s8 byte read as u8 is x + 256 below 0; (b ^ 0x80) - 128 is x. */
+        for (int64_t ox = lo; ox < hi; ++ox)
+          out[ox] += wv * (((int32_t)(row[ox * sw] ^ x_flip) - x_flip) - x_zero);
+      }
+    }
+  const double lo = job->y_signed ? -128.0 : 0.0;
+  const double hi = job->y_signed ? 127.0 : 255.0;
+  const double magic = 6755399441055744.0, zero = job->y_zero;
+  double multiplier = job->multiplier[ch], bias = job->bias[ch];
+  uint8_t *y = job->y_all + image * job->y_image + ch * plane;
+  for (int64_t q = 0; q < plane; ++q) {
+    double v = ((double)acc[q] + bias) * multiplier + zero;
+    v = v < lo ? lo : v;
+    v = v > hi ? hi : v;
+    v = (v + magic) - magic;
+    y[q] = (uint8_t)(int32_t)v;
+  }
+  free(acc);
+}
+
 static int read_float(onnxc_unranked_memref *ref, int64_t index, int64_t count,
                       float *out) {
   onnxc_byte_view v;
@@ -307,18 +369,19 @@ void _mlir_ciface_onnxc_rt_qlinear_conv2d(
   double *bias_f64 = multiplier ? multiplier + m : NULL;
   int32_t *zeros = malloc((size_t)m * sizeof(int32_t));
   uint8_t *pixels = malloc((size_t)(h * wd * c) + 1);
+  int depthwise = cg == 1 && m == c && group == c;
   qconv_weights **cache =
-      slot && slot->size >= 1
+      !depthwise && slot && slot->size >= 1
           ? (qconv_weights **)((int64_t *)slot->aligned + slot->offset)
           : NULL;
   qconv_weights *own = NULL;
   const qconv_weights *weights =
       cache ? cached_weights(cache, w.data, m, cg, kh, kw, group, w_signed)
             : NULL;
-  if (!weights)
+  if (!weights && !depthwise)
     weights = own = pack_weights(w.data, m, cg, kh, kw, group, w_signed);
   int64_t w_zero_count = w_zero.rank ? w_zero.size[0] : 1;
-  int ok = multiplier && zeros && pixels && weights &&
+  int ok = multiplier && zeros && pixels && (weights || depthwise) &&
            (w_zero_count == 1 || w_zero_count == m);
   for (int64_t j = 0; ok && j < m; ++j) {
     float ws;
@@ -330,7 +393,18 @@ void _mlir_ciface_onnxc_rt_qlinear_conv2d(
     zeros[j] = w_signed ? ((const int8_t *)w_zero.data)[at]
                         : ((const uint8_t *)w_zero.data)[at];
   }
-  if (ok) {
+  if (ok && depthwise) {
+    job.multiplier = multiplier;
+    job.bias = bias_f64;
+    job.w_zero = zeros;
+    job.x = (const uint8_t *)x.data;
+    job.x_image = x.stride[0];
+    job.weights_data = w.data;
+    job.w_signed = w_signed;
+    job.y_all = (uint8_t *)y.data;
+    job.y_image = y.stride[0];
+    onnxc_parallel_for((size_t)(n * c), 0, depthwise_task, &job);
+  } else if (ok) {
     job.weights = weights;
     job.multiplier = multiplier;
     job.bias = bias_f64;
