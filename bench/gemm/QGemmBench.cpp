@@ -199,9 +199,9 @@ void BM_QgemmMicroKernel(benchmark::State &state) {
                 tile.data(), v->mr);
     benchmark::ClobberMemory();
   }
-  state.counters["GFLOPS"] = benchmark::Counter(
-      2.0 * v->mr * v->nr * groups * 4 * panels / 1e9,
-      benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["GFLOPS"] =
+      benchmark::Counter(2.0 * v->mr * v->nr * groups * 4 * panels / 1e9,
+                         benchmark::Counter::kIsIterationInvariantRate);
   state.counters["peak_GFLOPS"] = int8PeakNow(v->isa, 3, 1'000'000);
 #else
   state.SkipWithError("x86-64 only");
@@ -243,8 +243,9 @@ BENCHMARK(BM_QgemmMicroKernel)
 BENCHMARK(BM_Qgemm)->Apply([](benchmark::internal::Benchmark *b) {
   qgemmArgs(b, false);
 });
-BENCHMARK(BM_Qgemm)->Name("BM_QgemmAllThreads")->Apply(
-    [](benchmark::internal::Benchmark *b) { qgemmArgs(b, true); });
+BENCHMARK(BM_Qgemm)
+    ->Name("BM_QgemmAllThreads")
+    ->Apply([](benchmark::internal::Benchmark *b) { qgemmArgs(b, true); });
 
 } // namespace
 

@@ -66,8 +66,8 @@ static qconv_weights *pack_weights(const char *w, int64_t m, int64_t cg,
         for (int64_t p = 0; p < kh * kw; ++p)
           reordered[(p * cg + c) * mg + j] =
               w[((g * mg + j) * cg + c) * kh * kw + p];
-    e->packed[g] = onnxc_qgemm_pack_b((size_t)k, (size_t)mg, reordered, mg, 1,
-                                      w_signed);
+    e->packed[g] =
+        onnxc_qgemm_pack_b((size_t)k, (size_t)mg, reordered, mg, 1, w_signed);
     if (!e->packed[g]) {
       e->groups = g;
       free_weights(e);
@@ -83,8 +83,7 @@ static qconv_weights *pack_weights(const char *w, int64_t m, int64_t cg,
  * NULL when the slot holds another W (the caller packs for itself). */
 static qconv_weights *cached_weights(qconv_weights **slot, const char *w,
                                      int64_t m, int64_t cg, int64_t kh,
-                                     int64_t kw, int64_t groups,
-                                     int w_signed) {
+                                     int64_t kw, int64_t groups, int w_signed) {
   qconv_weights *e = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
   if (!e) {
     qconv_weights *mine = pack_weights(w, m, cg, kh, kw, groups, w_signed);
@@ -116,7 +115,7 @@ typedef struct qconv_job {
   ptrdiff_t w_zero_stride;
   const double *multiplier; /* [M] */
   const double *bias;       /* [M], zeros without one */
-  uint8_t *y;              /* the image's [M, OH * OW] */
+  uint8_t *y;               /* the image's [M, OH * OW] */
   int gemm_threads;
   int failed;
   /* Depthwise (one input and one output channel per group): straight from
@@ -277,7 +276,8 @@ static void depthwise_task(void *context, size_t task, int worker) {
         int32_t *out = acc + oy * ow;
         /* An s8 byte read as u8 is x + 256 below 0; (b ^ 0x80) - 128 is x. */
         for (int64_t ox = lo; ox < hi; ++ox)
-          out[ox] += wv * (((int32_t)(row[ox * sw] ^ x_flip) - x_flip) - x_zero);
+          out[ox] +=
+              wv * (((int32_t)(row[ox * sw] ^ x_flip) - x_flip) - x_zero);
       }
     }
   const double lo = job->y_signed ? -128.0 : 0.0;
@@ -305,7 +305,8 @@ static int read_float(onnxc_unranked_memref *ref, int64_t index, int64_t count,
     total *= v.size[d];
   if (total != 1 && total != count)
     return 0;
-  *out = ((const float *)v.data)[total == 1 ? 0 : index * (v.rank ? v.stride[0] : 0)];
+  *out = ((const float *)
+              v.data)[total == 1 ? 0 : index * (v.rank ? v.stride[0] : 0)];
   return 1;
 }
 
@@ -313,8 +314,8 @@ static int read_byte(onnxc_unranked_memref *ref, int is_signed, int32_t *out) {
   onnxc_byte_view v;
   if (!onnxc_read_byte_view(ref, 1, &v))
     return 0;
-  *out = is_signed ? (int32_t)*(const int8_t *)v.data
-                   : (int32_t)*(const uint8_t *)v.data;
+  *out = is_signed ? (int32_t) * (const int8_t *)v.data
+                   : (int32_t) * (const uint8_t *)v.data;
   return 1;
 }
 
@@ -325,8 +326,8 @@ void _mlir_ciface_onnxc_rt_qlinear_conv2d(
     onnxc_unranked_memref *y_scale, onnxc_unranked_memref *y_zero,
     onnxc_unranked_memref *bias_ref, onnxc_unranked_memref *y_ref,
     onnxc_memref1 *slot, int32_t flags, int64_t pad_top, int64_t pad_left,
-    int64_t stride_h, int64_t stride_w, int64_t dilation_h,
-    int64_t dilation_w, int64_t group) {
+    int64_t stride_h, int64_t stride_w, int64_t dilation_h, int64_t dilation_w,
+    int64_t group) {
   onnxc_byte_view x, w, y, w_zero, bias;
   if (!onnxc_read_byte_view(x_ref, 1, &x) ||
       !onnxc_read_byte_view(w_ref, 1, &w) ||

@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "runtime/cpu/kernels/Gemm.h"
+#include "KernelTestUtils.h"
 #include "runtime/cpu/CpuRuntime.h"
 #include "runtime/cpu/ThreadPool.h"
 #include "runtime/cpu/kernels/GemmPackedLayout.h"
@@ -733,19 +734,7 @@ struct Tensor {
     for (int64_t d : shape)
       total *= (size_t)d;
     data = seed ? randomVector(total, seed) : std::vector<float>(total, NAN);
-    descriptor.resize(3 + 2 * shape.size());
-    float *p = data.data();
-    std::memcpy(&descriptor[0], &p, sizeof p);
-    std::memcpy(&descriptor[1], &p, sizeof p);
-    descriptor[2] = 0;
-    int64_t stride = 1;
-    for (size_t d = shape.size(); d-- > 0;) {
-      descriptor[3 + d] = shape[d];
-      descriptor[3 + shape.size() + d] = stride;
-      stride *= shape[d];
-    }
-    ref.rank = (int64_t)shape.size();
-    ref.descriptor = descriptor.data();
+    onnxc::test::describeDense(data.data(), shape, descriptor, ref);
   }
   float at(const std::vector<int64_t> &index) const {
     // Right-aligned broadcast read: index has the rank of the full shape.

@@ -9,8 +9,10 @@
 #ifndef ONNXC_TEST_UNIT_KERNELTESTUTILS_H
 #define ONNXC_TEST_UNIT_KERNELTESTUTILS_H
 
+#include "runtime/cpu/CpuRuntime.h"
 #include "runtime/cpu/kernels/Gemm.h"
 
+#include <cstring>
 #include <vector>
 
 namespace onnxc::test {
@@ -24,6 +26,25 @@ inline std::vector<int> supportedIsas() {
     if (onnxc_sgemm_isa_supported(isa))
       isas.push_back(isa);
   return isas;
+}
+
+/// Points `ref` at a dense row-major memref descriptor of `data` with
+/// `shape`, kept in `descriptor` (allocated, aligned, offset, sizes,
+/// strides): how lowered code passes a tensor to a runtime entry point.
+inline void describeDense(void *data, const std::vector<int64_t> &shape,
+                          std::vector<int64_t> &descriptor,
+                          onnxc_unranked_memref &ref) {
+  descriptor.assign(3 + 2 * shape.size(), 0);
+  std::memcpy(&descriptor[0], &data, sizeof data);
+  std::memcpy(&descriptor[1], &data, sizeof data);
+  int64_t stride = 1;
+  for (size_t d = shape.size(); d-- > 0;) {
+    descriptor[3 + d] = shape[d];
+    descriptor[3 + shape.size() + d] = stride;
+    stride *= shape[d];
+  }
+  ref.rank = static_cast<int64_t>(shape.size());
+  ref.descriptor = descriptor.data();
 }
 
 } // namespace onnxc::test

@@ -12,14 +12,16 @@
 //===----------------------------------------------------------------------===//
 
 #include "runtime/cpu/kernels/QGemm.h"
-#include "runtime/cpu/kernels/Quantize.h"
+#include "KernelTestUtils.h"
 #include "runtime/cpu/CpuRuntime.h"
 #include "runtime/cpu/ThreadPool.h"
+#include "runtime/cpu/kernels/Quantize.h"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <cstring>
+#include <memory>
 #include <random>
 #include <thread>
 #include <vector>
@@ -109,8 +111,8 @@ TEST_P(QGemmIsaTest, MatchesReferenceBitForBit) {
   int isa = GetParam();
   if (!onnxc_qgemm_isa_supported(isa))
     GTEST_SKIP() << onnxc_qgemm_isa_name(isa) << " not on this CPU";
-  const size_t sizes[][3] = {{1, 1, 1},    {1, 33, 5},   {5, 17, 3},
-                             {13, 31, 7},  {12, 32, 8},  {25, 65, 130},
+  const size_t sizes[][3] = {{1, 1, 1},     {1, 33, 5},   {5, 17, 3},
+                             {13, 31, 7},   {12, 32, 8},  {25, 65, 130},
                              {97, 50, 301}, {3, 200, 64}, {130, 40, 768}};
   for (int threads : {1, 3})
     for (const auto &s : sizes)
@@ -119,8 +121,14 @@ TEST_P(QGemmIsaTest, MatchesReferenceBitForBit) {
           for (int out = 0; out < 3; ++out) {
             IsaGuard guard(isa, threads);
             ASSERT_TRUE(guard.ok);
-            QCase c{s[0],     s[1],     s[2],     (signs & 1) != 0,
-                    (signs & 2) != 0, zeroKind, out > 0,  out == 2,
+            QCase c{s[0],
+                    s[1],
+                    s[2],
+                    (signs & 1) != 0,
+                    (signs & 2) != 0,
+                    zeroKind,
+                    out > 0,
+                    out == 2,
                     false};
             runCase(c, threads);
             if (HasFatalFailure())
@@ -134,8 +142,8 @@ TEST_P(QGemmIsaTest, ExtremeValuesDoNotSaturate) {
     GTEST_SKIP() << onnxc_qgemm_isa_name(isa) << " not on this CPU";
   IsaGuard guard(isa, 2);
   for (int signs = 0; signs < 4; ++signs) {
-    QCase c{19, 37, 515, (signs & 1) != 0, (signs & 2) != 0, 0, false, false,
-            true};
+    QCase c{19,    37,    515, (signs & 1) != 0, (signs & 2) != 0, 0,
+            false, false, true};
     runCase(c, 2);
   }
 }
@@ -145,8 +153,7 @@ INSTANTIATE_TEST_SUITE_P(Isas, QGemmIsaTest,
                                            ONNXC_QGEMM_ISA_AVX2,
                                            ONNXC_QGEMM_ISA_AVX512_VNNI),
                          [](const ::testing::TestParamInfo<int> &info) {
-                           return std::string(
-                               onnxc_qgemm_isa_name(info.param));
+                           return std::string(onnxc_qgemm_isa_name(info.param));
                          });
 
 /// A dense row-major tensor of `T` with its memref descriptor.
@@ -159,20 +166,9 @@ template <typename T> struct Tensor {
     for (int64_t d : shape)
       count *= static_cast<size_t>(d);
     data = values.empty() ? std::vector<T>(count) : values;
-    descriptor.resize(3 + 2 * shape.size());
-    T *p = data.data();
-    std::memcpy(&descriptor[0], &p, sizeof p);
-    std::memcpy(&descriptor[1], &p, sizeof p);
-    descriptor[2] = 0;
-    int64_t stride = 1;
-    for (size_t d = shape.size(); d-- > 0;) {
-      descriptor[3 + d] = shape[d];
-      descriptor[3 + shape.size() + d] = stride;
-      stride *= shape[d];
-    }
-    ref.rank = static_cast<int64_t>(shape.size());
-    ref.descriptor = descriptor.data();
+    onnxc::test::describeDense(data.data(), shape, descriptor, ref);
   }
+  Tensor(const Tensor &other) = delete;
 };
 
 TEST(MatMulIntegerEntry, BatchedAPerColumnZeroAndSharedSlot) {
@@ -201,27 +197,22 @@ TEST(MatMulIntegerEntry, BatchedAPerColumnZeroAndSharedSlot) {
   int32_t flags = ONNXC_MATMUL_INTEGER_B_SIGNED | ONNXC_MATMUL_INTEGER_A_ZERO |
                   ONNXC_MATMUL_INTEGER_B_ZERO;
   std::vector<std::thread> callers;
-  std::vector<Tensor<int32_t>> results(4, Tensor<int32_t>({batch, m, n}));
-  for (auto &r : results)
-    r.descriptor[0] = r.descriptor[1] = 0; // re-pointed below
-  for (size_t t = 0; t < results.size(); ++t) {
-    int32_t *p = results[t].data.data();
-    std::memcpy(&results[t].descriptor[0], &p, sizeof p);
-    std::memcpy(&results[t].descriptor[1], &p, sizeof p);
-    results[t].ref.descriptor = results[t].descriptor.data();
-  }
+  std::vector<std::unique_ptr<Tensor<int32_t>>> results;
+  for (int t = 0; t < 4; ++t)
+    results.push_back(
+        std::make_unique<Tensor<int32_t>>(std::vector<int64_t>{batch, m, n}));
   for (size_t t = 0; t < results.size(); ++t)
     callers.emplace_back([&, t] {
       onnxc_memref1 slot = {&slotValue, &slotValue, 0, 1, 1};
-      _mlir_ciface_onnxc_rt_matmul_integer_packed(
-          &a.ref, &b.ref, &aZero.ref, &bZero.ref, &results[t].ref, &slot,
-          flags);
+      _mlir_ciface_onnxc_rt_matmul_integer_packed(&a.ref, &b.ref, &aZero.ref,
+                                                  &bZero.ref, &results[t]->ref,
+                                                  &slot, flags);
     });
   for (std::thread &t : callers)
     t.join();
   EXPECT_NE(slotValue, 0) << "the packed B was not kept";
   for (auto &r : results)
-    EXPECT_EQ(r.data, expected);
+    EXPECT_EQ(r->data, expected);
 
   // Without a slot, and with an unsigned B and no zero points.
   Tensor<int32_t> y({batch, m, n});

@@ -19,7 +19,7 @@ enum {
   ONNXC_X86_AVX512_VNNI = 4, /* also AVX-512 F, VL and BW */
 };
 
-static inline int onnxc_x86_features(void) {
+static inline int onnxc_x86_features_uncached(void) {
   unsigned eax, ebx, ecx, edx;
   if (!__get_cpuid(1, &eax, &ebx, &ecx, &edx))
     return 0;
@@ -41,6 +41,17 @@ static inline int onnxc_x86_features(void) {
     features |= ONNXC_X86_AVX512;
     if (avx512bw && vnni)
       features |= ONNXC_X86_AVX512_VNNI;
+  }
+  return features;
+}
+
+/* The features, read once per translation unit that asks. */
+static inline int onnxc_x86_features(void) {
+  static _Atomic int cached = -1;
+  int features = __atomic_load_n(&cached, __ATOMIC_RELAXED);
+  if (features < 0) {
+    features = onnxc_x86_features_uncached();
+    __atomic_store_n(&cached, features, __ATOMIC_RELAXED);
   }
   return features;
 }

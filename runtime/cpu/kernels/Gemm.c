@@ -58,12 +58,7 @@ static _Atomic(const onnxc_sgemm_variant *) forced_variant;
 
 static const onnxc_sgemm_variant *variant_for(int32_t isa) {
 #if ONNXC_HAVE_X86_KERNELS
-  static atomic_int cached = -1;
-  int features = atomic_load(&cached);
-  if (features < 0) {
-    features = onnxc_x86_features();
-    atomic_store(&cached, features);
-  }
+  int features = onnxc_x86_features();
 #endif
   switch (isa) {
   case ONNXC_SGEMM_ISA_PORTABLE:

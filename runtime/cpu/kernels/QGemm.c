@@ -30,12 +30,7 @@ static _Atomic(const onnxc_qgemm_variant *) forced_variant;
 
 static const onnxc_qgemm_variant *variant_for(int32_t isa) {
 #if ONNXC_HAVE_X86_KERNELS
-  static atomic_int cached = -1;
-  int features = atomic_load(&cached);
-  if (features < 0) {
-    features = onnxc_x86_features();
-    atomic_store(&cached, features);
-  }
+  int features = onnxc_x86_features();
 #endif
   switch (isa) {
   case ONNXC_QGEMM_ISA_PORTABLE:
@@ -145,8 +140,8 @@ static onnxc_qgemm_packed_b *pack_b_for(const onnxc_qgemm_variant *v, size_t k,
   e->panels = div_up(n, v->nr);
   e->b_signed = b_signed;
   size_t per_panel = panel_values(v, v->nr, e->groups);
-  e->data = aligned_alloc(64, div_up(e->panels * per_panel * v->element_size +
-                                         1, 64) * 64);
+  e->data = aligned_alloc(
+      64, div_up(e->panels * per_panel * v->element_size + 1, 64) * 64);
   e->col_sum = calloc(e->panels * v->nr + 1, sizeof(int32_t));
   if (!e->data || !e->col_sum) {
     onnxc_qgemm_free_packed_b(e);
@@ -230,7 +225,8 @@ onnxc_qgemm_packed_b_cached(onnxc_qgemm_packed_b **slot, size_t k, size_t n,
   return same ? e : NULL;
 }
 
-/* ---- The product ---------------------------------------------------------- */
+/* ---- The product ----------------------------------------------------------
+ */
 
 enum { MAX_TILE = 12 * 32, A_BLOCK_BYTES = 256 * 1024, MAX_NC_PANELS = 4 };
 
@@ -315,7 +311,6 @@ static void pack_a_task(void *context, size_t task, int worker) {
   }
 }
 
-
 static void multiply_task(void *context, size_t task, int worker) {
   (void)worker;
   const qgemm_job *job = context;
@@ -351,9 +346,9 @@ static void column_terms(qgemm_job *job) {
   uint32_t k = (uint32_t)b->k;
   job->row_terms = 0;
   for (size_t j = 0; j < b->n; ++j) {
-    int32_t zero =
-        p->b_zero_point ? p->b_zero_point[(ptrdiff_t)j * p->b_zero_point_stride]
-                        : 0;
+    int32_t zero = p->b_zero_point
+                       ? p->b_zero_point[(ptrdiff_t)j * p->b_zero_point_stride]
+                       : 0;
     zero += b->b_signed ? 128 : 0;
     job->b_zero[j] = zero;
     job->row_terms |= zero != 0;
@@ -361,8 +356,7 @@ static void column_terms(qgemm_job *job) {
     job->col_term[j] =
         k * a_zero * (uint32_t)zero - a_zero * (uint32_t)b->col_sum[j];
     if (p->output == ONNXC_QGEMM_OUTPUT_F32)
-      job->scale[j] =
-          p->a_scale * p->b_scale[(ptrdiff_t)j * p->b_scale_stride];
+      job->scale[j] = p->a_scale * p->b_scale[(ptrdiff_t)j * p->b_scale_stride];
   }
 }
 

@@ -44,8 +44,8 @@ typedef enum onnxc_qgemm_output_kind {
 typedef struct onnxc_qgemm_params {
   const void *a; /* M x K bytes: A[i][p] = a[i * lda + p] */
   ptrdiff_t lda;
-  int a_signed;          /* A holds s8 (else u8) */
-  int32_t a_zero_point;  /* in A's type's range */
+  int a_signed;         /* A holds s8 (else u8) */
+  int32_t a_zero_point; /* in A's type's range */
   /* B's zero point for column j: b_zero_point[j * b_zero_point_stride]
    * (stride 0: one for all), in B's type's range; NULL: 0. */
   const int32_t *b_zero_point;

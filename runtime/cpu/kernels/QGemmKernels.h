@@ -7,8 +7,9 @@
  * group after group: b[(g * NR + c) * 4 bytes]. A holds s8 values
  * (-128..127), B u8 values (0..255), widened to int16 for 16-bit kernels;
  * padding is zero. (So A, read one word at a time, is the signed operand
- * of vpdpbusd, which is the one it can broadcast from memory.) A micro-kernel writes the full MR x NR tile of sums (row stride
- * NR) into `c`; `mr` says how many rows are real (it may skip the rest).
+ * of vpdpbusd, which is the one it can broadcast from memory.) A micro-kernel
+ *writes the full MR x NR tile of sums (row stride NR) into `c`; `mr` says how
+ *many rows are real (it may skip the rest).
  *
  *===----------------------------------------------------------------------===*/
 

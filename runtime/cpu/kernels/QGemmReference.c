@@ -8,16 +8,17 @@ void onnxc_qgemm_reference(size_t m, size_t n, size_t k, const void *b,
   for (size_t i = 0; i < m; ++i)
     for (size_t j = 0; j < n; ++j) {
       int64_t b_zero =
-          p->b_zero_point ? p->b_zero_point[(ptrdiff_t)j * p->b_zero_point_stride]
-                          : 0;
+          p->b_zero_point
+              ? p->b_zero_point[(ptrdiff_t)j * p->b_zero_point_stride]
+              : 0;
       int64_t sum = 0;
       for (size_t q = 0; q < k; ++q) {
         ptrdiff_t ai = (ptrdiff_t)i * p->lda + (ptrdiff_t)q;
         ptrdiff_t bi = (ptrdiff_t)q * b_rs + (ptrdiff_t)j * b_cs;
         int64_t av = p->a_signed ? ((const int8_t *)p->a)[ai]
                                  : ((const uint8_t *)p->a)[ai];
-        int64_t bv = b_signed ? ((const int8_t *)b)[bi]
-                              : ((const uint8_t *)b)[bi];
+        int64_t bv =
+            b_signed ? ((const int8_t *)b)[bi] : ((const uint8_t *)b)[bi];
         sum += (av - p->a_zero_point) * (bv - b_zero);
       }
       int32_t acc = (int32_t)(uint32_t)(uint64_t)sum;

@@ -1,4 +1,5 @@
-/*===- QuantizeAvx512.c - Rows of dynamic quantization (avx512) ---------------===*
+/*===- QuantizeAvx512.c - Rows of dynamic quantization (avx512)
+ *---------------===*
  *
  * QuantizeImpl.h compiled for avx512 (runtime/cpu/CMakeLists.txt); Quantize.c
  * picks the table that matches the GEMM's ISA.

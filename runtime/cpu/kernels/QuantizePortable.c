@@ -1,4 +1,5 @@
-/*===- QuantizePortable.c - Rows of dynamic quantization (portable) ---------------===*
+/*===- QuantizePortable.c - Rows of dynamic quantization (portable)
+ *---------------===*
  *
  * QuantizeImpl.h compiled for portable (runtime/cpu/CMakeLists.txt); Quantize.c
  * picks the table that matches the GEMM's ISA.

@@ -47,7 +47,8 @@ struct DynamicQuantizeCall
 
     Location loc = op.getLoc();
     Type f32 = rewriter.getF32Type();
-    Value y = allocRuntimeResult(rewriter, loc, yType, mixedDims(rewriter, loc, x));
+    Value y =
+        allocRuntimeResult(rewriter, loc, yType, mixedDims(rewriter, loc, x));
     auto paramsType = MemRefType::get({2}, f32);
     // Freed by the buffer deallocation that follows bufferization.
     Value params = rewriter.create<memref::AllocOp>(loc, paramsType);
@@ -60,8 +61,8 @@ struct DynamicQuantizeCall
       return rewriter.create<memref::LoadOp>(loc, params, ValueRange{i});
     };
     Value scale = load(0);
-    Value zero = rewriter.create<arith::FPToUIOp>(loc, rewriter.getI8Type(),
-                                                  load(1));
+    Value zero =
+        rewriter.create<arith::FPToUIOp>(loc, rewriter.getI8Type(), load(1));
     rewriter.replaceOp(
         op, {runtimeResultTensor(rewriter, loc, yType, y),
              rewriter.create<tensor::FromElementsOp>(loc, scaleType, scale),

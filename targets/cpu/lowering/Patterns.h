@@ -144,7 +144,8 @@ void populateQLinearConvCallPatterns(const mlir::TypeConverter &typeConverter,
 // f32 DynamicQuantizeLinear as a runtime kernel call; it outranks the
 // linalg pattern (DynamicQuantizeCall.cpp)
 void populateDynamicQuantizeCallPatterns(
-    const mlir::TypeConverter &typeConverter, mlir::RewritePatternSet &patterns);
+    const mlir::TypeConverter &typeConverter,
+    mlir::RewritePatternSet &patterns);
 // f32 last-axis Softmax, BiasSoftmax as runtime kernel calls; they outrank
 // the linalg patterns of the same ops (SoftmaxCall.cpp)
 void populateSoftmaxCallPatterns(const mlir::TypeConverter &typeConverter,

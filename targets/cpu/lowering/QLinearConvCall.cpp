@@ -87,7 +87,8 @@ struct QLinearConvCall : OpConversionPattern<onnx::QLinearConvOp> {
     bool hasYZero = !isNoneValue(adaptor.getYZeroPoint());
     bool hasBias = !isNoneValue(adaptor.getB());
     if (hasBias) {
-      auto biasType = llvm::dyn_cast<RankedTensorType>(adaptor.getB().getType());
+      auto biasType =
+          llvm::dyn_cast<RankedTensorType>(adaptor.getB().getType());
       if (!biasType || biasType.getRank() != 1 ||
           !biasType.getElementType().isInteger(32))
         return rewriter.notifyMatchFailure(op, "bias is not i32 [M]");
@@ -103,10 +104,10 @@ struct QLinearConvCall : OpConversionPattern<onnx::QLinearConvOp> {
           resolveKernelShape(op, wType, op.getKernelShape());
       if (failed(kernel) || llvm::any_of(*kernel, ShapedType::isDynamic))
         return rewriter.notifyMatchFailure(op, "kernel size not static");
-      window = resolveWindow(rewriter, op, x, *kernel, op.getStrides(),
-                             op.getDilations(), op.getPads(), op.getAutoPad(),
-                             /*ceilMode=*/false, /*clampAutoPad=*/true,
-                             resultType);
+      window =
+          resolveWindow(rewriter, op, x, *kernel, op.getStrides(),
+                        op.getDilations(), op.getPads(), op.getAutoPad(),
+                        /*ceilMode=*/false, /*clampAutoPad=*/true, resultType);
     }
     if (failed(window))
       return rewriter.notifyMatchFailure(op, "bad window attributes");
@@ -116,15 +117,14 @@ struct QLinearConvCall : OpConversionPattern<onnx::QLinearConvOp> {
     if (group == 1 && (!isStatic(channels))) {
       Value xc = dimValue(rewriter, loc, x, 1);
       Value wc = dimValue(rewriter, loc, w, 1);
-      Value differ = rewriter.create<arith::CmpIOp>(
-          loc, arith::CmpIPredicate::ne, xc, wc);
+      Value differ =
+          rewriter.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ne, xc, wc);
       emitShapeErrorIf(rewriter, loc, differ, ShapeErrorKind::InnerDims, xc,
                        wc);
     }
-    SmallVector<OpFoldResult> sizes = {mixedDims(rewriter, loc, x)[0],
-                                       rewriter.getIndexAttr(filters),
-                                       (*window)[0].output,
-                                       (*window)[1].output};
+    SmallVector<OpFoldResult> sizes = {
+        mixedDims(rewriter, loc, x)[0], rewriter.getIndexAttr(filters),
+        (*window)[0].output, (*window)[1].output};
     Value buffer = allocRuntimeResult(rewriter, loc, resultType, sizes);
 
     int32_t flags = (isUnsignedElement(op.getX()) ? 0 : kXSigned) |

@@ -267,8 +267,8 @@ std::optional<RuntimeHelper> matMulIntegerHelper(Operation *op) {
   Builder b(ctx);
   bool qlinear = op->getName().getStringRef() == "onnx.QLinearMatMul";
   // A, B, a_zero_point, b_zero_point.
-  SmallVector<unsigned> operands =
-      qlinear ? SmallVector<unsigned>{0, 3, 2, 5} : SmallVector<unsigned>{0, 1, 2, 3};
+  SmallVector<unsigned> operands = qlinear ? SmallVector<unsigned>{0, 3, 2, 5}
+                                           : SmallVector<unsigned>{0, 1, 2, 3};
   auto ranked = [](Value v) {
     return llvm::dyn_cast<RankedTensorType>(v.getType());
   };
@@ -620,8 +620,7 @@ bool isF32GemmOp(Operation *op) {
 bool isInt8WeightProductOp(Operation *op) {
   StringRef name = op->getName().getStringRef();
   bool conv = name == "onnx.QLinearConv";
-  if ((name != "onnx.MatMulInteger" && name != "onnx.QLinearMatMul" &&
-       !conv) ||
+  if ((name != "onnx.MatMulInteger" && name != "onnx.QLinearMatMul" && !conv) ||
       op->getNumResults() != 1)
     return false;
   unsigned bIndex = int8WeightOperand(op);
