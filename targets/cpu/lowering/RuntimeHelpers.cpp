@@ -446,7 +446,7 @@ std::optional<RuntimeHelper> runtimeHelperFor(Operation *op) {
       Type element = type.getElementType();
       if (auto integer = llvm::dyn_cast<IntegerType>(element))
         element = IntegerType::get(ctx, integer.getWidth());
-      wrapper += std::to_string(type.getRank());
+      wrapper += (i ? "_" : "") + std::to_string(type.getRank());
       wrapperInputs.push_back(MemRefType::get(
           SmallVector<int64_t>(type.getRank(), ShapedType::kDynamic), element));
       targetInputs.push_back(UnrankedMemRefType::get(element, 0));
