@@ -42,6 +42,8 @@ BUILD = os.path.join(ROOT, "build", "bench")
 DEFAULT_OUTPUT = os.path.join(ROOT, "docs", "benchmarks.md")
 
 sys.path.insert(0, HERE)
+# Before models, which takes this folder off sys.path.
+from quantized import QUANTIZED, recipe_of  # noqa: E402
 from models import MODELS, recipe_version  # noqa: E402  (torch not imported)
 
 
@@ -221,6 +223,35 @@ def baseline_rss(engine):
 # Models, inputs and compilation.
 
 def ensure_models(names, args):
+    """The float models (exported by bench/models.py with torch) and then
+    the quantized variants derived from them (bench/quantized.py)."""
+    derived = [n for n in names if n in QUANTIZED]
+    bases = [n for n in names if n not in QUANTIZED]
+    bases += [QUANTIZED[n][0] for n in derived if QUANTIZED[n][0] not in bases]
+    manifest = ensure_float_models(bases, args)
+    manifest_path = os.path.join(args.models_dir, "manifest.json")
+    changed = False
+    for name in derived:
+        base = manifest["models"][QUANTIZED[name][0]]
+        entry = manifest["models"].get(name)
+        if (entry is None or entry.get("recipe") != recipe_of(name, base.get("recipe"))
+                or not os.path.exists(os.path.join(args.models_dir, entry["file"]))):
+            from quantized import derive
+            manifest["models"][name] = derive(name, base, args.models_dir)
+            changed = True
+    if changed:
+        with open(manifest_path, "w") as f:
+            json.dump(manifest, f, indent=1, sort_keys=True)
+    return manifest
+
+
+def model_rtol(spec, args):
+    """The agreement a model must reach with ORT: --rtol, or for a quantized
+    file twice ORT's disagreement with itself on it (bench/quantized.py)."""
+    return max(args.rtol, 2 * spec.get("ort_self_rel_error", 0.0))
+
+
+def ensure_float_models(names, args):
     manifest_path = os.path.join(args.models_dir, "manifest.json")
 
     def entries():
@@ -410,7 +441,8 @@ def fma_peak(args, log):
     return max(peaks) if peaks else None
 
 
-def measure(model_name, onnx_path, so_path, feeds_path, threads, args, log):
+def measure(model_name, onnx_path, so_path, feeds_path, threads, args, log,
+            rtol):
     entry = {"threads": threads}
     tmp = tempfile.mkdtemp(prefix="onnxc-bench-", dir=BUILD)
     got_path = os.path.join(tmp, "onnxc.npz")
@@ -423,7 +455,7 @@ def measure(model_name, onnx_path, so_path, feeds_path, threads, args, log):
         ort = Worker("ort", onnx_path, feeds_path, threads, args.run_timeout,
                      want_path)
         workers.append(ort)
-        err, problem = compare_outputs(got_path, want_path, args.rtol)
+        err, problem = compare_outputs(got_path, want_path, rtol)
         entry["max_rel_error"] = err
         log(f"  threads {threads}: max relative error vs ORT {err:.3g}")
         if problem:
@@ -651,7 +683,10 @@ def render(results):
            f"- Models: {v['exporter']}, "
            + ", ".join(f"{k} {x}" for k, x in sorted(v["exporter_versions"].items())),
            "", "## Method", "",
-           "- Models: bench/models.py, random weights, opset 17, symbolic batch. "
+           "- Models: bench/models.py, random weights, opset 17, symbolic batch; "
+           "`*_int8`: those files quantized by ONNX Runtime's quantizer "
+           "(bench/quantized.py: static QDQ for CNNs, dynamic for BERT), "
+           "both engines running the same quantized file. "
            + ("onnxc compiles one artifact per batch size with the input shapes "
               "fixed (`--shape`)." if meta["settings"]["shapes"] == "static" else
               "onnxc compiles one artifact with the symbolic batch."),
@@ -666,7 +701,9 @@ def render(results):
            "test/models/onnxc_runner.py (which copies each output into a numpy "
            "array); ONNX Runtime through its Python `InferenceSession`.",
            f"- Both engines' outputs are compared before timing (max relative "
-           f"error <= {meta['settings']['rtol']:g}; a disagreement aborts the "
+           f"error <= {meta['settings']['rtol']:g}, or for an `_int8` file "
+           f"twice ONNX Runtime's own disagreement between its optimized and "
+           f"unoptimized runs of it; a disagreement aborts the "
            f"model). Then each engine, in its own fresh process, does "
            f"{meta['settings']['warmup']} warm-up runs (none when one run "
            f"is slow) and the two alternate single runs: at most "
@@ -767,7 +804,8 @@ def parse_args(argv):
         formatter_class=argparse.RawDescriptionHelpFormatter,
         epilog="\n\n".join(__doc__.split("\n\n")[2:]))
     parser.add_argument("--models", default=",".join(MODELS),
-                        help="comma-separated, from: " + ", ".join(MODELS))
+                        help="comma-separated, from: " + ", ".join(
+                            list(MODELS) + list(QUANTIZED)))
     parser.add_argument("--batches", default="1,8",
                         help="batch sizes (default 1,8)")
     parser.add_argument("--threads", default="1,all",
@@ -863,7 +901,7 @@ def main(argv):
         return
 
     names = [n for n in args.models.split(",") if n]
-    unknown = [n for n in names if n not in MODELS]
+    unknown = [n for n in names if n not in MODELS and n not in QUANTIZED]
     if unknown:
         parser.error(f"unknown models: {', '.join(unknown)}")
     usable = len(os.sched_getaffinity(0))
@@ -939,8 +977,9 @@ def main(argv):
                     if aborted or "error" in compile_result:
                         entry = {**base, "error": aborted or compile_result["error"]}
                     else:
-                        entry = {**base, **measure(name, onnx_path, so_path,
-                                                   feeds_path, t, args, log)}
+                        entry = {**base, **measure(
+                            name, onnx_path, so_path, feeds_path, t, args, log,
+                            model_rtol(spec, args))}
                         if entry.get("mismatch"):
                             aborted = (f"not run: outputs disagree at batch {batch}, "
                                        f"{t} thread{'s' if t > 1 else ''}, "
