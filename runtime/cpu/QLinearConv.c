@@ -4,7 +4,7 @@
  * each group and block of output pixels the windows are gathered into rows
  * of A ([pixels, kH * kW * C/group], runs of C/group bytes; a 1x1 stride-1
  * window reads the pixel-major X as it is), multiplied by the group's
- * packed W (kernels/QGemm.h, int32 sums) and requantized into Y's NCHW
+ * packed W (kernels/QGemm.h), requantized in its epilogue, into Y's NCHW
  * planes. W is reordered to the same (kh, kw, c) order and packed once per
  * group into the call site's slot. Blocks run on the thread pool; a call
  * with fewer blocks than two per thread gives the threads to the GEMM.
@@ -153,29 +153,11 @@ static void gather_windows(const qconv_job *job, int64_t g, int64_t p0,
   }
 }
 
-/* y = saturate(round((acc + bias) * multiplier) + y_zero), in f64 as the
- * ONNX reference computes it: a row of channels at a time (contiguous, so
- * it vectorizes; half-to-even rounding by adding and removing 1.5 * 2^52),
- * then the pixel-major bytes go to Y's channel planes. */
-static void requantize(const qconv_job *job, int64_t g, int64_t p0,
-                       int64_t rows, const int32_t *acc, uint8_t *tile) {
-  const double lo = job->y_signed ? -128.0 : 0.0;
-  const double hi = job->y_signed ? 127.0 : 255.0;
-  const double magic = 6755399441055744.0, zero = job->y_zero;
+/* The block's requantized bytes, pixel-major ([rows, Mg]), to Y's channel
+ * planes. */
+static void to_planes(const qconv_job *job, int64_t g, int64_t p0, int64_t rows,
+                      const uint8_t *tile) {
   int64_t mg = job->mg, plane = job->oh * job->ow;
-  const double *multiplier = job->multiplier + g * mg;
-  const double *bias = job->bias + g * mg;
-  for (int64_t r = 0; r < rows; ++r) {
-    const int32_t *in = acc + r * mg;
-    uint8_t *out = tile + r * mg;
-    for (int64_t j = 0; j < mg; ++j) {
-      double v = ((double)in[j] + bias[j]) * multiplier[j] + zero;
-      v = v < lo ? lo : v;
-      v = v > hi ? hi : v;
-      v = (v + magic) - magic;
-      out[j] = (uint8_t)(int32_t)v;
-    }
-  }
   for (int64_t j = 0; j < mg; ++j) {
     uint8_t *dst = job->y + (g * mg + j) * plane + p0;
     for (int64_t r = 0; r < rows; ++r)
@@ -191,10 +173,10 @@ static void block_task(void *context, size_t task, int worker) {
   int64_t plane = job->oh * job->ow;
   int64_t rows = plane - p0 < job->block ? plane - p0 : job->block;
   int64_t k = job->kh * job->kw * job->cg;
-  int32_t *acc = malloc((size_t)(rows * job->mg) * (sizeof(int32_t) + 1));
+  uint8_t *tile = malloc((size_t)(rows * job->mg));
   uint8_t *a = job->direct ? NULL : malloc((size_t)(rows * k));
-  if (!acc || (!job->direct && !a)) {
-    free(acc);
+  if (!tile || (!job->direct && !a)) {
+    free(tile);
     free(a);
     job->failed = 1;
     return;
@@ -213,16 +195,21 @@ static void block_task(void *context, size_t task, int worker) {
   p.a_zero_point = job->x_zero;
   p.b_zero_point = job->w_zero + g * job->mg * job->w_zero_stride;
   p.b_zero_point_stride = job->w_zero_stride;
-  p.output = ONNXC_QGEMM_OUTPUT_S32;
-  p.c = acc;
+  /* Requantized in the GEMM's epilogue, in f64 as the ONNX reference. */
+  p.output = ONNXC_QGEMM_OUTPUT_Q8;
+  p.c = tile;
   p.ldc = job->mg;
+  p.q_scale = job->multiplier + g * job->mg;
+  p.q_bias = job->bias + g * job->mg;
+  p.y_zero_point = job->y_zero;
+  p.y_signed = job->y_signed;
   if (onnxc_qgemm((size_t)rows, job->weights->packed[g], &p,
                   job->gemm_threads) != 0)
     job->failed = 1;
   else
-    requantize(job, g, p0, rows, acc, (uint8_t *)(acc + rows * job->mg));
+    to_planes(job, g, p0, rows, tile);
   free(a);
-  free(acc);
+  free(tile);
 }
 
 /* [C, HW] -> [HW, C], eight channels at a time: eight read streams and

@@ -45,6 +45,7 @@ struct QCase {
   bool aSigned, bSigned;
   int zeroKind; // 0 none, 1 scalar, 2 per column of B
   bool f32, bias, extreme;
+  bool q8 = false; // requantized bytes instead (f32 ignored)
 };
 
 struct IsaGuard {
@@ -88,6 +89,20 @@ void runCase(const QCase &c, int threads) {
   p.b_scale = bScale.data();
   p.b_scale_stride = 1;
   p.bias = c.bias ? bias.data() : nullptr;
+  std::vector<double> qScale(c.n), qBias(c.n);
+  for (size_t j = 0; j < c.n; ++j) {
+    qScale[j] = 1.0 / static_cast<double>(900 + 37 * (j % 11));
+    qBias[j] = c.bias
+                   ? static_cast<double>(static_cast<int>(j * 97 % 4001) - 2000)
+                   : 0.0;
+  }
+  if (c.q8) {
+    p.output = ONNXC_QGEMM_OUTPUT_Q8;
+    p.q_scale = qScale.data();
+    p.q_bias = qBias.data();
+    p.y_zero_point = c.aSigned ? -7 : 121;
+    p.y_signed = c.aSigned;
+  }
 
   std::vector<int32_t> expected(c.m * c.n), actual(c.m * c.n, 12345);
   p.c = expected.data();
@@ -98,8 +113,16 @@ void runCase(const QCase &c, int threads) {
   p.c = actual.data();
   ASSERT_EQ(onnxc_qgemm(c.m, packed, &p, threads), 0);
   onnxc_qgemm_free_packed_b(packed);
-  // Same bits, whether int32 or float.
-  for (size_t i = 0; i < expected.size(); ++i)
+  // Same bits, whether int32, float or bytes (the first M * N of them).
+  size_t compared = c.q8 ? (c.m * c.n + 3) / 4 : expected.size();
+  if (c.q8 && (c.m * c.n) % 4) { // the last word's unused bytes
+    uint32_t mask = (1u << (8 * ((c.m * c.n) % 4))) - 1;
+    expected[compared - 1] = static_cast<int32_t>(
+        static_cast<uint32_t>(expected[compared - 1]) & mask);
+    actual[compared - 1] = static_cast<int32_t>(
+        static_cast<uint32_t>(actual[compared - 1]) & mask);
+  }
+  for (size_t i = 0; i < compared; ++i)
     ASSERT_EQ(actual[i], expected[i])
         << "at " << i / c.n << "," << i % c.n << " (m " << c.m << " n " << c.n
         << " k " << c.k << ")";
@@ -118,7 +141,8 @@ TEST_P(QGemmIsaTest, MatchesReferenceBitForBit) {
     for (const auto &s : sizes)
       for (int signs = 0; signs < 4; ++signs)
         for (int zeroKind = 0; zeroKind < 3; ++zeroKind)
-          for (int out = 0; out < 3; ++out) {
+          // s32; f32; f32 + bias; q8; q8 + bias.
+          for (int out = 0; out < 5; ++out) {
             IsaGuard guard(isa, threads);
             ASSERT_TRUE(guard.ok);
             QCase c{s[0],
@@ -127,9 +151,10 @@ TEST_P(QGemmIsaTest, MatchesReferenceBitForBit) {
                     (signs & 1) != 0,
                     (signs & 2) != 0,
                     zeroKind,
-                    out > 0,
-                    out == 2,
-                    false};
+                    out == 1 || out == 2,
+                    out == 2 || out == 4,
+                    false,
+                    out >= 3};
             runCase(c, threads);
             if (HasFatalFailure())
               return;

@@ -37,7 +37,8 @@ typedef enum onnxc_qgemm_isa {
 
 typedef enum onnxc_qgemm_output_kind {
   ONNXC_QGEMM_OUTPUT_S32 = 0,
-  ONNXC_QGEMM_OUTPUT_F32 = 1
+  ONNXC_QGEMM_OUTPUT_F32 = 1,
+  ONNXC_QGEMM_OUTPUT_Q8 = 2 /* requantized to u8 or s8 */
 } onnxc_qgemm_output_kind;
 
 /* One product's A, zero points and output. */
@@ -59,6 +60,14 @@ typedef struct onnxc_qgemm_params {
   const float *b_scale;
   ptrdiff_t b_scale_stride;
   const float *bias;
+  /* Q8 output (QLinearConv / QLinearMatMul): C (bytes) = saturate(round(
+   * (acc + q_bias[j]) * q_scale[j] + y_zero_point)), in f64 as the ONNX
+   * reference computes it, rounding half to even; q_bias[j] is the int32
+   * bias as a double (0 without one). s8 when y_signed, else u8. */
+  const double *q_scale;
+  const double *q_bias;
+  int32_t y_zero_point;
+  int y_signed;
 } onnxc_qgemm_params;
 
 /* A K x N B packed for a micro-kernel (opaque). */

@@ -2,6 +2,8 @@
 
 #include "QGemm.h"
 
+#include <math.h>
+
 void onnxc_qgemm_reference(size_t m, size_t n, size_t k, const void *b,
                            ptrdiff_t b_rs, ptrdiff_t b_cs, int b_signed,
                            const onnxc_qgemm_params *p) {
@@ -25,6 +27,13 @@ void onnxc_qgemm_reference(size_t m, size_t n, size_t k, const void *b,
       ptrdiff_t ci = (ptrdiff_t)i * p->ldc + (ptrdiff_t)j;
       if (p->output == ONNXC_QGEMM_OUTPUT_S32) {
         ((int32_t *)p->c)[ci] = acc;
+      } else if (p->output == ONNXC_QGEMM_OUTPUT_Q8) {
+        double v = nearbyint(((double)acc + p->q_bias[j]) * p->q_scale[j] +
+                             p->y_zero_point);
+        double lo = p->y_signed ? -128 : 0, hi = p->y_signed ? 127 : 255;
+        ((uint8_t *)p->c)[ci] = (uint8_t)(int32_t)(v < lo   ? lo
+                                                   : v > hi ? hi
+                                                            : v);
       } else {
         float scale = p->a_scale * p->b_scale[(ptrdiff_t)j * p->b_scale_stride];
         float y = (float)acc * scale;
