@@ -781,10 +781,12 @@ def render(results):
     out += render_arithmetic(results)
     if failures:
         out += ["## Failures", ""] + failures + [""]
-    # A run over several target lists has notes of its own.
+    # A run over several target lists, or of the int8 variants, has notes
+    # of its own.
     multi_targets = len(meta.get("targets", ["cpu"])) > 1
-    notes = os.path.join(HERE, "notes-targets.md" if multi_targets
-                         else "notes.md")
+    int8 = any(e["model"] in QUANTIZED for e in results["entries"])
+    notes = os.path.join(HERE, "notes-int8.md" if int8 else
+                         "notes-targets.md" if multi_targets else "notes.md")
     if meta["settings"]["shapes"] != "static":
         # One copy of the notes: they go with the static run's file.
         out += ["## Notes", "", "bench/notes.md, rendered into "
