@@ -22,12 +22,14 @@ the compiler lives anyway.
 """
 from ._abi import Artifact, LoadError, RunError
 from ._compiler import CompileError, compile, find_onnxc
+from .quantization import QuantizationError, quantize_dynamic, quantize_static
 from .session import (InferenceSession, NodeArg, SessionOptions,
                       default_cache_dir)
 
 __all__ = ["Artifact", "CompileError", "InferenceSession", "NodeArg",
-           "LoadError", "RunError", "SessionOptions", "compile", "default_cache_dir",
-           "find_onnxc", "get_available_providers"]
+           "LoadError", "QuantizationError", "RunError", "SessionOptions",
+           "compile", "default_cache_dir", "find_onnxc",
+           "get_available_providers", "quantize_dynamic", "quantize_static"]
 __version__ = "0.1.0"
 
 

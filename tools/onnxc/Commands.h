@@ -64,6 +64,9 @@ int runRun(const RunOptions &opts);
 int runInfo(const InfoOptions &opts);
 /// `onnxc targets`: the targets built into this compiler.
 int runTargets();
+/// `onnxc quantize ARGS...`: forwarded to the Python quantizer
+/// (QuantizeCommand.cpp).
+int runQuantize(const std::vector<std::string> &args);
 
 } // namespace onnxc::cli
 

@@ -125,6 +125,15 @@ int main(int argc, char **argv) {
   CLI::App *targetsCmd = app.add_subcommand(
       "targets", "list the targets built into this onnxc (for --targets)");
 
+  // Everything after `quantize` goes to the Python quantizer, which parses
+  // and documents its own options (`onnxc quantize --help`).
+  CLI::App *quantizeCmd = app.add_subcommand(
+      "quantize", "quantize a float model to int8: MODEL -o OUT --mode "
+                  "dynamic|static [--calibration-data DIR] [--per-channel] "
+                  "... (--help for all)");
+  quantizeCmd->prefix_command();
+  quantizeCmd->set_help_flag();
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError &e) {
@@ -138,5 +147,7 @@ int main(int argc, char **argv) {
     return runRun(run);
   if (*targetsCmd)
     return runTargets();
+  if (*quantizeCmd)
+    return runQuantize(quantizeCmd->remaining());
   return runInfo(info);
 }
