@@ -138,30 +138,30 @@ void _mlir_ciface_onnxc_rt_matmul_prepacked_f32(
  * row-major operands; the zero points are a scalar (one element) for A and
  * a scalar or [N] for B, read when flagged. `slot` (the _packed form, for a
  * constant B) keeps B packed after the first call. Shapes that disagree at
- * run time (the lowering checks them first) leave Y zero. */
+ * run time (the lowering checks them first) leave Y zero and return
+ * ONNXC_KERNEL_BAD_OPERANDS; returns ONNXC_KERNEL_OK or an ONNXC_KERNEL_*. */
 enum {
   ONNXC_MATMUL_INTEGER_A_SIGNED = 1,
   ONNXC_MATMUL_INTEGER_B_SIGNED = 2,
   ONNXC_MATMUL_INTEGER_A_ZERO = 4,
   ONNXC_MATMUL_INTEGER_B_ZERO = 8
 };
-void _mlir_ciface_onnxc_rt_matmul_integer(onnxc_unranked_memref *a,
-                                          onnxc_unranked_memref *b,
-                                          onnxc_unranked_memref *a_zero_point,
-                                          onnxc_unranked_memref *b_zero_point,
-                                          onnxc_unranked_memref *y,
-                                          int32_t flags);
-void _mlir_ciface_onnxc_rt_matmul_integer_packed(
+int32_t _mlir_ciface_onnxc_rt_matmul_integer(
+    onnxc_unranked_memref *a, onnxc_unranked_memref *b,
+    onnxc_unranked_memref *a_zero_point, onnxc_unranked_memref *b_zero_point,
+    onnxc_unranked_memref *y, int32_t flags);
+int32_t _mlir_ciface_onnxc_rt_matmul_integer_packed(
     onnxc_unranked_memref *a, onnxc_unranked_memref *b,
     onnxc_unranked_memref *a_zero_point, onnxc_unranked_memref *b_zero_point,
     onnxc_unranked_memref *y, onnxc_memref1 *slot, int32_t flags);
 
 /* DynamicQuantize.c: ONNX DynamicQuantizeLinear of a dense f32 X into
  * Y (u8, X's shape) through kernels/Quantize.h; params[0] gets the scale,
- * params[1] the zero point (a whole number in [0, 255]). */
-void _mlir_ciface_onnxc_rt_dynamic_quantize_f32(onnxc_unranked_memref *x,
-                                                onnxc_unranked_memref *y,
-                                                onnxc_memref1 *params);
+ * params[1] the zero point (a whole number in [0, 255]). Returns an
+ * ONNXC_KERNEL_* status. */
+int32_t _mlir_ciface_onnxc_rt_dynamic_quantize_f32(onnxc_unranked_memref *x,
+                                                   onnxc_unranked_memref *y,
+                                                   onnxc_memref1 *params);
 
 /* Conv.c: Y = activation(Conv2D(X, W) + bias + residual), NCHW, dense,
  * the window given by its begin pads, strides and dilations (the end pads
@@ -183,8 +183,9 @@ void _mlir_ciface_onnxc_rt_conv2d_f32(
  * y_zero) with multiplier = x_scale * w_scale[m] / y_scale rounded to f32
  * at each step, as the ONNX reference does. Scales are f32 memrefs of one
  * element (w_scale: one or M), zero points 8-bit (w_zero: one or M), bias
- * int32 [M] when flagged. The end pads follow from Y's size. Geometry that
- * disagrees at run time leaves Y unwritten. */
+ * int32 [M] when flagged. The end pads follow from Y's size. Returns
+ * ONNXC_KERNEL_OK, or an ONNXC_KERNEL_* (geometry that disagrees, no
+ * memory) with Y unspecified. */
 enum {
   ONNXC_QCONV_X_SIGNED = 1,
   ONNXC_QCONV_W_SIGNED = 2,
@@ -192,7 +193,7 @@ enum {
   ONNXC_QCONV_BIAS = 8,
   ONNXC_QCONV_Y_ZERO = 16
 };
-void _mlir_ciface_onnxc_rt_qlinear_conv2d(
+int32_t _mlir_ciface_onnxc_rt_qlinear_conv2d(
     onnxc_unranked_memref *x, onnxc_unranked_memref *x_scale,
     onnxc_unranked_memref *x_zero, onnxc_unranked_memref *w,
     onnxc_unranked_memref *w_scale, onnxc_unranked_memref *w_zero,
@@ -291,7 +292,16 @@ enum {
   ONNXC_SHAPE_ERROR_DEVICE = 3,
   /* No usable CUDA device (no driver, cuInit failed, no device N): `node`
    * is the reason (static storage). The run fails with ONNXC_NO_DEVICE. */
-  ONNXC_SHAPE_ERROR_NO_DEVICE = 4
+  ONNXC_SHAPE_ERROR_NO_DEVICE = 4,
+  /* A CPU kernel call returned status `a` (ONNXC_KERNEL_*): compiled code
+   * checks the int8 kernels' results (ShapeErrorKind::Kernel). */
+  ONNXC_SHAPE_ERROR_KERNEL = 5
+};
+/* What the int8 entry points return. */
+enum {
+  ONNXC_KERNEL_OK = 0,
+  ONNXC_KERNEL_OUT_OF_MEMORY = 1,
+  ONNXC_KERNEL_BAD_OPERANDS = 2 /* shapes or sizes that do not fit */
 };
 void onnxc_rt_shape_error(const char *node, int32_t kind, int64_t a, int64_t b);
 void onnxc_rt_clear_shape_error(void);

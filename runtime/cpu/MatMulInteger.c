@@ -38,29 +38,29 @@ static int32_t zero_point(const onnxc_byte_view *v, int64_t index,
                    : (int32_t)((const uint8_t *)v->data)[index];
 }
 
-static void matmul_integer(onnxc_unranked_memref *a_ref,
-                           onnxc_unranked_memref *b_ref,
-                           onnxc_unranked_memref *a_zero_ref,
-                           onnxc_unranked_memref *b_zero_ref,
-                           onnxc_unranked_memref *y_ref,
-                           onnxc_qgemm_packed_b **slot, int32_t flags) {
+static int32_t matmul_integer(onnxc_unranked_memref *a_ref,
+                              onnxc_unranked_memref *b_ref,
+                              onnxc_unranked_memref *a_zero_ref,
+                              onnxc_unranked_memref *b_zero_ref,
+                              onnxc_unranked_memref *y_ref,
+                              onnxc_qgemm_packed_b **slot, int32_t flags) {
   onnxc_byte_view a, b, y, a_zero, b_zero;
   if (!onnxc_read_byte_view(a_ref, 1, &a) ||
       !onnxc_read_byte_view(b_ref, 1, &b) ||
       !onnxc_read_byte_view(y_ref, 4, &y))
-    return;
+    return ONNXC_KERNEL_BAD_OPERANDS;
   int64_t y_count = count(&y);
   if (y_count == 0)
-    return;
+    return ONNXC_KERNEL_OK;
   memset(y.data, 0, (size_t)y_count * sizeof(int32_t));
   if (a.rank < 1 || b.rank != 2 || !dense(&a) || !dense(&b) || !dense(&y))
-    return;
+    return ONNXC_KERNEL_BAD_OPERANDS;
   int64_t k = a.size[a.rank - 1], n = b.size[1];
   int64_t m = count(&a) / (k ? k : 1);
   if (k == 0) /* A is empty along K: every sum is 0, and so is Y. */
-    return;
+    return ONNXC_KERNEL_OK;
   if (b.size[0] != k || y.size[y.rank - 1] != n || y_count != m * n)
-    return;
+    return ONNXC_KERNEL_BAD_OPERANDS;
 
   int a_signed = (flags & ONNXC_MATMUL_INTEGER_A_SIGNED) != 0;
   int b_signed = (flags & ONNXC_MATMUL_INTEGER_B_SIGNED) != 0;
@@ -75,7 +75,7 @@ static void matmul_integer(onnxc_unranked_memref *a_ref,
   if ((flags & ONNXC_MATMUL_INTEGER_A_ZERO) &&
       onnxc_read_byte_view(a_zero_ref, 1, &a_zero)) {
     if (count(&a_zero) != 1)
-      return;
+      return ONNXC_KERNEL_BAD_OPERANDS;
     p.a_zero_point = zero_point(&a_zero, 0, a_signed);
   }
   int32_t scalar_b_zero = 0, *column_b_zero = NULL;
@@ -88,13 +88,13 @@ static void matmul_integer(onnxc_unranked_memref *a_ref,
     } else if (zeros == n && b_zero.rank == 1) {
       column_b_zero = malloc((size_t)n * sizeof(int32_t));
       if (!column_b_zero)
-        return;
+        return ONNXC_KERNEL_OUT_OF_MEMORY;
       for (int64_t j = 0; j < n; ++j)
         column_b_zero[j] = zero_point(&b_zero, j * b_zero.stride[0], b_signed);
       p.b_zero_point = column_b_zero;
       p.b_zero_point_stride = 1;
     } else {
-      return;
+      return ONNXC_KERNEL_BAD_OPERANDS;
     }
   }
 
@@ -112,18 +112,17 @@ static void matmul_integer(onnxc_unranked_memref *a_ref,
                           b_signed, &p);
   onnxc_qgemm_free_packed_b(own);
   free(column_b_zero);
+  return ONNXC_KERNEL_OK;
 }
 
-void _mlir_ciface_onnxc_rt_matmul_integer(onnxc_unranked_memref *a,
-                                          onnxc_unranked_memref *b,
-                                          onnxc_unranked_memref *a_zero_point,
-                                          onnxc_unranked_memref *b_zero_point,
-                                          onnxc_unranked_memref *y,
-                                          int32_t flags) {
-  matmul_integer(a, b, a_zero_point, b_zero_point, y, NULL, flags);
+int32_t _mlir_ciface_onnxc_rt_matmul_integer(
+    onnxc_unranked_memref *a, onnxc_unranked_memref *b,
+    onnxc_unranked_memref *a_zero_point, onnxc_unranked_memref *b_zero_point,
+    onnxc_unranked_memref *y, int32_t flags) {
+  return matmul_integer(a, b, a_zero_point, b_zero_point, y, NULL, flags);
 }
 
-void _mlir_ciface_onnxc_rt_matmul_integer_packed(
+int32_t _mlir_ciface_onnxc_rt_matmul_integer_packed(
     onnxc_unranked_memref *a, onnxc_unranked_memref *b,
     onnxc_unranked_memref *a_zero_point, onnxc_unranked_memref *b_zero_point,
     onnxc_unranked_memref *y, onnxc_memref1 *slot, int32_t flags) {
@@ -131,5 +130,5 @@ void _mlir_ciface_onnxc_rt_matmul_integer_packed(
       slot && slot->size >= 1
           ? (onnxc_qgemm_packed_b **)((int64_t *)slot->aligned + slot->offset)
           : NULL;
-  matmul_integer(a, b, a_zero_point, b_zero_point, y, cache, flags);
+  return matmul_integer(a, b, a_zero_point, b_zero_point, y, cache, flags);
 }

@@ -306,7 +306,7 @@ static int read_byte(onnxc_unranked_memref *ref, int is_signed, int32_t *out) {
   return 1;
 }
 
-void _mlir_ciface_onnxc_rt_qlinear_conv2d(
+int32_t _mlir_ciface_onnxc_rt_qlinear_conv2d(
     onnxc_unranked_memref *x_ref, onnxc_unranked_memref *x_scale,
     onnxc_unranked_memref *x_zero, onnxc_unranked_memref *w_ref,
     onnxc_unranked_memref *w_scale, onnxc_unranked_memref *w_zero_ref,
@@ -321,13 +321,14 @@ void _mlir_ciface_onnxc_rt_qlinear_conv2d(
       !onnxc_read_byte_view(y_ref, 1, &y) ||
       !onnxc_read_byte_view(w_zero_ref, 1, &w_zero) || x.rank != 4 ||
       w.rank != 4 || y.rank != 4 || group < 1)
-    return;
+    return ONNXC_KERNEL_BAD_OPERANDS;
   int64_t n = x.size[0], c = x.size[1], h = x.size[2], wd = x.size[3];
   int64_t m = w.size[0], cg = w.size[1], kh = w.size[2], kw = w.size[3];
   int64_t oh = y.size[2], ow = y.size[3];
-  if (y.size[0] != n || y.size[1] != m || cg * group != c || m % group ||
-      n == 0 || m == 0 || oh == 0 || ow == 0)
-    return;
+  if (y.size[0] != n || y.size[1] != m || cg * group != c || m % group)
+    return ONNXC_KERNEL_BAD_OPERANDS;
+  if (n == 0 || m == 0 || oh == 0 || ow == 0)
+    return ONNXC_KERNEL_OK; /* nothing to write */
   int x_signed = (flags & ONNXC_QCONV_X_SIGNED) != 0;
   int w_signed = (flags & ONNXC_QCONV_W_SIGNED) != 0;
   qconv_job job;
@@ -344,10 +345,10 @@ void _mlir_ciface_onnxc_rt_qlinear_conv2d(
   float xs, ys;
   if (!read_float(x_scale, 0, 1, &xs) || !read_float(y_scale, 0, 1, &ys) ||
       !read_byte(x_zero, x_signed, &job.x_zero))
-    return;
+    return ONNXC_KERNEL_BAD_OPERANDS;
   if ((flags & ONNXC_QCONV_Y_ZERO) &&
       !read_byte(y_zero, job.y_signed, &job.y_zero))
-    return;
+    return ONNXC_KERNEL_BAD_OPERANDS;
   const int32_t *bias_values = NULL;
   if ((flags & ONNXC_QCONV_BIAS) && onnxc_read_byte_view(bias_ref, 4, &bias))
     bias_values = (const int32_t *)bias.data;
@@ -369,11 +370,17 @@ void _mlir_ciface_onnxc_rt_qlinear_conv2d(
   if (!weights && !depthwise)
     weights = own = pack_weights(w.data, m, cg, kh, kw, group, w_signed);
   int64_t w_zero_count = w_zero.rank ? w_zero.size[0] : 1;
-  int ok = multiplier && zeros && pixels && (weights || depthwise) &&
-           (w_zero_count == 1 || w_zero_count == m);
+  int ok = multiplier && zeros && pixels && (weights || depthwise);
+  int32_t status = ONNXC_KERNEL_OUT_OF_MEMORY;
+  if (ok && w_zero_count != 1 && w_zero_count != m) {
+    ok = 0;
+    status = ONNXC_KERNEL_BAD_OPERANDS;
+  }
   for (int64_t j = 0; ok && j < m; ++j) {
     float ws;
     ok = read_float(w_scale, j, m, &ws);
+    if (!ok)
+      status = ONNXC_KERNEL_BAD_OPERANDS;
     float product = xs * ws, quotient = product / ys; /* f32 steps */
     multiplier[j] = quotient;
     bias_f64[j] = bias_values ? bias_values[j] : 0.0;
@@ -419,4 +426,7 @@ void _mlir_ciface_onnxc_rt_qlinear_conv2d(
   free(pixels);
   free(zeros);
   free(multiplier);
+  if (!ok)
+    return status;
+  return job.failed ? ONNXC_KERNEL_OUT_OF_MEMORY : ONNXC_KERNEL_OK;
 }

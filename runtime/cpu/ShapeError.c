@@ -77,6 +77,15 @@ int onnxc_rt_take_shape_error(char *message, size_t size) {
                (long long)current.a);
     code = ONNXC_RUNTIME_ERROR;
     break;
+  case ONNXC_SHAPE_ERROR_KERNEL:
+    snprintf(message, size, "node '%s': %s", node,
+             current.a == ONNXC_KERNEL_OUT_OF_MEMORY
+                 ? "out of memory for the kernel's scratch buffers"
+                 : "the kernel was called with operands whose shapes do not "
+                   "fit together");
+    code = current.a == ONNXC_KERNEL_OUT_OF_MEMORY ? ONNXC_OUT_OF_MEMORY
+                                                   : ONNXC_INVALID_ARGUMENT;
+    break;
   case ONNXC_SHAPE_ERROR_NO_DEVICE:
     snprintf(message, size, "no CUDA device: %s", node);
     code = ONNXC_NO_DEVICE;

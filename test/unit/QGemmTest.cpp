@@ -222,6 +222,7 @@ TEST(MatMulIntegerEntry, BatchedAPerColumnZeroAndSharedSlot) {
   int32_t flags = ONNXC_MATMUL_INTEGER_B_SIGNED | ONNXC_MATMUL_INTEGER_A_ZERO |
                   ONNXC_MATMUL_INTEGER_B_ZERO;
   std::vector<std::thread> callers;
+  std::vector<int32_t> statuses(4, -1);
   std::vector<std::unique_ptr<Tensor<int32_t>>> results;
   for (int t = 0; t < 4; ++t)
     results.push_back(
@@ -229,20 +230,22 @@ TEST(MatMulIntegerEntry, BatchedAPerColumnZeroAndSharedSlot) {
   for (size_t t = 0; t < results.size(); ++t)
     callers.emplace_back([&, t] {
       onnxc_memref1 slot = {&slotValue, &slotValue, 0, 1, 1};
-      _mlir_ciface_onnxc_rt_matmul_integer_packed(&a.ref, &b.ref, &aZero.ref,
-                                                  &bZero.ref, &results[t]->ref,
-                                                  &slot, flags);
+      statuses[t] = _mlir_ciface_onnxc_rt_matmul_integer_packed(
+          &a.ref, &b.ref, &aZero.ref, &bZero.ref, &results[t]->ref, &slot,
+          flags);
     });
   for (std::thread &t : callers)
     t.join();
   EXPECT_NE(slotValue, 0) << "the packed B was not kept";
+  EXPECT_EQ(statuses, std::vector<int32_t>(4, ONNXC_KERNEL_OK));
   for (auto &r : results)
     EXPECT_EQ(r->data, expected);
 
   // Without a slot, and with an unsigned B and no zero points.
   Tensor<int32_t> y({batch, m, n});
-  _mlir_ciface_onnxc_rt_matmul_integer(&a.ref, &b.ref, &a.ref, &a.ref, &y.ref,
-                                       0);
+  ASSERT_EQ(_mlir_ciface_onnxc_rt_matmul_integer(&a.ref, &b.ref, &a.ref, &a.ref,
+                                                 &y.ref, 0),
+            ONNXC_KERNEL_OK);
   for (int64_t i = 0; i < batch * m; ++i)
     for (int64_t j = 0; j < n; ++j) {
       int64_t sum = 0;
@@ -250,6 +253,38 @@ TEST(MatMulIntegerEntry, BatchedAPerColumnZeroAndSharedSlot) {
         sum += int64_t{a.data[i * k + q]} * int64_t{b.data[q * n + j]};
       ASSERT_EQ(y.data[i * n + j], static_cast<int32_t>(sum));
     }
+}
+
+/// Operands whose shapes do not fit are refused with a status (compiled
+/// code turns it into the run's error), not multiplied out of bounds.
+TEST(MatMulIntegerEntry, ShapesThatDoNotFitReturnAStatus) {
+  Tensor<uint8_t> a({3, 8}), b({7, 5}), zero({2});
+  Tensor<int32_t> y({3, 5});
+  EXPECT_EQ(_mlir_ciface_onnxc_rt_matmul_integer(&a.ref, &b.ref, &a.ref, &a.ref,
+                                                 &y.ref, 0),
+            ONNXC_KERNEL_BAD_OPERANDS);
+  Tensor<uint8_t> bFits({8, 5});
+  EXPECT_EQ(_mlir_ciface_onnxc_rt_matmul_integer(&a.ref, &bFits.ref, &zero.ref,
+                                                 &a.ref, &y.ref,
+                                                 ONNXC_MATMUL_INTEGER_A_ZERO),
+            ONNXC_KERNEL_BAD_OPERANDS); // a per-row A zero point
+}
+
+TEST(QLinearConvEntry, GeometryThatDoesNotFitReturnsAStatus) {
+  Tensor<uint8_t> x({1, 2, 3, 3}), xZero({}, {3}),
+      w({3, 2, 1, 1}, {1, 2, 3, 4, 5, 6}), wZero({}, {0}), yZero({}, {0});
+  Tensor<float> xScale({}, {0.5f}), wScale({}, {0.25f}), yScale({}, {1.0f});
+  int64_t slotValue = 0;
+  onnxc_memref1 slot = {&slotValue, &slotValue, 0, 1, 1};
+  auto call = [&](Tensor<uint8_t> &y) {
+    return _mlir_ciface_onnxc_rt_qlinear_conv2d(
+        &x.ref, &xScale.ref, &xZero.ref, &w.ref, &wScale.ref, &wZero.ref,
+        &yScale.ref, &yZero.ref, &x.ref, &y.ref, &slot,
+        ONNXC_QCONV_W_SIGNED | ONNXC_QCONV_Y_ZERO, 0, 0, 1, 1, 1, 1, 1);
+  };
+  Tensor<uint8_t> fits({1, 3, 3, 3}), wrongChannels({1, 4, 3, 3});
+  EXPECT_EQ(call(fits), ONNXC_KERNEL_OK);
+  EXPECT_EQ(call(wrongChannels), ONNXC_KERNEL_BAD_OPERANDS);
 }
 
 } // namespace

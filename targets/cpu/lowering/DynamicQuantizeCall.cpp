@@ -52,10 +52,11 @@ struct DynamicQuantizeCall
     auto paramsType = MemRefType::get({2}, f32);
     // Freed by the buffer deallocation that follows bufferization.
     Value params = rewriter.create<memref::AllocOp>(loc, paramsType);
-    rewriter.create<func::CallOp>(
+    auto call = rewriter.create<func::CallOp>(
         loc, callee,
         ValueRange{runtimeCallArgument(rewriter, loc, x),
                    castToDynamicMemref(rewriter, loc, y), params});
+    emitKernelStatusCheck(rewriter, loc, call.getResult(0));
     auto load = [&](int64_t index) -> Value {
       Value i = rewriter.create<arith::ConstantIndexOp>(loc, index);
       return rewriter.create<memref::LoadOp>(loc, params, ValueRange{i});

@@ -101,7 +101,8 @@ struct MatMulIntegerCall : OpConversionPattern<onnx::MatMulIntegerOp> {
       args.push_back(rewriter.create<memref::GetGlobalOp>(
           loc, packedBSlotType(rewriter.getContext()), slot.getValue()));
     args.push_back(rewriter.create<arith::ConstantIntOp>(loc, flags, 32));
-    rewriter.create<func::CallOp>(loc, callee, args);
+    auto call = rewriter.create<func::CallOp>(loc, callee, args);
+    emitKernelStatusCheck(rewriter, loc, call.getResult(0));
     rewriter.replaceOp(op,
                        runtimeResultTensor(rewriter, loc, resultType, buffer));
     return success();

@@ -161,7 +161,8 @@ struct QLinearConvCall : OpConversionPattern<onnx::QLinearConvOp> {
                  i64(h.padBegin), i64(wd.padBegin), i64c(h.stride),
                  i64c(wd.stride), i64c(h.dilation), i64c(wd.dilation),
                  i64c(group)});
-    rewriter.create<func::CallOp>(loc, callee, args);
+    auto call = rewriter.create<func::CallOp>(loc, callee, args);
+    emitKernelStatusCheck(rewriter, loc, call.getResult(0));
     rewriter.replaceOp(op,
                        runtimeResultTensor(rewriter, loc, resultType, buffer));
     return success();

@@ -67,6 +67,8 @@ bool hasDynamicDim(Type type) {
   return tensor && !tensor.hasStaticShape();
 }
 
+bool returnsKernelStatus(Operation *op);
+
 struct DeclareRuntimeHelpersPass
     : impl::DeclareRuntimeHelpersBase<DeclareRuntimeHelpersPass> {
   using DeclareRuntimeHelpersBase::DeclareRuntimeHelpersBase;
@@ -82,7 +84,8 @@ struct DeclareRuntimeHelpersPass
           !op->getName().getStringRef().starts_with("onnx"))
         return;
       needsShapeError = llvm::any_of(op->getOperandTypes(), hasDynamicDim) ||
-                        llvm::any_of(op->getResultTypes(), hasDynamicDim);
+                        llvm::any_of(op->getResultTypes(), hasDynamicDim) ||
+                        returnsKernelStatus(op);
     });
     if (needsShapeError && !symbols.lookup(kShapeErrorCallee)) {
       auto decl = builder.create<func::FuncOp>(
@@ -173,8 +176,8 @@ struct DeclareRuntimeHelpersPass
       else
         args.push_back(builder.create<memref::CastOp>(loc, type, arg));
     }
-    builder.create<func::CallOp>(loc, target, args);
-    builder.create<func::ReturnOp>(loc);
+    auto call = builder.create<func::CallOp>(loc, target, args);
+    builder.create<func::ReturnOp>(loc, call.getResults());
     symbols.insert(wrapper);
   }
 };
@@ -311,8 +314,17 @@ std::optional<RuntimeHelper> matMulIntegerHelper(Operation *op) {
       types->push_back(packedBSlotType(ctx));
     types->push_back(i32);
   }
-  return RuntimeHelper{wrapper, b.getFunctionType(wrapperInputs, {}),
-                       base.str(), b.getFunctionType(targetInputs, {})};
+  return RuntimeHelper{wrapper, b.getFunctionType(wrapperInputs, {i32}),
+                       base.str(), b.getFunctionType(targetInputs, {i32})};
+}
+
+/// Whether `op` lowers to a kernel call that returns a status the lowering
+/// checks (emitKernelStatusCheck): it then needs the shape-error callee
+/// even in a module without dynamic dims.
+bool returnsKernelStatus(Operation *op) {
+  std::optional<RuntimeHelper> helper = runtimeHelperFor(op);
+  return helper && helper->type.getNumResults() == 1 &&
+         helper->type.getResult(0).isInteger(32);
 }
 
 } // namespace
@@ -418,11 +430,11 @@ std::optional<RuntimeHelper> runtimeHelperFor(Operation *op) {
         llvm::formatv("onnxc_rt_dynamic_quantize_f32_r{0}", x.getRank()),
         b.getFunctionType({MemRefType::get(dynamic, f32),
                            MemRefType::get(dynamic, i8), params},
-                          {}),
+                          {i32}),
         "onnxc_rt_dynamic_quantize_f32",
         b.getFunctionType({UnrankedMemRefType::get(f32, 0),
                            UnrankedMemRefType::get(i8, 0), params},
-                          {})};
+                          {i32})};
   }
   if (name == "onnx.QLinearConv") {
     // lowering/QLinearConvCall.cpp, runtime/cpu/QLinearConv.c: X, its
@@ -456,9 +468,9 @@ std::optional<RuntimeHelper> runtimeHelperFor(Operation *op) {
       types->push_back(i32);
       types->append(SmallVector<Type>(7, i64));
     }
-    return RuntimeHelper{wrapper, b.getFunctionType(wrapperInputs, {}),
+    return RuntimeHelper{wrapper, b.getFunctionType(wrapperInputs, {i32}),
                          "onnxc_rt_qlinear_conv2d",
-                         b.getFunctionType(targetInputs, {})};
+                         b.getFunctionType(targetInputs, {i32})};
   }
   if (name == "onnx.MatMulInteger" || name == "onnx.QLinearMatMul")
     return matMulIntegerHelper(op);
@@ -605,6 +617,15 @@ void emitShapeErrorIf(OpBuilder &b, Location loc, Value failed,
   };
   b.create<func::CallOp>(loc, callee,
                          ValueRange{kindValue, toI64(a), toI64(bSize)});
+}
+
+void emitKernelStatusCheck(OpBuilder &b, Location loc, Value status) {
+  Value zero = b.create<arith::ConstantIntOp>(loc, 0, 32);
+  Value failed =
+      b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ne, status, zero);
+  Value code = b.create<arith::IndexCastOp>(loc, b.getIndexType(), status);
+  emitShapeErrorIf(b, loc, failed, ShapeErrorKind::Kernel, code,
+                   b.create<arith::ConstantIndexOp>(loc, 0));
 }
 
 bool isF32GemmOp(Operation *op) {

@@ -101,7 +101,15 @@ enum class ShapeErrorKind : int32_t {
   InnerDims = 1,
   /// A library call (a dnnl primitive) returned a nonzero status `a`.
   LibraryCall = 2,
+  /// A CPU kernel call (the int8 ones) returned a nonzero status `a`
+  /// (ONNXC_KERNEL_*: out of memory, operands that do not fit).
+  Kernel = 5,
 };
+
+/// After a call of a runtime kernel that returns an i32 status (0: done),
+/// reports a nonzero one as a ShapeErrorKind::Kernel error of the node.
+void emitKernelStatusCheck(mlir::OpBuilder &b, mlir::Location loc,
+                           mlir::Value status);
 
 /// What lowered code calls when a run-time shape check fails:
 /// `(i32 kind, i64 a, i64 b) -> ()`. onnxc-declare-runtime-helpers declares

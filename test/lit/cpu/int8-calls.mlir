@@ -5,11 +5,16 @@
 // slot (B packed once); flags 2 | 4 = s8 B, A zero point given. A's batch
 // dim folds into rows on the C side.
 // CHECK-DAG: memref.global "private" @[[SLOT:onnxc_packed_b_slot[_0-9]*]] : memref<1xi64>
-// CHECK-DAG: func.func private @onnxc_rt_matmul_integer_packed(memref<*xi8>, memref<*xi8>, memref<*xi8>, memref<*xi8>, memref<*xi32>, memref<1xi64>, i32) attributes {llvm.emit_c_interface}
+// CHECK-DAG: func.func private @onnxc_rt_matmul_integer_packed(memref<*xi8>, memref<*xi8>, memref<*xi8>, memref<*xi8>, memref<*xi32>, memref<1xi64>, i32) -> i32 attributes {llvm.emit_c_interface}
 // CHECK-LABEL: func.func @matmul_integer_weight
 // CHECK: %[[S:.*]] = memref.get_global @[[SLOT]]
 // CHECK: %[[F:.*]] = arith.constant 6 : i32
-// CHECK: call @onnxc_rt_matmul_integer_packed_r3_0_3_3({{.*}}, %[[S]], %[[F]])
+// CHECK: %[[STATUS:.*]] = call @onnxc_rt_matmul_integer_packed_r3_0_3_3({{.*}}, %[[S]], %[[F]]) {{.*}} -> i32
+// A nonzero status (no memory, operands that do not fit) becomes the run's
+// error, kind 5, naming the node.
+// CHECK: %[[FAILED:.*]] = arith.cmpi ne, %[[STATUS]]
+// CHECK: scf.if %[[FAILED]]
+// CHECK: func.call @onnxc_rt_shape_error_at(%c5_i32
 // CHECK-NOT: linalg.matmul
 // --emit static keeps the loops.
 // STATIC-LABEL: func.func @matmul_integer_weight
@@ -70,7 +75,7 @@ func.func @dynamic_quantize(%x: tensor<3x5xf32>) -> (tensor<3x5xui8>, tensor<f32
 // CHECK-LABEL: func.func @qlinear_conv
 // CHECK: %[[F:.*]] = arith.constant 26 : i32
 // CHECK: call @onnxc_rt_qlinear_conv2d_r4_0_0_4_1_1_0_0_1_4({{.*}}, %[[F]],
-// CHECK-SAME: memref<1xi64>, i32, i64, i64, i64, i64, i64, i64, i64) -> ()
+// CHECK-SAME: memref<1xi64>, i32, i64, i64, i64, i64, i64, i64, i64) -> i32
 // CHECK-NOT: linalg.conv
 // STATIC-LABEL: func.func @qlinear_conv
 // STATIC-NOT: onnxc_rt_qlinear_conv2d
