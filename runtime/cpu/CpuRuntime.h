@@ -191,7 +191,9 @@ enum {
   ONNXC_QCONV_W_SIGNED = 2,
   ONNXC_QCONV_Y_SIGNED = 4,
   ONNXC_QCONV_BIAS = 8,
-  ONNXC_QCONV_Y_ZERO = 16
+  ONNXC_QCONV_Y_ZERO = 16,
+  ONNXC_QCONV_X_ZERO = 32, /* ConvInteger: x_zero_point given */
+  ONNXC_QCONV_W_ZERO = 64  /* ConvInteger: w_zero_point given */
 };
 int32_t _mlir_ciface_onnxc_rt_qlinear_conv2d(
     onnxc_unranked_memref *x, onnxc_unranked_memref *x_scale,
@@ -201,6 +203,16 @@ int32_t _mlir_ciface_onnxc_rt_qlinear_conv2d(
     onnxc_unranked_memref *bias, onnxc_unranked_memref *y, onnxc_memref1 *slot,
     int32_t flags, int64_t pad_top, int64_t pad_left, int64_t stride_h,
     int64_t stride_w, int64_t dilation_h, int64_t dilation_w, int64_t group);
+
+/* The same for ONNX ConvInteger: Y is the int32 sums [N, M, OH, OW]; the
+ * zero points (8-bit, one or M for W) are read when ONNXC_QCONV_X_ZERO /
+ * ONNXC_QCONV_W_ZERO say they are given. */
+int32_t _mlir_ciface_onnxc_rt_conv_integer2d(
+    onnxc_unranked_memref *x, onnxc_unranked_memref *x_zero,
+    onnxc_unranked_memref *w, onnxc_unranked_memref *w_zero,
+    onnxc_unranked_memref *y, onnxc_memref1 *slot, int32_t flags,
+    int64_t pad_top, int64_t pad_left, int64_t stride_h, int64_t stride_w,
+    int64_t dilation_h, int64_t dilation_w, int64_t group);
 
 /* ConvNchwc.c: onnxc.BlockedConv, Y = activation(Conv(X, W) + bias + Z) on
  * blocked tensors (kernels/ConvNchwc.h has the layouts). Geometry that

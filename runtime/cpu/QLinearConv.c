@@ -115,7 +115,8 @@ typedef struct qconv_job {
   ptrdiff_t w_zero_stride;
   const double *multiplier; /* [M] */
   const double *bias;       /* [M], zeros without one */
-  uint8_t *y;               /* the image's [M, OH * OW] */
+  char *y;                  /* the image's [M, OH * OW] */
+  int s32;                  /* ConvInteger: int32 sums out, no scales */
   int gemm_threads;
   int failed;
   /* Depthwise (one input and one output channel per group): straight from
@@ -124,7 +125,7 @@ typedef struct qconv_job {
   const char *weights_data;
   int w_signed;
   ptrdiff_t x_image, y_image; /* bytes from one image to the next */
-  uint8_t *y_all;
+  char *y_all;
 } qconv_job;
 
 /* Rows [p0, p0 + rows) of A for group g: the windows of those pixels. */
@@ -156,12 +157,19 @@ static void gather_windows(const qconv_job *job, int64_t g, int64_t p0,
 /* The block's requantized bytes, pixel-major ([rows, Mg]), to Y's channel
  * planes. */
 static void to_planes(const qconv_job *job, int64_t g, int64_t p0, int64_t rows,
-                      const uint8_t *tile) {
+                      const void *tile) {
   int64_t mg = job->mg, plane = job->oh * job->ow;
   for (int64_t j = 0; j < mg; ++j) {
-    uint8_t *dst = job->y + (g * mg + j) * plane + p0;
-    for (int64_t r = 0; r < rows; ++r)
-      dst[r] = tile[r * mg + j];
+    int64_t at = (g * mg + j) * plane + p0;
+    if (job->s32) {
+      int32_t *dst = (int32_t *)job->y + at;
+      for (int64_t r = 0; r < rows; ++r)
+        dst[r] = ((const int32_t *)tile)[r * mg + j];
+    } else {
+      uint8_t *dst = (uint8_t *)job->y + at;
+      for (int64_t r = 0; r < rows; ++r)
+        dst[r] = ((const uint8_t *)tile)[r * mg + j];
+    }
   }
 }
 
@@ -173,7 +181,7 @@ static void block_task(void *context, size_t task, int worker) {
   int64_t plane = job->oh * job->ow;
   int64_t rows = plane - p0 < job->block ? plane - p0 : job->block;
   int64_t k = job->kh * job->kw * job->cg;
-  uint8_t *tile = malloc((size_t)(rows * job->mg));
+  void *tile = malloc((size_t)(rows * job->mg) * (job->s32 ? 4 : 1));
   uint8_t *a = job->direct ? NULL : malloc((size_t)(rows * k));
   if (!tile || (!job->direct && !a)) {
     free(tile);
@@ -195,8 +203,9 @@ static void block_task(void *context, size_t task, int worker) {
   p.a_zero_point = job->x_zero;
   p.b_zero_point = job->w_zero + g * job->mg * job->w_zero_stride;
   p.b_zero_point_stride = job->w_zero_stride;
-  /* Requantized in the GEMM's epilogue, in f64 as the ONNX reference. */
-  p.output = ONNXC_QGEMM_OUTPUT_Q8;
+  /* Requantized in the GEMM's epilogue, in f64 as the ONNX reference; or
+   * ConvInteger's int32 sums. */
+  p.output = job->s32 ? ONNXC_QGEMM_OUTPUT_S32 : ONNXC_QGEMM_OUTPUT_Q8;
   p.c = tile;
   p.ldc = job->mg;
   p.q_scale = job->multiplier + g * job->mg;
@@ -271,7 +280,13 @@ static void depthwise_task(void *context, size_t task, int worker) {
   const double hi = job->y_signed ? 127.0 : 255.0;
   const double magic = 6755399441055744.0, zero = job->y_zero;
   double multiplier = job->multiplier[ch], bias = job->bias[ch];
-  uint8_t *y = job->y_all + image * job->y_image + ch * plane;
+  if (job->s32) {
+    memcpy((int32_t *)(job->y_all + image * job->y_image) + ch * plane, acc,
+           (size_t)plane * sizeof(int32_t));
+    free(acc);
+    return;
+  }
+  uint8_t *y = (uint8_t *)job->y_all + image * job->y_image + ch * plane;
   for (int64_t q = 0; q < plane; ++q) {
     double v = ((double)acc[q] + bias) * multiplier + zero;
     v = v < lo ? lo : v;
@@ -306,62 +321,129 @@ static int read_byte(onnxc_unranked_memref *ref, int is_signed, int32_t *out) {
   return 1;
 }
 
-int32_t _mlir_ciface_onnxc_rt_qlinear_conv2d(
-    onnxc_unranked_memref *x_ref, onnxc_unranked_memref *x_scale,
-    onnxc_unranked_memref *x_zero, onnxc_unranked_memref *w_ref,
-    onnxc_unranked_memref *w_scale, onnxc_unranked_memref *w_zero_ref,
-    onnxc_unranked_memref *y_scale, onnxc_unranked_memref *y_zero,
-    onnxc_unranked_memref *bias_ref, onnxc_unranked_memref *y_ref,
-    onnxc_memref1 *slot, int32_t flags, int64_t pad_top, int64_t pad_left,
-    int64_t stride_h, int64_t stride_w, int64_t dilation_h, int64_t dilation_w,
-    int64_t group) {
-  onnxc_byte_view x, w, y, w_zero, bias;
-  if (!onnxc_read_byte_view(x_ref, 1, &x) ||
-      !onnxc_read_byte_view(w_ref, 1, &w) ||
-      !onnxc_read_byte_view(y_ref, 1, &y) ||
-      !onnxc_read_byte_view(w_zero_ref, 1, &w_zero) || x.rank != 4 ||
-      w.rank != 4 || y.rank != 4 || group < 1)
+/* One call's operands: QLinearConv's nine, or ConvInteger's four (s32:
+ * scales and bias NULL, zero points when flagged). */
+typedef struct qconv_call {
+  onnxc_unranked_memref *x, *x_scale, *x_zero, *w, *w_scale, *w_zero;
+  onnxc_unranked_memref *y_scale, *y_zero, *bias, *y;
+  onnxc_memref1 *slot;
+  int32_t flags;
+  int64_t pad_top, pad_left, stride_h, stride_w, dilation_h, dilation_w;
+  int64_t group;
+  int s32;
+} qconv_call;
+
+/* Per output channel: the requantization multiplier (x_scale * w_scale /
+ * y_scale, rounded to f32 at each step), the bias as a double, and W's zero
+ * point. ConvInteger: multipliers and biases 0, zero points as flagged. */
+static int32_t channel_parameters(const qconv_call *call, int64_t m,
+                                  int w_signed, double *multiplier,
+                                  double *bias, int32_t *zeros) {
+  float xs = 1.0f, ys = 1.0f;
+  if (!call->s32 && (!read_float(call->x_scale, 0, 1, &xs) ||
+                     !read_float(call->y_scale, 0, 1, &ys)))
+    return ONNXC_KERNEL_BAD_OPERANDS;
+  onnxc_byte_view w_zero, bias_view;
+  int has_w_zero = !call->s32 || (call->flags & ONNXC_QCONV_W_ZERO);
+  if (has_w_zero && !onnxc_read_byte_view(call->w_zero, 1, &w_zero))
+    return ONNXC_KERNEL_BAD_OPERANDS;
+  int64_t w_zero_count = has_w_zero && w_zero.rank ? w_zero.size[0] : 1;
+  if (w_zero_count != 1 && w_zero_count != m)
+    return ONNXC_KERNEL_BAD_OPERANDS;
+  const int32_t *bias_values = NULL;
+  if ((call->flags & ONNXC_QCONV_BIAS) &&
+      onnxc_read_byte_view(call->bias, 4, &bias_view))
+    bias_values = (const int32_t *)bias_view.data;
+  for (int64_t j = 0; j < m; ++j) {
+    float ws = 1.0f;
+    if (!call->s32 && !read_float(call->w_scale, j, m, &ws))
+      return ONNXC_KERNEL_BAD_OPERANDS;
+    float product = xs * ws, quotient = product / ys; /* f32 steps */
+    multiplier[j] = call->s32 ? 0.0 : quotient;
+    bias[j] = bias_values ? bias_values[j] : 0.0;
+    ptrdiff_t at = w_zero_count == 1 ? 0 : j * w_zero.stride[0];
+    zeros[j] = !has_w_zero ? 0
+               : w_signed  ? ((const int8_t *)w_zero.data)[at]
+                           : ((const uint8_t *)w_zero.data)[at];
+  }
+  return ONNXC_KERNEL_OK;
+}
+
+/* Runs the prepared job over every image: depthwise planes, or blocks of
+ * output pixels through the GEMM. */
+static void run_images(qconv_job *job, const onnxc_byte_view *x,
+                       const onnxc_byte_view *y, int64_t n, int depthwise,
+                       uint8_t *pixels) {
+  size_t y_element = job->s32 ? 4 : 1;
+  if (depthwise) {
+    job->x = (const uint8_t *)x->data;
+    job->x_image = x->stride[0];
+    job->y_all = y->data;
+    job->y_image = y->stride[0] * (ptrdiff_t)y_element;
+    onnxc_parallel_for((size_t)(n * job->c), 0, depthwise_task, job);
+    return;
+  }
+  int64_t k = job->kh * job->kw * job->cg, plane = job->oh * job->ow;
+  int64_t block = (256 * 1024) / (k > 0 ? k : 1);
+  block = block < 12 ? 12 : block > 512 ? 512 : block / 12 * 12;
+  job->block = block;
+  job->blocks = (plane + block - 1) / block;
+  job->pixels = pixels;
+  size_t tasks = (size_t)(job->c / job->cg * job->blocks);
+  int spread = tasks >= 2 * (size_t)onnxc_num_threads();
+  job->gemm_threads = spread ? 1 : 0;
+  for (int64_t image = 0; image < n && !job->failed; ++image) {
+    const uint8_t *src = (const uint8_t *)x->data + image * x->stride[0];
+    to_pixel_major(src, job->c, job->h * job->w, pixels);
+    job->y = y->data + image * y->stride[0] * (ptrdiff_t)y_element;
+    onnxc_parallel_for(tasks, spread ? 0 : 1, block_task, job);
+  }
+}
+
+static int32_t quantized_conv2d(const qconv_call *call) {
+  onnxc_byte_view x, w, y;
+  if (!onnxc_read_byte_view(call->x, 1, &x) ||
+      !onnxc_read_byte_view(call->w, 1, &w) ||
+      !onnxc_read_byte_view(call->y, call->s32 ? 4 : 1, &y) || x.rank != 4 ||
+      w.rank != 4 || y.rank != 4 || call->group < 1)
     return ONNXC_KERNEL_BAD_OPERANDS;
   int64_t n = x.size[0], c = x.size[1], h = x.size[2], wd = x.size[3];
   int64_t m = w.size[0], cg = w.size[1], kh = w.size[2], kw = w.size[3];
-  int64_t oh = y.size[2], ow = y.size[3];
+  int64_t oh = y.size[2], ow = y.size[3], group = call->group;
   if (y.size[0] != n || y.size[1] != m || cg * group != c || m % group)
     return ONNXC_KERNEL_BAD_OPERANDS;
   if (n == 0 || m == 0 || oh == 0 || ow == 0)
     return ONNXC_KERNEL_OK; /* nothing to write */
-  int x_signed = (flags & ONNXC_QCONV_X_SIGNED) != 0;
+  int32_t flags = call->flags;
   int w_signed = (flags & ONNXC_QCONV_W_SIGNED) != 0;
   qconv_job job;
   memset(&job, 0, sizeof job);
   job.c = c, job.h = h, job.w = wd, job.cg = cg, job.mg = m / group;
   job.kh = kh, job.kw = kw, job.oh = oh, job.ow = ow;
-  job.pad_top = pad_top, job.pad_left = pad_left;
-  job.stride_h = stride_h, job.stride_w = stride_w;
-  job.dilation_h = dilation_h, job.dilation_w = dilation_w;
-  job.x_signed = x_signed;
+  job.pad_top = call->pad_top, job.pad_left = call->pad_left;
+  job.stride_h = call->stride_h, job.stride_w = call->stride_w;
+  job.dilation_h = call->dilation_h, job.dilation_w = call->dilation_w;
+  job.x_signed = (flags & ONNXC_QCONV_X_SIGNED) != 0;
   job.y_signed = (flags & ONNXC_QCONV_Y_SIGNED) != 0;
-  job.direct = kh == 1 && kw == 1 && stride_h == 1 && stride_w == 1 &&
-               pad_top == 0 && pad_left == 0 && oh == h && ow == wd;
-  float xs, ys;
-  if (!read_float(x_scale, 0, 1, &xs) || !read_float(y_scale, 0, 1, &ys) ||
-      !read_byte(x_zero, x_signed, &job.x_zero))
+  job.s32 = call->s32;
+  job.direct = kh == 1 && kw == 1 && call->stride_h == 1 &&
+               call->stride_w == 1 && call->pad_top == 0 &&
+               call->pad_left == 0 && oh == h && ow == wd;
+  if ((!call->s32 || (flags & ONNXC_QCONV_X_ZERO)) &&
+      !read_byte(call->x_zero, job.x_signed, &job.x_zero))
     return ONNXC_KERNEL_BAD_OPERANDS;
   if ((flags & ONNXC_QCONV_Y_ZERO) &&
-      !read_byte(y_zero, job.y_signed, &job.y_zero))
+      !read_byte(call->y_zero, job.y_signed, &job.y_zero))
     return ONNXC_KERNEL_BAD_OPERANDS;
-  const int32_t *bias_values = NULL;
-  if ((flags & ONNXC_QCONV_BIAS) && onnxc_read_byte_view(bias_ref, 4, &bias))
-    bias_values = (const int32_t *)bias.data;
 
-  /* Per output channel: the multiplier and W's zero point. */
   double *multiplier = malloc((size_t)m * 2 * sizeof(double));
-  double *bias_f64 = multiplier ? multiplier + m : NULL;
   int32_t *zeros = malloc((size_t)m * sizeof(int32_t));
   uint8_t *pixels = malloc((size_t)(h * wd * c) + 1);
   int depthwise = cg == 1 && m == c && group == c;
   qconv_weights **cache =
-      !depthwise && slot && slot->size >= 1
-          ? (qconv_weights **)((int64_t *)slot->aligned + slot->offset)
+      !depthwise && call->slot && call->slot->size >= 1
+          ? (qconv_weights **)((int64_t *)call->slot->aligned +
+                               call->slot->offset)
           : NULL;
   qconv_weights *own = NULL;
   const qconv_weights *weights =
@@ -369,64 +451,54 @@ int32_t _mlir_ciface_onnxc_rt_qlinear_conv2d(
             : NULL;
   if (!weights && !depthwise)
     weights = own = pack_weights(w.data, m, cg, kh, kw, group, w_signed);
-  int64_t w_zero_count = w_zero.rank ? w_zero.size[0] : 1;
-  int ok = multiplier && zeros && pixels && (weights || depthwise);
   int32_t status = ONNXC_KERNEL_OUT_OF_MEMORY;
-  if (ok && w_zero_count != 1 && w_zero_count != m) {
-    ok = 0;
-    status = ONNXC_KERNEL_BAD_OPERANDS;
-  }
-  for (int64_t j = 0; ok && j < m; ++j) {
-    float ws;
-    ok = read_float(w_scale, j, m, &ws);
-    if (!ok)
-      status = ONNXC_KERNEL_BAD_OPERANDS;
-    float product = xs * ws, quotient = product / ys; /* f32 steps */
-    multiplier[j] = quotient;
-    bias_f64[j] = bias_values ? bias_values[j] : 0.0;
-    ptrdiff_t at = w_zero_count == 1 ? 0 : j * w_zero.stride[0];
-    zeros[j] = w_signed ? ((const int8_t *)w_zero.data)[at]
-                        : ((const uint8_t *)w_zero.data)[at];
-  }
-  if (ok && depthwise) {
-    job.multiplier = multiplier;
-    job.bias = bias_f64;
-    job.w_zero = zeros;
-    job.x = (const uint8_t *)x.data;
-    job.x_image = x.stride[0];
-    job.weights_data = w.data;
-    job.w_signed = w_signed;
-    job.y_all = (uint8_t *)y.data;
-    job.y_image = y.stride[0];
-    onnxc_parallel_for((size_t)(n * c), 0, depthwise_task, &job);
-  } else if (ok) {
+  if (multiplier && zeros && pixels && (weights || depthwise))
+    status = channel_parameters(call, m, w_signed, multiplier, multiplier + m,
+                                zeros);
+  if (status == ONNXC_KERNEL_OK) {
     job.weights = weights;
     job.multiplier = multiplier;
-    job.bias = bias_f64;
+    job.bias = multiplier + m;
     job.w_zero = zeros;
     job.w_zero_stride = 1;
-    job.pixels = pixels;
-    int64_t k = kh * kw * cg, plane = oh * ow;
-    int64_t block = (256 * 1024) / (k > 0 ? k : 1);
-    block = block < 12 ? 12 : block > 512 ? 512 : block / 12 * 12;
-    job.block = block;
-    job.blocks = (plane + block - 1) / block;
-    size_t tasks = (size_t)(group * job.blocks);
-    int threads = onnxc_num_threads();
-    int spread = tasks >= 2 * (size_t)threads;
-    job.gemm_threads = spread ? 1 : 0;
-    for (int64_t image = 0; image < n && !job.failed; ++image) {
-      const uint8_t *src = (const uint8_t *)x.data + image * x.stride[0];
-      to_pixel_major(src, c, h * wd, pixels);
-      job.y = (uint8_t *)y.data + image * y.stride[0];
-      onnxc_parallel_for(tasks, spread ? 0 : 1, block_task, &job);
-    }
+    job.weights_data = w.data;
+    job.w_signed = w_signed;
+    run_images(&job, &x, &y, n, depthwise, pixels);
+    if (job.failed)
+      status = ONNXC_KERNEL_OUT_OF_MEMORY;
   }
   free_weights(own);
   free(pixels);
   free(zeros);
   free(multiplier);
-  if (!ok)
-    return status;
-  return job.failed ? ONNXC_KERNEL_OUT_OF_MEMORY : ONNXC_KERNEL_OK;
+  return status;
+}
+
+int32_t _mlir_ciface_onnxc_rt_qlinear_conv2d(
+    onnxc_unranked_memref *x, onnxc_unranked_memref *x_scale,
+    onnxc_unranked_memref *x_zero, onnxc_unranked_memref *w,
+    onnxc_unranked_memref *w_scale, onnxc_unranked_memref *w_zero,
+    onnxc_unranked_memref *y_scale, onnxc_unranked_memref *y_zero,
+    onnxc_unranked_memref *bias, onnxc_unranked_memref *y, onnxc_memref1 *slot,
+    int32_t flags, int64_t pad_top, int64_t pad_left, int64_t stride_h,
+    int64_t stride_w, int64_t dilation_h, int64_t dilation_w, int64_t group) {
+  qconv_call call = {x,        x_scale,    x_zero,     w,        w_scale,
+                     w_zero,   y_scale,    y_zero,     bias,     y,
+                     slot,     flags,      pad_top,    pad_left, stride_h,
+                     stride_w, dilation_h, dilation_w, group,    0};
+  return quantized_conv2d(&call);
+}
+
+int32_t _mlir_ciface_onnxc_rt_conv_integer2d(
+    onnxc_unranked_memref *x, onnxc_unranked_memref *x_zero,
+    onnxc_unranked_memref *w, onnxc_unranked_memref *w_zero,
+    onnxc_unranked_memref *y, onnxc_memref1 *slot, int32_t flags,
+    int64_t pad_top, int64_t pad_left, int64_t stride_h, int64_t stride_w,
+    int64_t dilation_h, int64_t dilation_w, int64_t group) {
+  qconv_call call = {x,        NULL,       x_zero,     w,        NULL,
+                     w_zero,   NULL,       NULL,       NULL,     y,
+                     slot,     flags,      pad_top,    pad_left, stride_h,
+                     stride_w, dilation_h, dilation_w, group,    1};
+  call.flags &= ~(ONNXC_QCONV_BIAS | ONNXC_QCONV_Y_ZERO);
+  return quantized_conv2d(&call);
 }

@@ -156,3 +156,65 @@ def test_qlinear_conv_int8_gemm(inputs, attrs, dynamic):
     constants = [i for i in range(len(inputs)) if i != 0 and inputs[i] is not None]
     check_node("QLinearConv", inputs, attrs, reference=True, dynamic=dynamic,
                constants=constants)
+
+
+# ConvInteger (what ONNX Runtime's quantize_dynamic writes for Conv) with a
+# constant W takes the same path with int32 sums out; 1-D convolutions (an
+# audio encoder's) run as 2-D ones of unit height.
+CONV_INTEGER = [  # inputs: x, w, x_zero_point, w_zero_point
+    ("2d_zero_points", [q(1, 4, 9, 8), q(6, 4, 3, 3, dtype=np.int8),
+                        q(dtype=np.uint8), q(6, dtype=np.int8)],
+     dict(pads=[1, 1, 1, 1])),
+    ("2d_no_zero_points_grouped", [q(2, 6, 7, 7, dtype=np.int8),
+                                   q(6, 3, 3, 3, dtype=np.uint8)],
+     dict(group=2, strides=[2, 2])),
+    ("1d_audio_stride_2", [q(1, 8, 40), q(12, 8, 3, dtype=np.int8),
+                           q(dtype=np.uint8)],
+     dict(pads=[1, 1], strides=[2])),
+    ("1d_depthwise", [q(2, 5, 17, dtype=np.int8), q(5, 1, 3, dtype=np.int8),
+                      q(dtype=np.int8), q(5, dtype=np.int8)],
+     dict(group=5, dilations=[2], pads=[2, 2])),
+]
+
+
+def integer_conv(x, x_zero, w, w_zero, attrs):
+    """sum (x - x_zero)(w - w_zero) over each window, exactly: the ONNX
+    reference's float64 Conv on the zero-point-corrected integers (the
+    reference's ConvInteger and QLinearConv take neither per-channel zero
+    points nor 1-D per-channel scales)."""
+    from onnx import TensorProto, helper
+    from onnx.reference import ReferenceEvaluator
+    xs = x.astype(np.float64) - (0 if x_zero is None else float(x_zero))
+    wz = 0 if w_zero is None else w_zero.astype(np.float64).reshape(
+        (-1,) + (1,) * (w.ndim - 1))
+    ws = w.astype(np.float64) - wz
+    node = helper.make_node("Conv", ["x", "w"], ["y"], **attrs)
+    graph = helper.make_graph(
+        [node], "conv", [helper.make_tensor_value_info("x", TensorProto.DOUBLE, None),
+                         helper.make_tensor_value_info("w", TensorProto.DOUBLE, None)],
+        [helper.make_tensor_value_info("y", TensorProto.DOUBLE, None)])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    return ReferenceEvaluator(model).run(None, {"x": xs, "w": ws})[0]
+
+
+@pytest.mark.parametrize("inputs,attrs", [c[1:] for c in CONV_INTEGER],
+                         ids=[c[0] for c in CONV_INTEGER])
+def test_conv_integer_int8_gemm(inputs, attrs):
+    x, w, x_zero, w_zero = (list(inputs) + [None, None])[:4]
+    expected = integer_conv(x, x_zero, w, w_zero, attrs).astype(np.int32)
+    constants = [i for i in range(1, len(inputs))]
+    check_node("ConvInteger", inputs, attrs, expected=[expected],
+               constants=constants, out_dtypes=[np.int32])
+
+
+def test_qlinear_conv_1d():
+    inputs = qconv_inputs((2, 6, 30), (9, 6, 5))
+    x, xs, xz, w, ws, wz, ys, yz, bias = inputs
+    attrs = dict(pads=[2, 2], strides=[3])
+    acc = integer_conv(x, xz, w, wz, attrs) + bias.reshape(1, -1, 1)
+    multiplier = (np.float32(xs) * ws.astype(np.float32)) / np.float32(ys)
+    y = np.rint(acc * multiplier.astype(np.float64).reshape(1, -1, 1)) + float(yz)
+    expected = np.clip(y, 0, 255).astype(np.uint8)
+    constants = [i for i in range(1, len(inputs)) if inputs[i] is not None]
+    check_node("QLinearConv", inputs, attrs, expected=[expected],
+               constants=constants)

@@ -1,15 +1,19 @@
-//===- QLinearConvCall.cpp - 2-D QLinearConv as an int8 GEMM call ---------===//
+//===- QLinearConvCall.cpp - QLinearConv / ConvInteger as int8 GEMM calls -===//
 //
-// onnx.QLinearConv on 4-D (NCHW) 8-bit operands with a constant W and f32
-// scales (what QDQ fusion and ONNX Runtime's quantizers produce) becomes one
-// call of runtime/cpu/QLinearConv.c: windows gathered into rows, the int8
-// GEMM against W packed once per group, and the requantization, in place of
-// the linalg form's f64 convolution (Quantization.cpp), which this pattern
-// outranks. The window is resolved as for f32 convolutions (WindowUtils.h)
-// and passed as begin pads, strides and dilations; the runtime derives the
-// end pads from Y's size. Fails to match, leaving the op to the linalg
-// form, for other ranks or scale types, a W that is not constant, dynamic
-// kernel sizes or grouped channels, and attributes the linalg form reports.
+// onnx.QLinearConv and onnx.ConvInteger on 1-D or 2-D (NCW / NCHW) 8-bit
+// operands with a constant W (what QDQ fusion and ONNX Runtime's quantizers
+// produce) become one call of runtime/cpu/QLinearConv.c: windows gathered
+// into rows and the int8 GEMM against W packed once per group, requantized
+// in its epilogue (QLinearConv, f32 scales) or left as int32 sums
+// (ConvInteger), in place of the linalg form's f64 convolution
+// (Quantization.cpp), which these patterns outrank. A 1-D convolution is
+// the 2-D one with a unit height. The window is resolved as for f32
+// convolutions (WindowUtils.h) and passed as begin pads, strides and
+// dilations; the runtime derives the end pads from Y's size and returns a
+// status the call site checks. The patterns fail to match, leaving the op
+// to the linalg form, for other ranks or scale types, a W that is not
+// constant, dynamic kernel sizes or grouped channels, and attributes the
+// linalg form reports.
 //
 //===----------------------------------------------------------------------===//
 
@@ -19,6 +23,7 @@
 #include "targets/cpu/lowering/RuntimeCall.h"
 #include "targets/cpu/lowering/WindowUtils.h"
 
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/Transforms/DialectConversion.h"
@@ -34,27 +39,146 @@ enum : int32_t {
   kWSigned = 2,
   kYSigned = 4,
   kBias = 8,
-  kYZero = 16
+  kYZero = 16,
+  kXZero = 32,
+  kWZero = 64
 };
 
 bool isStatic(int64_t size) { return !ShapedType::isDynamic(size); }
 
-/// A ranked 4-D tensor of 8-bit integers, or null.
-RankedTensorType int8Tensor4(Value value) {
+/// A ranked 3-D or 4-D tensor of 8-bit integers, or null.
+RankedTensorType int8Image(Value value) {
   auto type = llvm::dyn_cast<RankedTensorType>(value.getType());
-  return type && type.getRank() == 4 && type.getElementType().isInteger(8)
+  return type && (type.getRank() == 3 || type.getRank() == 4) &&
+                 type.getElementType().isInteger(8)
              ? type
              : RankedTensorType();
 }
 
-/// Whether `value` is an f32 tensor of one element, or of `count` when
-/// `count` > 1.
+/// Whether `value` is an f32 tensor of one element, or of `count`.
 bool isF32ScaleOf(Value value, int64_t count) {
   auto type = llvm::dyn_cast<RankedTensorType>(value.getType());
   if (!type || !type.getElementType().isF32() || !type.hasStaticShape() ||
       type.getRank() > 1)
     return false;
   return type.getNumElements() == 1 || type.getNumElements() == count;
+}
+
+/// `tensor` with a unit dim inserted before its last (NCW -> NC1W).
+Value withUnitHeight(OpBuilder &b, Location loc, Value tensor) {
+  auto type = llvm::cast<RankedTensorType>(tensor.getType());
+  if (type.getRank() == 4)
+    return tensor;
+  SmallVector<int64_t> shape(type.getShape());
+  shape.insert(shape.begin() + 2, 1);
+  SmallVector<ReassociationIndices> groups = {{0}, {1}, {2, 3}};
+  return b.create<tensor::ExpandShapeOp>(
+      loc, RankedTensorType::get(shape, type.getElementType()), tensor, groups);
+}
+
+/// The geometry of a quantized convolution, checked and resolved.
+struct ConvGeometry {
+  SmallVector<WindowDim> window; // one per spatial dim of the op
+  int64_t filters, group;
+};
+
+/// Checks the channels and resolves the window of `op` (QLinearConv or
+/// ConvInteger) on x and w; failure leaves the op to the linalg lowering,
+/// whose diagnostics are silenced here.
+template <typename OpTy>
+FailureOr<ConvGeometry> resolveGeometry(ConversionPatternRewriter &rewriter,
+                                        OpTy op, Value x, Value w,
+                                        RankedTensorType resultType) {
+  auto xType = llvm::cast<RankedTensorType>(x.getType());
+  auto wType = llvm::cast<RankedTensorType>(w.getType());
+  ConvGeometry g;
+  g.filters = wType.getDimSize(0);
+  g.group = op.getGroup();
+  int64_t channels = xType.getDimSize(1), groupChannels = wType.getDimSize(1);
+  if (!isStatic(g.filters) || !isStatic(groupChannels) || g.group < 1 ||
+      g.filters % g.group != 0 ||
+      (isStatic(channels) && channels != groupChannels * g.group) ||
+      (g.group > 1 && !isStatic(channels)))
+    return failure();
+  ScopedDiagnosticHandler silence(op.getContext(),
+                                  [](Diagnostic &) { return success(); });
+  FailureOr<SmallVector<int64_t>> kernel =
+      resolveKernelShape(op, wType, op.getKernelShape());
+  if (failed(kernel) || llvm::any_of(*kernel, ShapedType::isDynamic))
+    return failure();
+  FailureOr<SmallVector<WindowDim>> window =
+      resolveWindow(rewriter, op, x, *kernel, op.getStrides(),
+                    op.getDilations(), op.getPads(), op.getAutoPad(),
+                    /*ceilMode=*/false, /*clampAutoPad=*/true, resultType);
+  if (failed(window))
+    return failure();
+  g.window = std::move(*window);
+  return g;
+}
+
+/// Calls `callee` with `operands` (X first: the 4-D memrefs the helper
+/// declares, the others as they are), a fresh 4-D result, the slot, `flags`
+/// and the window; checks the status and replaces `op`.
+LogicalResult emitConvCall(ConversionPatternRewriter &rewriter, Operation *op,
+                           func::FuncOp callee, FlatSymbolRefAttr slot,
+                           ArrayRef<Value> operands, unsigned resultPosition,
+                           Value x, Value w, RankedTensorType resultType,
+                           const ConvGeometry &g, int32_t flags) {
+  Location loc = op->getLoc();
+  IndexMath m(rewriter, loc);
+  if (g.group == 1 &&
+      !isStatic(llvm::cast<RankedTensorType>(x.getType()).getDimSize(1))) {
+    Value xc = dimValue(rewriter, loc, x, 1);
+    Value wc = dimValue(rewriter, loc, w, 1);
+    Value differ =
+        rewriter.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ne, xc, wc);
+    emitShapeErrorIf(rewriter, loc, differ, ShapeErrorKind::InnerDims, xc, wc);
+  }
+  bool oneD = g.window.size() == 1;
+  WindowDim unit;
+  unit.padBegin = rewriter.getIndexAttr(0);
+  unit.stride = 1;
+  unit.dilation = 1;
+  unit.output = rewriter.getIndexAttr(1);
+  const WindowDim &h = oneD ? unit : g.window[0], &wd = g.window.back();
+  SmallVector<int64_t> shape4(resultType.getShape());
+  if (oneD)
+    shape4.insert(shape4.begin() + 2, 1);
+  auto result4 = RankedTensorType::get(shape4, resultType.getElementType());
+  SmallVector<OpFoldResult> sizes = {mixedDims(rewriter, loc, x)[0],
+                                     rewriter.getIndexAttr(g.filters), h.output,
+                                     wd.output};
+  Value buffer = allocRuntimeResult(rewriter, loc, result4, sizes);
+
+  SmallVector<Value> args;
+  for (Value operand : operands)
+    args.push_back(runtimeCallArgument(rewriter, loc, operand));
+  args.insert(args.begin() + resultPosition,
+              castToDynamicMemref(rewriter, loc, buffer));
+  args.push_back(rewriter.create<memref::GetGlobalOp>(
+      loc, packedBSlotType(rewriter.getContext()), slot.getValue()));
+  auto i64 = [&](OpFoldResult v) -> Value {
+    if (std::optional<int64_t> c = getConstantIntValue(v))
+      return rewriter.create<arith::ConstantIntOp>(loc, *c, 64);
+    return rewriter.create<arith::IndexCastOp>(loc, rewriter.getI64Type(),
+                                               m.value(v));
+  };
+  auto i64c = [&](int64_t v) -> Value {
+    return rewriter.create<arith::ConstantIntOp>(loc, v, 64);
+  };
+  args.append({rewriter.create<arith::ConstantIntOp>(loc, flags, 32),
+               i64(h.padBegin), i64(wd.padBegin), i64c(h.stride),
+               i64c(wd.stride), i64c(h.dilation), i64c(wd.dilation),
+               i64c(g.group)});
+  auto call = rewriter.create<func::CallOp>(loc, callee, args);
+  emitKernelStatusCheck(rewriter, loc, call.getResult(0));
+  Value result = runtimeResultTensor(rewriter, loc, result4, buffer);
+  if (oneD)
+    result = rewriter.create<tensor::CollapseShapeOp>(
+        loc, resultType, result,
+        SmallVector<ReassociationIndices>{{0}, {1}, {2, 3}});
+  rewriter.replaceOp(op, result);
+  return success();
 }
 
 struct QLinearConvCall : OpConversionPattern<onnx::QLinearConvOp> {
@@ -70,19 +194,15 @@ struct QLinearConvCall : OpConversionPattern<onnx::QLinearConvOp> {
       return rewriter.notifyMatchFailure(op, "no constant W or no callee");
     RankedTensorType resultType = convertedResultType(*getTypeConverter(), op);
     Value x = adaptor.getX(), w = adaptor.getW();
-    RankedTensorType xType = int8Tensor4(x), wType = int8Tensor4(w);
-    if (!resultType || !xType || !wType || !int8Tensor4(op->getResult(0)))
-      return rewriter.notifyMatchFailure(op, "not a 2-D 8-bit QLinearConv");
-    int64_t filters = wType.getDimSize(0), group = op.getGroup();
-    int64_t channels = xType.getDimSize(1), groupChannels = wType.getDimSize(1);
-    if (!isStatic(filters) || !isStatic(groupChannels) || group < 1 ||
-        filters % group != 0 ||
-        (isStatic(channels) && channels != groupChannels * group) ||
-        (group > 1 && !isStatic(channels)))
-      return rewriter.notifyMatchFailure(op, "channels do not match group");
+    if (!resultType || !int8Image(x) || !int8Image(w) ||
+        !int8Image(op->getResult(0)))
+      return rewriter.notifyMatchFailure(op, "not an 8-bit QLinearConv");
+    FailureOr<ConvGeometry> g = resolveGeometry(rewriter, op, x, w, resultType);
+    if (failed(g))
+      return rewriter.notifyMatchFailure(op, "unsupported geometry");
     if (!isF32ScaleOf(adaptor.getXScale(), 1) ||
         !isF32ScaleOf(adaptor.getYScale(), 1) ||
-        !isF32ScaleOf(adaptor.getWScale(), filters))
+        !isF32ScaleOf(adaptor.getWScale(), g->filters))
       return rewriter.notifyMatchFailure(op, "scales are not f32 of shape");
     bool hasYZero = !isNoneValue(adaptor.getYZeroPoint());
     bool hasBias = !isNoneValue(adaptor.getB());
@@ -93,79 +213,66 @@ struct QLinearConvCall : OpConversionPattern<onnx::QLinearConvOp> {
           !biasType.getElementType().isInteger(32))
         return rewriter.notifyMatchFailure(op, "bias is not i32 [M]");
     }
-
-    // The window, resolved as the linalg lowering does; its diagnostics are
-    // left to that lowering (this pattern just does not match).
-    FailureOr<SmallVector<WindowDim>> window = failure();
-    {
-      ScopedDiagnosticHandler silence(op.getContext(),
-                                      [](Diagnostic &) { return success(); });
-      FailureOr<SmallVector<int64_t>> kernel =
-          resolveKernelShape(op, wType, op.getKernelShape());
-      if (failed(kernel) || llvm::any_of(*kernel, ShapedType::isDynamic))
-        return rewriter.notifyMatchFailure(op, "kernel size not static");
-      window =
-          resolveWindow(rewriter, op, x, *kernel, op.getStrides(),
-                        op.getDilations(), op.getPads(), op.getAutoPad(),
-                        /*ceilMode=*/false, /*clampAutoPad=*/true, resultType);
-    }
-    if (failed(window))
-      return rewriter.notifyMatchFailure(op, "bad window attributes");
-
     Location loc = op.getLoc();
-    IndexMath m(rewriter, loc);
-    if (group == 1 && (!isStatic(channels))) {
-      Value xc = dimValue(rewriter, loc, x, 1);
-      Value wc = dimValue(rewriter, loc, w, 1);
-      Value differ =
-          rewriter.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ne, xc, wc);
-      emitShapeErrorIf(rewriter, loc, differ, ShapeErrorKind::InnerDims, xc,
-                       wc);
-    }
-    SmallVector<OpFoldResult> sizes = {
-        mixedDims(rewriter, loc, x)[0], rewriter.getIndexAttr(filters),
-        (*window)[0].output, (*window)[1].output};
-    Value buffer = allocRuntimeResult(rewriter, loc, resultType, sizes);
-
+    Value x4 = withUnitHeight(rewriter, loc, x);
+    auto orX = [&](Value v) { return isNoneValue(v) ? x4 : v; };
     int32_t flags = (isUnsignedElement(op.getX()) ? 0 : kXSigned) |
                     (isUnsignedElement(op.getW()) ? 0 : kWSigned) |
                     (isUnsignedElement(op.getY()) ? 0 : kYSigned) |
                     (hasBias ? kBias : 0) | (hasYZero ? kYZero : 0);
-    Value xRef = runtimeCallArgument(rewriter, loc, x);
-    auto argument = [&](Value v) {
-      return isNoneValue(v) ? xRef : runtimeCallArgument(rewriter, loc, v);
+    SmallVector<Value> operands = {x4,
+                                   adaptor.getXScale(),
+                                   adaptor.getXZeroPoint(),
+                                   withUnitHeight(rewriter, loc, w),
+                                   adaptor.getWScale(),
+                                   adaptor.getWZeroPoint(),
+                                   adaptor.getYScale(),
+                                   orX(adaptor.getYZeroPoint()),
+                                   orX(adaptor.getB())};
+    return emitConvCall(rewriter, op, callee, slot, operands,
+                        /*resultPosition=*/9, x, w, resultType, *g, flags);
+  }
+};
+
+struct ConvIntegerCall : OpConversionPattern<onnx::ConvIntegerOp> {
+  ConvIntegerCall(const TypeConverter &converter, MLIRContext *ctx)
+      : OpConversionPattern(converter, ctx, /*benefit=*/2) {}
+
+  LogicalResult
+  matchAndRewrite(onnx::ConvIntegerOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto slot = op->getAttrOfType<FlatSymbolRefAttr>(kPackedBSlotAttr);
+    func::FuncOp callee = lookupRuntimeCallee(op);
+    if (!slot || !callee)
+      return rewriter.notifyMatchFailure(op, "no constant W or no callee");
+    RankedTensorType resultType = convertedResultType(*getTypeConverter(), op);
+    Value x = adaptor.getX(), w = adaptor.getW();
+    if (!resultType || !int8Image(x) || !int8Image(w) ||
+        !resultType.getElementType().isInteger(32))
+      return rewriter.notifyMatchFailure(op, "not an 8-bit ConvInteger");
+    FailureOr<ConvGeometry> g = resolveGeometry(rewriter, op, x, w, resultType);
+    if (failed(g))
+      return rewriter.notifyMatchFailure(op, "unsupported geometry");
+    Value xZero = adaptor.getXZeroPoint(), wZero = adaptor.getWZeroPoint();
+    auto isScalar = [](Value v) {
+      auto type = llvm::dyn_cast<RankedTensorType>(v.getType());
+      return type && type.hasStaticShape() && type.getNumElements() == 1;
     };
-    SmallVector<Value> args{xRef,
-                            argument(adaptor.getXScale()),
-                            argument(adaptor.getXZeroPoint()),
-                            argument(w),
-                            argument(adaptor.getWScale()),
-                            argument(adaptor.getWZeroPoint()),
-                            argument(adaptor.getYScale()),
-                            argument(adaptor.getYZeroPoint()),
-                            argument(adaptor.getB()),
-                            castToDynamicMemref(rewriter, loc, buffer)};
-    args.push_back(rewriter.create<memref::GetGlobalOp>(
-        loc, packedBSlotType(rewriter.getContext()), slot.getValue()));
-    auto i64 = [&](OpFoldResult v) -> Value {
-      if (std::optional<int64_t> c = getConstantIntValue(v))
-        return rewriter.create<arith::ConstantIntOp>(loc, *c, 64);
-      return rewriter.create<arith::IndexCastOp>(loc, rewriter.getI64Type(),
-                                                 m.value(v));
-    };
-    auto i64c = [&](int64_t v) -> Value {
-      return rewriter.create<arith::ConstantIntOp>(loc, v, 64);
-    };
-    const WindowDim &h = (*window)[0], &wd = (*window)[1];
-    args.append({rewriter.create<arith::ConstantIntOp>(loc, flags, 32),
-                 i64(h.padBegin), i64(wd.padBegin), i64c(h.stride),
-                 i64c(wd.stride), i64c(h.dilation), i64c(wd.dilation),
-                 i64c(group)});
-    auto call = rewriter.create<func::CallOp>(loc, callee, args);
-    emitKernelStatusCheck(rewriter, loc, call.getResult(0));
-    rewriter.replaceOp(op,
-                       runtimeResultTensor(rewriter, loc, resultType, buffer));
-    return success();
+    bool hasXZero = !isNoneValue(xZero), hasWZero = !isNoneValue(wZero);
+    if ((hasXZero && !isScalar(xZero)) ||
+        (hasWZero && !isScalar(wZero) &&
+         llvm::cast<RankedTensorType>(wZero.getType()).getRank() != 1))
+      return rewriter.notifyMatchFailure(op, "unsupported zero points");
+    Location loc = op.getLoc();
+    Value x4 = withUnitHeight(rewriter, loc, x);
+    int32_t flags = (isUnsignedElement(op.getX()) ? 0 : kXSigned) |
+                    (isUnsignedElement(op.getW()) ? 0 : kWSigned) |
+                    (hasXZero ? kXZero : 0) | (hasWZero ? kWZero : 0);
+    SmallVector<Value> operands = {x4, hasXZero ? xZero : x4,
+                                   withUnitHeight(rewriter, loc, w),
+                                   hasWZero ? wZero : x4};
+    return emitConvCall(rewriter, op, callee, slot, operands,
+                        /*resultPosition=*/4, x, w, resultType, *g, flags);
   }
 };
 
@@ -173,7 +280,8 @@ struct QLinearConvCall : OpConversionPattern<onnx::QLinearConvOp> {
 
 void populateQLinearConvCallPatterns(const TypeConverter &typeConverter,
                                      RewritePatternSet &patterns) {
-  patterns.add<QLinearConvCall>(typeConverter, patterns.getContext());
+  patterns.add<QLinearConvCall, ConvIntegerCall>(typeConverter,
+                                                 patterns.getContext());
 }
 
 } // namespace onnxc::cpu

@@ -318,6 +318,64 @@ std::optional<RuntimeHelper> matMulIntegerHelper(Operation *op) {
                        base.str(), b.getFunctionType(targetInputs, {i32})};
 }
 
+/// lowering/QLinearConvCall.cpp, runtime/cpu/QLinearConv.c: QLinearConv's
+/// X, its scale and zero point, W, its scale and zero point, Y's scale and
+/// zero point, the bias and Y; or ConvInteger's X, x_zero_point, W,
+/// w_zero_point and Y. Absent operands pass X again. X, W and Y cross as
+/// 4-D (a 1-D convolution gets a unit height).
+std::optional<RuntimeHelper> quantizedConvHelper(Operation *op) {
+  MLIRContext *ctx = op->getContext();
+  Builder b(ctx);
+  Type i32 = b.getI32Type(), i64 = b.getI64Type();
+  bool qlinear = op->getName().getStringRef() == "onnx.QLinearConv";
+  // Operand indices in call order (-1: the result); X, W and Y are 4-D.
+  SmallVector<int> order = qlinear
+                               ? SmallVector<int>{0, 1, 2, 3, 4, 5, 6, 7, 8, -1}
+                               : SmallVector<int>{0, 2, 1, 3, -1};
+  auto isImage = [&](int index) {
+    return index == 0 || index == -1 || index == (qlinear ? 3 : 1);
+  };
+  auto ranked = [](Value v) {
+    return llvm::dyn_cast<RankedTensorType>(v.getType());
+  };
+  RankedTensorType x = ranked(op->getOperand(0));
+  if (op->getNumResults() != 1 || !ranked(op->getResult(0)) || !x ||
+      (x.getRank() != 3 && x.getRank() != 4))
+    return std::nullopt;
+  SmallVector<Type> wrapperInputs, targetInputs;
+  std::string wrapper =
+      qlinear ? "onnxc_rt_qlinear_conv2d_r" : "onnxc_rt_conv_integer2d_r";
+  for (auto [position, index] : llvm::enumerate(order)) {
+    Value v = index < 0                           ? op->getResult(0)
+              : index < (int)op->getNumOperands() ? op->getOperand(index)
+                                                  : Value();
+    if (!v || llvm::isa<NoneType>(v.getType()))
+      v = op->getOperand(0);
+    RankedTensorType type = ranked(v);
+    if (!type)
+      return std::nullopt;
+    Type element = type.getElementType();
+    if (auto integer = llvm::dyn_cast<IntegerType>(element))
+      element = IntegerType::get(ctx, integer.getWidth());
+    int64_t rank = isImage(index) ? 4 : type.getRank();
+    if (v == op->getOperand(0))
+      rank = 4;
+    wrapper += (position ? "_" : "") + std::to_string(rank);
+    wrapperInputs.push_back(MemRefType::get(
+        SmallVector<int64_t>(rank, ShapedType::kDynamic), element));
+    targetInputs.push_back(UnrankedMemRefType::get(element, 0));
+  }
+  for (SmallVector<Type> *types : {&wrapperInputs, &targetInputs}) {
+    types->push_back(packedBSlotType(ctx));
+    types->push_back(i32);
+    types->append(SmallVector<Type>(7, i64));
+  }
+  return RuntimeHelper{wrapper, b.getFunctionType(wrapperInputs, {i32}),
+                       qlinear ? "onnxc_rt_qlinear_conv2d"
+                               : "onnxc_rt_conv_integer2d",
+                       b.getFunctionType(targetInputs, {i32})};
+}
+
 /// Whether `op` lowers to a kernel call that returns a status the lowering
 /// checks (emitKernelStatusCheck): it then needs the shape-error callee
 /// even in a module without dynamic dims.
@@ -436,42 +494,9 @@ std::optional<RuntimeHelper> runtimeHelperFor(Operation *op) {
                            UnrankedMemRefType::get(i8, 0), params},
                           {i32})};
   }
-  if (name == "onnx.QLinearConv") {
-    // lowering/QLinearConvCall.cpp, runtime/cpu/QLinearConv.c: X, its
-    // scale and zero point, W, its scale and zero point, Y's scale and zero
-    // point, the bias (absent: X again) and Y as unranked memrefs.
-    auto ranked = [](Value v) {
-      return llvm::dyn_cast<RankedTensorType>(v.getType());
-    };
-    if (op->getNumOperands() < 8 || !ranked(op->getResult(0)))
-      return std::nullopt;
-    SmallVector<Type> wrapperInputs, targetInputs;
-    std::string wrapper = "onnxc_rt_qlinear_conv2d_r";
-    for (unsigned i = 0; i < 10; ++i) {
-      Value v = i < 9 ? (i < op->getNumOperands() ? op->getOperand(i) : Value())
-                      : op->getResult(0);
-      if (!v || llvm::isa<NoneType>(v.getType()))
-        v = op->getOperand(0);
-      RankedTensorType type = ranked(v);
-      if (!type)
-        return std::nullopt;
-      Type element = type.getElementType();
-      if (auto integer = llvm::dyn_cast<IntegerType>(element))
-        element = IntegerType::get(ctx, integer.getWidth());
-      wrapper += (i ? "_" : "") + std::to_string(type.getRank());
-      wrapperInputs.push_back(MemRefType::get(
-          SmallVector<int64_t>(type.getRank(), ShapedType::kDynamic), element));
-      targetInputs.push_back(UnrankedMemRefType::get(element, 0));
-    }
-    for (SmallVector<Type> *types : {&wrapperInputs, &targetInputs}) {
-      types->push_back(packedBSlotType(ctx));
-      types->push_back(i32);
-      types->append(SmallVector<Type>(7, i64));
-    }
-    return RuntimeHelper{wrapper, b.getFunctionType(wrapperInputs, {i32}),
-                         "onnxc_rt_qlinear_conv2d",
-                         b.getFunctionType(targetInputs, {i32})};
-  }
+  if (name == "onnx.QLinearConv" || name == "onnx.ConvInteger")
+    return quantizedConvHelper(op);
+
   if (name == "onnx.MatMulInteger" || name == "onnx.QLinearMatMul")
     return matMulIntegerHelper(op);
   if (name == "onnx.Conv" || name == "onnxc.FusedConv") {
@@ -640,7 +665,7 @@ bool isF32GemmOp(Operation *op) {
 
 bool isInt8WeightProductOp(Operation *op) {
   StringRef name = op->getName().getStringRef();
-  bool conv = name == "onnx.QLinearConv";
+  bool conv = name == "onnx.QLinearConv" || name == "onnx.ConvInteger";
   if ((name != "onnx.MatMulInteger" && name != "onnx.QLinearMatMul" && !conv) ||
       op->getNumResults() != 1)
     return false;
@@ -648,11 +673,12 @@ bool isInt8WeightProductOp(Operation *op) {
   if (op->getNumOperands() <= bIndex)
     return false;
   auto b = llvm::dyn_cast<RankedTensorType>(op->getOperand(bIndex).getType());
-  return b && b.getRank() == (conv ? 4 : 2);
+  return b && (conv ? b.getRank() == 3 || b.getRank() == 4 : b.getRank() == 2);
 }
 
 unsigned int8WeightOperand(Operation *op) {
-  return op->getName().getStringRef() == "onnx.MatMulInteger" ? 1 : 3;
+  StringRef name = op->getName().getStringRef();
+  return name == "onnx.MatMulInteger" || name == "onnx.ConvInteger" ? 1 : 3;
 }
 
 std::unique_ptr<Pass> createDeclareRuntimeHelpersPass(bool gemmKernel) {
