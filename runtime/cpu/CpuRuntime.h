@@ -155,6 +155,20 @@ int32_t _mlir_ciface_onnxc_rt_matmul_integer_packed(
     onnxc_unranked_memref *a_zero_point, onnxc_unranked_memref *b_zero_point,
     onnxc_unranked_memref *y, onnxc_memref1 *slot, int32_t flags);
 
+/* ONNX QLinearMatMul the same way: Y (u8, or s8 with Y_SIGNED) =
+ * saturate(round(sums * a_scale * b_scale[j] / y_scale) + y_zero), the
+ * multiplier rounded to f32 at each step and applied in f64 (the ONNX
+ * reference). a_scale, y_scale and the zero points of A and Y have one
+ * element; b_scale and B's zero point one or N. flags: the A_SIGNED /
+ * B_SIGNED bits above, and: */
+enum { ONNXC_QLINEAR_MATMUL_Y_SIGNED = 16 };
+int32_t _mlir_ciface_onnxc_rt_qlinear_matmul(
+    onnxc_unranked_memref *a, onnxc_unranked_memref *a_scale,
+    onnxc_unranked_memref *a_zero_point, onnxc_unranked_memref *b,
+    onnxc_unranked_memref *b_scale, onnxc_unranked_memref *b_zero_point,
+    onnxc_unranked_memref *y_scale, onnxc_unranked_memref *y_zero_point,
+    onnxc_unranked_memref *y, onnxc_memref1 *slot, int32_t flags);
+
 /* DynamicQuantize.c: ONNX DynamicQuantizeLinear of a dense f32 X into
  * Y (u8, X's shape) through kernels/Quantize.h; params[0] gets the scale,
  * params[1] the zero point (a whole number in [0, 255]). Returns an

@@ -38,26 +38,41 @@ static int32_t zero_point(const onnxc_byte_view *v, int64_t index,
                    : (int32_t)((const uint8_t *)v->data)[index];
 }
 
+/* QLinearMatMul's requantization: per column of Y, the multiplier
+ * a_scale * b_scale[j] / y_scale (rounded to f32 at each step, as the ONNX
+ * reference) as a double; and Y's zero point and signedness. */
+typedef struct requantization {
+  const double *scale;     /* [N] */
+  const double *zero_bias; /* [N] zeros: QLinearMatMul has no bias */
+  int32_t y_zero;
+  int y_signed;
+} requantization;
+
+/* Y = (A - a_zero)(B - b_zero): int32 sums, or with `rq` requantized to
+ * 8 bits. */
 static int32_t matmul_integer(onnxc_unranked_memref *a_ref,
                               onnxc_unranked_memref *b_ref,
                               onnxc_unranked_memref *a_zero_ref,
                               onnxc_unranked_memref *b_zero_ref,
                               onnxc_unranked_memref *y_ref,
-                              onnxc_qgemm_packed_b **slot, int32_t flags) {
+                              onnxc_qgemm_packed_b **slot, int32_t flags,
+                              const requantization *rq) {
   onnxc_byte_view a, b, y, a_zero, b_zero;
+  size_t y_element = rq ? 1 : sizeof(int32_t);
   if (!onnxc_read_byte_view(a_ref, 1, &a) ||
       !onnxc_read_byte_view(b_ref, 1, &b) ||
-      !onnxc_read_byte_view(y_ref, 4, &y))
+      !onnxc_read_byte_view(y_ref, (int64_t)y_element, &y))
     return ONNXC_KERNEL_BAD_OPERANDS;
   int64_t y_count = count(&y);
   if (y_count == 0)
     return ONNXC_KERNEL_OK;
-  memset(y.data, 0, (size_t)y_count * sizeof(int32_t));
+  memset(y.data, 0, (size_t)y_count * y_element);
   if (a.rank < 1 || b.rank != 2 || !dense(&a) || !dense(&b) || !dense(&y))
     return ONNXC_KERNEL_BAD_OPERANDS;
   int64_t k = a.size[a.rank - 1], n = b.size[1];
-  int64_t m = count(&a) / (k ? k : 1);
-  if (k == 0) /* A is empty along K: every sum is 0, and so is Y. */
+  /* With K = 0, A has no elements: the rows are Y's. */
+  int64_t m = k ? count(&a) / k : (n ? y_count / n : 0);
+  if (k == 0 && !rq) /* A is empty along K: every sum is 0, and so is Y. */
     return ONNXC_KERNEL_OK;
   if (b.size[0] != k || y.size[y.rank - 1] != n || y_count != m * n)
     return ONNXC_KERNEL_BAD_OPERANDS;
@@ -69,9 +84,15 @@ static int32_t matmul_integer(onnxc_unranked_memref *a_ref,
   p.a = a.data;
   p.lda = k;
   p.a_signed = a_signed;
-  p.output = ONNXC_QGEMM_OUTPUT_S32;
+  p.output = rq ? ONNXC_QGEMM_OUTPUT_Q8 : ONNXC_QGEMM_OUTPUT_S32;
   p.c = y.data;
   p.ldc = n;
+  if (rq) {
+    p.q_scale = rq->scale;
+    p.q_bias = rq->zero_bias;
+    p.y_zero_point = rq->y_zero;
+    p.y_signed = rq->y_signed;
+  }
   if ((flags & ONNXC_MATMUL_INTEGER_A_ZERO) &&
       onnxc_read_byte_view(a_zero_ref, 1, &a_zero)) {
     if (count(&a_zero) != 1)
@@ -119,7 +140,7 @@ int32_t _mlir_ciface_onnxc_rt_matmul_integer(
     onnxc_unranked_memref *a, onnxc_unranked_memref *b,
     onnxc_unranked_memref *a_zero_point, onnxc_unranked_memref *b_zero_point,
     onnxc_unranked_memref *y, int32_t flags) {
-  return matmul_integer(a, b, a_zero_point, b_zero_point, y, NULL, flags);
+  return matmul_integer(a, b, a_zero_point, b_zero_point, y, NULL, flags, NULL);
 }
 
 int32_t _mlir_ciface_onnxc_rt_matmul_integer_packed(
@@ -130,5 +151,60 @@ int32_t _mlir_ciface_onnxc_rt_matmul_integer_packed(
       slot && slot->size >= 1
           ? (onnxc_qgemm_packed_b **)((int64_t *)slot->aligned + slot->offset)
           : NULL;
-  return matmul_integer(a, b, a_zero_point, b_zero_point, y, cache, flags);
+  return matmul_integer(a, b, a_zero_point, b_zero_point, y, cache, flags,
+                        NULL);
+}
+
+/* One f32 value of a scale tensor: element `index`, or its only one. */
+static int scale_at(onnxc_unranked_memref *ref, int64_t index, int64_t count,
+                    float *out) {
+  onnxc_byte_view v;
+  if (!onnxc_read_byte_view(ref, 4, &v))
+    return 0;
+  int64_t total = 1;
+  for (int d = 0; d < v.rank; ++d)
+    total *= v.size[d];
+  if (total != 1 && (total != count || v.rank != 1))
+    return 0;
+  *out = ((const float *)v.data)[total == 1 ? 0 : index * v.stride[0]];
+  return 1;
+}
+
+int32_t _mlir_ciface_onnxc_rt_qlinear_matmul(
+    onnxc_unranked_memref *a, onnxc_unranked_memref *a_scale,
+    onnxc_unranked_memref *a_zero_point, onnxc_unranked_memref *b,
+    onnxc_unranked_memref *b_scale, onnxc_unranked_memref *b_zero_point,
+    onnxc_unranked_memref *y_scale, onnxc_unranked_memref *y_zero_point,
+    onnxc_unranked_memref *y, onnxc_memref1 *slot, int32_t flags) {
+  onnxc_byte_view b_view, y_zero;
+  float as, ys;
+  if (!onnxc_read_byte_view(b, 1, &b_view) || b_view.rank != 2 ||
+      !scale_at(a_scale, 0, 1, &as) || !scale_at(y_scale, 0, 1, &ys) ||
+      !onnxc_read_byte_view(y_zero_point, 1, &y_zero) || count(&y_zero) != 1)
+    return ONNXC_KERNEL_BAD_OPERANDS;
+  int64_t n = b_view.size[1];
+  double *scales = malloc((size_t)(n ? n : 1) * 2 * sizeof(double));
+  if (!scales)
+    return ONNXC_KERNEL_OUT_OF_MEMORY;
+  requantization rq = {scales, scales + n, 0,
+                       (flags & ONNXC_QLINEAR_MATMUL_Y_SIGNED) != 0};
+  rq.y_zero = zero_point(&y_zero, 0, rq.y_signed);
+  int32_t status = ONNXC_KERNEL_OK;
+  for (int64_t j = 0; j < n && status == ONNXC_KERNEL_OK; ++j) {
+    float bs;
+    if (!scale_at(b_scale, j, n, &bs))
+      status = ONNXC_KERNEL_BAD_OPERANDS;
+    float product = as * bs, quotient = product / ys; /* f32 steps */
+    scales[j] = quotient;
+    scales[n + j] = 0.0;
+  }
+  if (status == ONNXC_KERNEL_OK)
+    status = matmul_integer(
+        a, b, a_zero_point, b_zero_point, y,
+        slot && slot->size >= 1
+            ? (onnxc_qgemm_packed_b **)((int64_t *)slot->aligned + slot->offset)
+            : NULL,
+        flags | ONNXC_MATMUL_INTEGER_A_ZERO | ONNXC_MATMUL_INTEGER_B_ZERO, &rq);
+  free(scales);
+  return status;
 }

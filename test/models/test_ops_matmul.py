@@ -157,3 +157,37 @@ def test_matmul_integer(inputs):
     # CPUs without VNNI (vpmaddubsw saturates the int16 sum of two
     # products: -4830 for -11061 in u8_s8 on an AMD EPYC, Zen 3).
     check_node("MatMulInteger", inputs, out_dtypes=[np.int32], reference=True)
+
+
+# QLinearMatMul with a constant B: the int8 GEMM requantizes in its epilogue
+# (runtime/cpu/MatMulInteger.c). Against the ONNX reference, exactly.
+def qlinear_matmul_inputs(a_shape, n, a_dtype=np.uint8, b_dtype=np.int8,
+                          y_dtype=np.uint8, per_column=True):
+    k = a_shape[-1]
+    columns = n if per_column else 1
+    info = lambda t: (np.iinfo(t).min, np.iinfo(t).max + 1)  # noqa: E731
+    b_zero = (np.zeros(columns, b_dtype) if b_dtype == np.int8
+              else RNG.integers(*info(b_dtype), columns).astype(b_dtype))
+    return [RNG.integers(*info(a_dtype), a_shape).astype(a_dtype),
+            np.array(0.03, np.float32), np.array(7, a_dtype),
+            RNG.integers(*info(b_dtype), (k, n)).astype(b_dtype),
+            (RNG.uniform(0.002, 0.01, columns).astype(np.float32) if per_column
+             else np.array(0.004, np.float32)),
+            b_zero if per_column else b_zero.reshape(()),
+            np.array(0.6, np.float32), np.array(100 if y_dtype == np.uint8 else -3, y_dtype)]
+
+
+QLINEAR_MATMUL = [
+    ("per_column_u8", qlinear_matmul_inputs((9, 40), 33), None),
+    ("s8_everywhere_per_tensor", qlinear_matmul_inputs(
+        (2, 5, 64), 17, a_dtype=np.int8, y_dtype=np.int8, per_column=False), None),
+    ("u8_weights_dynamic_rows", qlinear_matmul_inputs(
+        (3, 7, 29), 12, b_dtype=np.uint8), {0: [0, 1]}),
+]
+
+
+@pytest.mark.parametrize("inputs,dynamic", [c[1:] for c in QLINEAR_MATMUL],
+                         ids=[c[0] for c in QLINEAR_MATMUL])
+def test_qlinear_matmul_int8_gemm(inputs, dynamic):
+    check_node("QLinearMatMul", inputs, reference=True, dynamic=dynamic,
+               constants=[1, 2, 3, 4, 5, 6, 7])

@@ -263,15 +263,12 @@ std::optional<RuntimeHelper> transformerKernelHelper(Operation *op) {
 
 /// lowering/MatMulIntegerCall.cpp, runtime/cpu/MatMulInteger.c: A of any
 /// rank, a 2-D B, zero points (absent: A again) and the i32 result as
-/// unranked memrefs through a wrapper per rank combination. A QLinearMatMul
-/// declares the one of the MatMulInteger its lowering creates.
+/// unranked memrefs through a wrapper per rank combination.
 std::optional<RuntimeHelper> matMulIntegerHelper(Operation *op) {
   MLIRContext *ctx = op->getContext();
   Builder b(ctx);
-  bool qlinear = op->getName().getStringRef() == "onnx.QLinearMatMul";
   // A, B, a_zero_point, b_zero_point.
-  SmallVector<unsigned> operands = qlinear ? SmallVector<unsigned>{0, 3, 2, 5}
-                                           : SmallVector<unsigned>{0, 1, 2, 3};
+  SmallVector<unsigned> operands = {0, 1, 2, 3};
   auto ranked = [](Value v) {
     return llvm::dyn_cast<RankedTensorType>(v.getType());
   };
@@ -316,6 +313,37 @@ std::optional<RuntimeHelper> matMulIntegerHelper(Operation *op) {
   }
   return RuntimeHelper{wrapper, b.getFunctionType(wrapperInputs, {i32}),
                        base.str(), b.getFunctionType(targetInputs, {i32})};
+}
+
+/// lowering/MatMulIntegerCall.cpp, runtime/cpu/MatMulInteger.c: a
+/// QLinearMatMul with a constant 2-D B: its eight operands and Y (8-bit)
+/// as unranked memrefs, the slot and the flags.
+std::optional<RuntimeHelper> qlinearMatMulHelper(Operation *op) {
+  MLIRContext *ctx = op->getContext();
+  Builder b(ctx);
+  Type i32 = b.getI32Type();
+  if (op->getNumOperands() != 8 || op->getNumResults() != 1)
+    return std::nullopt;
+  SmallVector<Type> wrapperInputs, targetInputs;
+  std::string wrapper = "onnxc_rt_qlinear_matmul_r";
+  for (unsigned i = 0; i < 9; ++i) {
+    Value v = i < 8 ? op->getOperand(i) : op->getResult(0);
+    auto type = llvm::dyn_cast<RankedTensorType>(v.getType());
+    if (!type)
+      return std::nullopt;
+    Type element = type.getElementType();
+    if (auto integer = llvm::dyn_cast<IntegerType>(element))
+      element = IntegerType::get(ctx, integer.getWidth());
+    wrapper += (i ? "_" : "") + std::to_string(type.getRank());
+    wrapperInputs.push_back(MemRefType::get(
+        SmallVector<int64_t>(type.getRank(), ShapedType::kDynamic), element));
+    targetInputs.push_back(UnrankedMemRefType::get(element, 0));
+  }
+  for (SmallVector<Type> *types : {&wrapperInputs, &targetInputs})
+    types->append({packedBSlotType(ctx), i32});
+  return RuntimeHelper{wrapper, b.getFunctionType(wrapperInputs, {i32}),
+                       "onnxc_rt_qlinear_matmul",
+                       b.getFunctionType(targetInputs, {i32})};
 }
 
 /// lowering/QLinearConvCall.cpp, runtime/cpu/QLinearConv.c: QLinearConv's
@@ -497,8 +525,10 @@ std::optional<RuntimeHelper> runtimeHelperFor(Operation *op) {
   if (name == "onnx.QLinearConv" || name == "onnx.ConvInteger")
     return quantizedConvHelper(op);
 
-  if (name == "onnx.MatMulInteger" || name == "onnx.QLinearMatMul")
+  if (name == "onnx.MatMulInteger")
     return matMulIntegerHelper(op);
+  if (name == "onnx.QLinearMatMul")
+    return qlinearMatMulHelper(op);
   if (name == "onnx.Conv" || name == "onnxc.FusedConv") {
     // f32 2-D NCHW convolutions go through the runtime's conv kernels
     // (lowering/ConvCall.cpp, runtime/cpu/Conv.c), which allocate scratch:

@@ -91,3 +91,25 @@ func.func @qlinear_conv(%x: tensor<1x3x8x8xui8>) -> tensor<1x4x4x4xui8> {
   %0 = "onnx.QLinearConv"(%x, %xs, %xz, %w, %ws, %wz, %ys, %yz, %b) <{pads = [1, 1, 1, 1], strides = [2, 2]}> : (tensor<1x3x8x8xui8>, tensor<f32>, tensor<ui8>, tensor<4x3x3x3xi8>, tensor<4xf32>, tensor<4xi8>, tensor<f32>, tensor<ui8>, tensor<4xi32>) -> tensor<1x4x4x4xui8>
   return %0 : tensor<1x4x4x4xui8>
 }
+
+// -----
+
+// QLinearMatMul with a constant B: one call requantizing in the GEMM's
+// epilogue (flags 2 = s8 B), its status checked; no int32 product.
+// CHECK-LABEL: func.func @qlinear_matmul
+// CHECK: %[[STATUS:.*]] = call @onnxc_rt_qlinear_matmul_r2_0_0_2_1_1_0_0_2({{.*}}) {{.*}} -> i32
+// CHECK: arith.cmpi ne, %[[STATUS]]
+// CHECK-NOT: linalg.matmul
+// STATIC-LABEL: func.func @qlinear_matmul
+// STATIC-NOT: onnxc_rt_qlinear_matmul
+func.func @qlinear_matmul(%a: tensor<4x8xui8>) -> tensor<4x3xui8> {
+  %as = "onnx.Constant"() <{value = dense<0.5> : tensor<f32>}> : () -> tensor<f32>
+  %az = "onnx.Constant"() <{value = dense<128> : tensor<ui8>}> : () -> tensor<ui8>
+  %b = "onnx.Constant"() <{value = dense<3> : tensor<8x3xi8>}> : () -> tensor<8x3xi8>
+  %bs = "onnx.Constant"() <{value = dense<0.25> : tensor<3xf32>}> : () -> tensor<3xf32>
+  %bz = "onnx.Constant"() <{value = dense<0> : tensor<3xi8>}> : () -> tensor<3xi8>
+  %ys = "onnx.Constant"() <{value = dense<0.75> : tensor<f32>}> : () -> tensor<f32>
+  %yz = "onnx.Constant"() <{value = dense<10> : tensor<ui8>}> : () -> tensor<ui8>
+  %0 = "onnx.QLinearMatMul"(%a, %as, %az, %b, %bs, %bz, %ys, %yz) : (tensor<4x8xui8>, tensor<f32>, tensor<ui8>, tensor<8x3xi8>, tensor<3xf32>, tensor<3xi8>, tensor<f32>, tensor<ui8>) -> tensor<4x3xui8>
+  return %0 : tensor<4x3xui8>
+}
