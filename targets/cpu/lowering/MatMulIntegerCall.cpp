@@ -72,8 +72,8 @@ struct MatMulIntegerCall : OpConversionPattern<onnx::MatMulIntegerOp> {
     if (!isScalarOrAbsent(aZero))
       return rewriter.notifyMatchFailure(op, "per-row a_zero_point");
     if (!isScalarOrAbsent(bZero)) {
-      auto zeroType = llvm::cast<RankedTensorType>(bZero.getType());
-      if (zeroType.getRank() != 1 ||
+      auto zeroType = llvm::dyn_cast<RankedTensorType>(bZero.getType());
+      if (!zeroType || zeroType.getRank() != 1 ||
           (!zeroType.isDynamicDim(0) && !bType.isDynamicDim(1) &&
            zeroType.getDimSize(0) != bType.getDimSize(1)))
         return rewriter.notifyMatchFailure(op, "unsupported b_zero_point");
@@ -162,9 +162,9 @@ struct QLinearMatMulCall : OpConversionPattern<onnx::QLinearMatMulOp> {
         isNoneValue(adaptor.getBZeroPoint()))
       return rewriter.notifyMatchFailure(op, "scales or zero points");
     auto bZeroType =
-        llvm::cast<RankedTensorType>(adaptor.getBZeroPoint().getType());
+        llvm::dyn_cast<RankedTensorType>(adaptor.getBZeroPoint().getType());
     if (!isScalarOrAbsent(adaptor.getBZeroPoint()) &&
-        (bZeroType.getRank() != 1 ||
+        (!bZeroType || bZeroType.getRank() != 1 ||
          (!bZeroType.isDynamicDim(0) && bZeroType.getDimSize(0) != n)))
       return rewriter.notifyMatchFailure(op, "b_zero_point is not [N]");
     int64_t k = aType.getDimSize(aType.getRank() - 1);

@@ -200,6 +200,11 @@ struct QLinearConvCall : OpConversionPattern<onnx::QLinearConvOp> {
     FailureOr<ConvGeometry> g = resolveGeometry(rewriter, op, x, w, resultType);
     if (failed(g))
       return rewriter.notifyMatchFailure(op, "unsupported geometry");
+    auto rankedOrNone = [](Value v) {
+      return isNoneValue(v) || llvm::isa<RankedTensorType>(v.getType());
+    };
+    if (!llvm::all_of(adaptor.getOperands(), rankedOrNone))
+      return rewriter.notifyMatchFailure(op, "an operand is not ranked");
     if (!isF32ScaleOf(adaptor.getXScale(), 1) ||
         !isF32ScaleOf(adaptor.getYScale(), 1) ||
         !isF32ScaleOf(adaptor.getWScale(), g->filters))
@@ -259,9 +264,10 @@ struct ConvIntegerCall : OpConversionPattern<onnx::ConvIntegerOp> {
       return type && type.hasStaticShape() && type.getNumElements() == 1;
     };
     bool hasXZero = !isNoneValue(xZero), hasWZero = !isNoneValue(wZero);
+    auto wZeroType = llvm::dyn_cast<RankedTensorType>(wZero.getType());
     if ((hasXZero && !isScalar(xZero)) ||
         (hasWZero && !isScalar(wZero) &&
-         llvm::cast<RankedTensorType>(wZero.getType()).getRank() != 1))
+         (!wZeroType || wZeroType.getRank() != 1)))
       return rewriter.notifyMatchFailure(op, "unsupported zero points");
     Location loc = op.getLoc();
     Value x4 = withUnitHeight(rewriter, loc, x);
