@@ -5,7 +5,10 @@ quantizer from the float models bench/models.py exports:
   per-channel s8 weights, u8 activations, MinMax calibration on 8 batches of
   the suite's normal-distributed inputs;
 - `bert_base_int8`: quantize_dynamic, s8 weights (MatMulInteger and
-  DynamicQuantizeLinear).
+  DynamicQuantizeLinear);
+- `*_int8_onnxc`: the same models quantized by onnxc's own quantizer
+  (python/onnxc/quantization.py, what `onnxc quantize` runs), with the same
+  calibration feeds for the static ones.
 
 These are the files users get from ORT's tools, timed against ORT running the
 same file. The agreement allowed with ORT is the larger of --rtol and twice
@@ -18,12 +21,22 @@ Needs onnx, onnxruntime and numpy only (not torch): bench/run.py calls
 derive() for the names in QUANTIZED once the float model exists.
 """
 import os
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
 
 QUANTIZED = {
     "resnet50_int8": ("resnet50", "static"),
     "mobilenet_v2_int8": ("mobilenet_v2", "static"),
     "bert_base_int8": ("bert_base", "dynamic"),
+    "resnet50_int8_onnxc": ("resnet50", "onnxc-static"),
+    "bert_base_int8_onnxc": ("bert_base", "onnxc-dynamic"),
 }
+# onnxc's variants are held to the agreement of ONNX Runtime's file of the
+# same model and kind: on onnxc's dynamic file ORT's two graph levels give
+# the same bits, which says nothing about how far a rounding flip carries.
+SIBLING = {"resnet50_int8_onnxc": "resnet50_int8",
+           "bert_base_int8_onnxc": "bert_base_int8"}
 # Bump when a recipe below changes, so cached files are regenerated.
 RECIPE = 1
 CALIBRATION_BATCHES = 8
@@ -79,7 +92,17 @@ def derive(name, base_entry, models_dir):
     src = os.path.join(models_dir, base_entry["file"])
     dst = os.path.join(models_dir, name + ".onnx")
     inputs = base_entry["inputs"]
-    if method == "dynamic":
+    if method.startswith("onnxc-"):
+        sys.path.insert(0, os.path.join(os.path.dirname(HERE), "python"))
+        import onnxc
+        if method == "onnxc-dynamic":
+            onnxc.quantize_dynamic(src, dst, weight_type="s8")
+            how = "onnxc quantize --mode dynamic"
+        else:
+            feeds = [_feeds(inputs, seed) for seed in range(CALIBRATION_BATCHES)]
+            onnxc.quantize_static(src, dst, feeds, per_channel=True)
+            how = "onnxc quantize --mode static --per-channel"
+    elif method == "dynamic":
         q.quantize_dynamic(src, dst, weight_type=q.QuantType.QInt8)
         how = "onnxruntime quantize_dynamic, s8 weights"
     else:

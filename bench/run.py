@@ -43,7 +43,7 @@ DEFAULT_OUTPUT = os.path.join(ROOT, "docs", "benchmarks.md")
 
 sys.path.insert(0, HERE)
 # Before models, which takes this folder off sys.path.
-from quantized import QUANTIZED, recipe_of  # noqa: E402
+from quantized import QUANTIZED, SIBLING, recipe_of  # noqa: E402
 from models import MODELS, recipe_version  # noqa: E402  (torch not imported)
 
 
@@ -226,6 +226,8 @@ def ensure_models(names, args):
     """The float models (exported by bench/models.py with torch) and then
     the quantized variants derived from them (bench/quantized.py)."""
     derived = [n for n in names if n in QUANTIZED]
+    derived += [SIBLING[n] for n in derived
+                if n in SIBLING and SIBLING[n] not in derived]
     bases = [n for n in names if n not in QUANTIZED]
     bases += [QUANTIZED[n][0] for n in derived if QUANTIZED[n][0] not in bases]
     manifest = ensure_float_models(bases, args)
@@ -245,10 +247,15 @@ def ensure_models(names, args):
     return manifest
 
 
-def model_rtol(spec, args):
+def model_rtol(spec, args, manifest=None):
     """The agreement a model must reach with ORT: --rtol, or for a quantized
-    file twice ORT's disagreement with itself on it (bench/quantized.py)."""
-    return max(args.rtol, 2 * spec.get("ort_self_rel_error", 0.0))
+    file twice ORT's disagreement with itself on it, or on ORT's file of the
+    same model and kind (bench/quantized.py, SIBLING)."""
+    own = spec.get("ort_self_rel_error", 0.0)
+    sibling = SIBLING.get(spec.get("file", "")[:-len(".onnx")])
+    if sibling and manifest and sibling in manifest.get("models", {}):
+        own = max(own, manifest["models"][sibling].get("ort_self_rel_error", 0.0))
+    return max(args.rtol, 2 * own)
 
 
 def ensure_float_models(names, args):
@@ -981,7 +988,7 @@ def main(argv):
                     else:
                         entry = {**base, **measure(
                             name, onnx_path, so_path, feeds_path, t, args, log,
-                            model_rtol(spec, args))}
+                            model_rtol(spec, args, manifest))}
                         if entry.get("mismatch"):
                             aborted = (f"not run: outputs disagree at batch {batch}, "
                                        f"{t} thread{'s' if t > 1 else ''}, "
