@@ -60,12 +60,16 @@ static qconv_weights *pack_weights(const char *w, int64_t m, int64_t cg,
   e->source = w;
   e->groups = groups;
   for (int64_t g = 0; g < groups; ++g) {
-    /* reordered[q * mg + j]: row q = (y * kw + x) * cg + c of K. */
-    for (int64_t j = 0; j < mg; ++j)
-      for (int64_t c = 0; c < cg; ++c)
-        for (int64_t p = 0; p < kh * kw; ++p)
-          reordered[(p * cg + c) * mg + j] =
-              w[((g * mg + j) * cg + c) * kh * kw + p];
+    /* reordered[q * mg + j]: row q = (y * kw + x) * cg + c of K, written
+     * in order (scattered writes each missed the cache on a large W). */
+    int64_t taps = kh * kw;
+    for (int64_t p = 0; p < taps; ++p)
+      for (int64_t c = 0; c < cg; ++c) {
+        char *row = reordered + (p * cg + c) * mg;
+        const char *column = w + (g * mg * cg + c) * taps + p;
+        for (int64_t j = 0; j < mg; ++j)
+          row[j] = column[j * cg * taps];
+      }
     e->packed[g] =
         onnxc_qgemm_pack_b((size_t)k, (size_t)mg, reordered, mg, 1, w_signed);
     if (!e->packed[g]) {
