@@ -302,7 +302,8 @@ def quantize_static(model_input, model_output, calibration_data_reader,
     with activation ranges calibrated by running the float model with
     onnxc over `calibration_data_reader`'s feeds (min/max). Weights are
     symmetric s8, per output channel by default; biases int32 with scale
-    x_scale * w_scale. Returns the number of nodes quantized."""
+    x_scale * w_scale; a Relu after a quantized node folds into its
+    output's range. Returns the number of nodes quantized."""
     import onnx
     from onnx import helper, numpy_helper
 
@@ -331,9 +332,28 @@ def quantize_static(model_input, model_output, calibration_data_reader,
     inits = {t.name: t for t in graph.initializer}
     chosen = _static_candidates(graph, inits, set(op_types_to_quantize),
                                 set(nodes_to_exclude))
+    # A Relu that alone reads a quantized node's output is folded into that
+    # output's quantization, as ONNX Runtime's quantizer does: calibrated on
+    # the Relu's output (min 0), the Q/DQ clamps negative values to 0 itself.
+    readers = {}
+    for node in graph.node:
+        for name in node.input:
+            readers.setdefault(name, []).append(node)
+    graph_outputs = {o.name for o in graph.output}
+    output_of = {}  # id(chosen node) -> the name its quantized output takes
+    folded = set()
+    for node, _, _ in chosen:
+        y = node.output[0]
+        users = readers.get(y, [])
+        if (len(users) == 1 and users[0].op_type == "Relu"
+                and y not in graph_outputs):
+            output_of[id(node)] = users[0].output[0]
+            folded.add(id(users[0]))
+        else:
+            output_of[id(node)] = y
     tensors = []
     for node, _, _ in chosen:
-        for name in (node.input[0], node.output[0]):
+        for name in (node.input[0], output_of[id(node)]):
             if name not in tensors and name not in inits:
                 tensors.append(name)
     ranges = _calibrate(model, tensors, feeds, session_options or {})
@@ -363,7 +383,7 @@ def quantize_static(model_input, model_output, calibration_data_reader,
         return float(scale)
 
     scales, clones = {}, {}
-    made_here = {node.output[0] for node, _, _ in chosen}
+    made_here = {output_of[id(node)] for node, _, _ in chosen}
     for node, axis, bias in chosen:
         x = node.input[0]
         if x not in dequantized:
@@ -381,7 +401,7 @@ def quantize_static(model_input, model_output, calibration_data_reader,
                     *ranges[x], activation_type)[0])
             inputs.append(_dequantize_bias(bias, scales[x], inputs[1], inits,
                                            constant, qdq_nodes))
-        y = node.output[0]
+        y = output_of[id(node)]
         clone = helper.make_node(node.op_type, inputs, [y + "_float"],
                                  name=node.name)
         clone.attribute.extend(node.attribute)
@@ -391,7 +411,8 @@ def quantize_static(model_input, model_output, calibration_data_reader,
 
     # The graph's nodes in order, each Q/DQ node placed right before the
     # first node that comes after all of its inputs (a topological order).
-    body = [clones.get(id(node), node) for node in graph.node]
+    body = [clones.get(id(node), node) for node in graph.node
+            if id(node) not in folded]
     available = {i.name for i in graph.input} | set(inits)
     available |= {t.name for t in new_inits}
     pending, ordered = list(qdq_nodes), []
