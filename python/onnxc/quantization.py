@@ -41,12 +41,14 @@ def _weight_type(value):
     raise QuantizationError(f"weight_type {value!r}: use 's8' or 'u8'")
 
 
-def _quantize_weight(w, weight_type, per_channel):
-    """(quantized W, scale, zero point) for a [K, N] float W; per column
-    when per_channel."""
-    axis = 0 if per_channel else None
-    lo = np.minimum(np.min(w, axis=axis, keepdims=per_channel), 0.0)
-    hi = np.maximum(np.max(w, axis=axis, keepdims=per_channel), 0.0)
+def _quantize_weight(w, weight_type, axis):
+    """(quantized W, scale, zero point) of a float W: one scale and zero
+    point per index of `axis`, or one for all (None). s8 is symmetric (zero
+    point 0), u8 asymmetric."""
+    keep = axis is not None
+    reduce = tuple(d for d in range(w.ndim) if d != axis) if keep else None
+    lo = np.minimum(np.min(w, axis=reduce, keepdims=keep), 0.0)
+    hi = np.maximum(np.max(w, axis=reduce, keepdims=keep), 0.0)
     if weight_type == "s8":
         scale = np.maximum(np.abs(lo), np.abs(hi)) / 127.0
         scale = np.where(scale == 0, 1.0, scale).astype(np.float32)
@@ -57,7 +59,7 @@ def _quantize_weight(w, weight_type, per_channel):
         scale = np.where(scale == 0, 1.0, scale).astype(np.float32)
         zero = np.clip(np.rint(-lo / scale), 0, 255).astype(np.uint8)
         q = np.clip(np.rint(w / scale) + zero, 0, 255).astype(np.uint8)
-    shape = (w.shape[1],) if per_channel else ()
+    shape = (w.shape[axis],) if keep else ()
     return q, scale.reshape(shape), zero.reshape(shape)
 
 
@@ -126,7 +128,8 @@ def quantize_dynamic(model_input, model_output, weight_type="s8",
             new_nodes.append(node)
             continue
         count += 1
-        q, scale, zero = _quantize_weight(w, weight_type, per_channel)
+        q, scale, zero = _quantize_weight(w, weight_type,
+                                          1 if per_channel else None)
         stem = node.name or node.output[0]
         wq, ws, wz = fresh(b_name + "_quantized"), fresh(b_name + "_scale"), \
             fresh(b_name + "_zero_point")
@@ -247,33 +250,25 @@ def _static_candidates(graph, inits, op_types, exclude):
 
 def _dequantize_weight(name, axis, per_channel, inits, constant, nodes):
     """W quantized to symmetric s8 (per `axis` channel when per_channel)
-    and its DequantizeLinear; returns the float name it makes."""
+    and its DequantizeLinear; returns the float name it makes and W's
+    scale."""
     from onnx import helper, numpy_helper
     w = numpy_helper.to_array(inits[name])
-    reduce = tuple(d for d in range(w.ndim) if d != axis) if per_channel else None
-    scale = (np.max(np.abs(w), axis=reduce) / 127.0).astype(np.float32)
-    scale = np.where(scale == 0, 1.0, scale).astype(np.float32)
-    shape = [1] * w.ndim
-    if per_channel:
-        shape[axis] = w.shape[axis]
-    quantized = np.clip(np.rint(w / scale.reshape(shape)), -127, 127)
+    quantized, scale, zero = _quantize_weight(w, "s8",
+                                              axis if per_channel else None)
     out = name + "_dequantized"
     nodes.append(helper.make_node(
         "DequantizeLinear",
-        [constant(quantized.astype(np.int8), name + "_quantized"),
-         constant(scale, name + "_scale"),
-         constant(np.zeros(scale.shape, np.int8), name + "_zero")],
+        [constant(quantized, name + "_quantized"),
+         constant(scale, name + "_scale"), constant(zero, name + "_zero")],
         [out], axis=axis, name=name + "_DequantizeLinear"))
-    return out
+    return out, scale
 
 
-def _dequantize_bias(name, x_scale, w_dequantized, inits, constant, nodes):
+def _dequantize_bias(name, x_scale, w_scale, inits, constant, nodes):
     """The bias as int32 with scale x_scale * w_scale (what QLinearConv
     takes) and its DequantizeLinear; returns the float name it makes."""
     from onnx import helper, numpy_helper
-    w_scale = next(numpy_helper.to_array(inits_value)
-                   for inits_value in constant.made
-                   if inits_value.name == _scale_of(w_dequantized, nodes))
     b = numpy_helper.to_array(inits[name]).astype(np.float64)
     scale = np.broadcast_to(np.float32(x_scale) * w_scale.astype(np.float32),
                             b.shape).astype(np.float32)
@@ -285,12 +280,6 @@ def _dequantize_bias(name, x_scale, w_dequantized, inits, constant, nodes):
          constant(np.zeros(b.shape, np.int32), name + "_zero")],
         [out], axis=0, name=name + "_DequantizeLinear"))
     return out
-
-
-def _scale_of(dequantized, nodes):
-    """The scale input of the DequantizeLinear in `nodes` that makes
-    `dequantized`."""
-    return next(n.input[1] for n in nodes if n.output[0] == dequantized)
 
 
 def quantize_static(model_input, model_output, calibration_data_reader,
@@ -365,7 +354,6 @@ def quantize_static(model_input, model_output, calibration_data_reader,
         name = f"{base}_{counter[0]}"
         new_inits.append(numpy_helper.from_array(np.asarray(value), name))
         return name
-    constant.made = new_inits
 
     qdq_nodes, dequantized = [], {}
 
@@ -392,14 +380,14 @@ def quantize_static(model_input, model_output, calibration_data_reader,
             else:
                 dequantized[x] = x + "_dequantized"
                 scales[x] = quantize_dequantize(x, dequantized[x])
-        inputs = [dequantized[x],
-                  _dequantize_weight(node.input[1], axis, per_channel, inits,
-                                     constant, qdq_nodes)]
+        w_dequantized, w_scale = _dequantize_weight(
+            node.input[1], axis, per_channel, inits, constant, qdq_nodes)
+        inputs = [dequantized[x], w_dequantized]
         if bias:
             if x not in scales:
                 scales[x] = float(_activation_parameters(
                     *ranges[x], activation_type)[0])
-            inputs.append(_dequantize_bias(bias, scales[x], inputs[1], inits,
+            inputs.append(_dequantize_bias(bias, scales[x], w_scale, inits,
                                            constant, qdq_nodes))
         y = output_of[id(node)]
         clone = helper.make_node(node.op_type, inputs, [y + "_float"],
