@@ -47,7 +47,7 @@ static inline int onnxc_x86_features_uncached(void) {
 
 /* The features, read once per translation unit that asks. */
 static inline int onnxc_x86_features(void) {
-  static _Atomic int cached = -1;
+  static int cached = -1; /* __atomic builtins take a plain int */
   int features = __atomic_load_n(&cached, __ATOMIC_RELAXED);
   if (features < 0) {
     features = onnxc_x86_features_uncached();
