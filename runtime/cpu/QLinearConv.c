@@ -9,6 +9,12 @@
  * group into the call site's slot. Blocks run on the thread pool; a call
  * with fewer blocks than two per thread gives the threads to the GEMM.
  *
+ * With ONNXC_QCONV_CHANNELS_LAST (onnxc.QLinearConvNhwc: the int8 layout
+ * pass keeps chains of quantized ops NHWC) X already is pixel-major and
+ * the GEMM writes its rows straight into Y's pixels: neither transpose
+ * runs. A depthwise convolution then walks output pixels with the
+ * channels innermost, one vector of channels per tap.
+ *
  *===----------------------------------------------------------------------===*/
 
 #include "CpuRuntime.h"
@@ -114,9 +120,11 @@ typedef struct qconv_job {
   int64_t pad_top, pad_left, stride_h, stride_w, dilation_h, dilation_w;
   int64_t block, blocks; /* output pixels per block; blocks per group */
   int x_signed, y_signed, direct; /* direct: 1x1, stride 1, no pads */
+  int channels_last;              /* X and Y NHWC */
   int32_t x_zero, y_zero;
   const int32_t *w_zero;
   ptrdiff_t w_zero_stride;
+  const int32_t *tap_weights; /* NHWC depthwise: [kH * kW][C], w - w_zero */
   const double *multiplier; /* [M] */
   const double *bias;       /* [M], zeros without one */
   char *y;                  /* the image's [M, OH * OW] */
@@ -184,11 +192,15 @@ static void block_task(void *context, size_t task, int worker) {
   int64_t p0 = ((int64_t)task % job->blocks) * job->block;
   int64_t plane = job->oh * job->ow;
   int64_t rows = plane - p0 < job->block ? plane - p0 : job->block;
-  int64_t k = job->kh * job->kw * job->cg;
-  void *tile = malloc((size_t)(rows * job->mg) * (job->s32 ? 4 : 1));
+  int64_t k = job->kh * job->kw * job->cg, m = job->mg * (job->c / job->cg);
+  /* NHWC: the rows go straight to Y's pixels p0.., channels g * Mg... */
+  void *tile = job->channels_last
+                   ? job->y + p0 * m + g * job->mg
+                   : malloc((size_t)(rows * job->mg) * (job->s32 ? 4 : 1));
   uint8_t *a = job->direct ? NULL : malloc((size_t)(rows * k));
   if (!tile || (!job->direct && !a)) {
-    free(tile);
+    if (!job->channels_last)
+      free(tile);
     free(a);
     job->failed = 1;
     return;
@@ -211,7 +223,7 @@ static void block_task(void *context, size_t task, int worker) {
    * ConvInteger's int32 sums. */
   p.output = job->s32 ? ONNXC_QGEMM_OUTPUT_S32 : ONNXC_QGEMM_OUTPUT_Q8;
   p.c = tile;
-  p.ldc = job->mg;
+  p.ldc = job->channels_last ? m : job->mg;
   p.q_scale = job->multiplier + g * job->mg;
   p.q_bias = job->bias + g * job->mg;
   p.y_zero_point = job->y_zero;
@@ -219,10 +231,11 @@ static void block_task(void *context, size_t task, int worker) {
   if (onnxc_qgemm((size_t)rows, job->weights->packed[g], &p,
                   job->gemm_threads) != 0)
     job->failed = 1;
-  else
+  else if (!job->channels_last)
     to_planes(job, g, p0, rows, tile);
   free(a);
-  free(tile);
+  if (!job->channels_last)
+    free(tile);
 }
 
 /* [C, HW] -> [HW, C], eight channels at a time: eight read streams and
@@ -304,6 +317,81 @@ static void depthwise_task(void *context, size_t task, int worker) {
     y[q] = (uint8_t)(int32_t)v;
   }
   free(acc);
+}
+
+/* One output row of one image of an NHWC depthwise convolution: for each
+ * output pixel, each tap inside X adds (x - x_zero) * (w - w_zero) for all
+ * channels at once (a loop over contiguous channels the compiler
+ * vectorizes), then the channels are requantized together. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__SANITIZE_THREAD__)
+/* The loop over channels widens to the CPU's vectors: baseline x86-64 has no
+ * 32-bit vector multiply. */
+#define ONNXC_VECTOR_CLONES                                                    \
+  __attribute__((target_clones("avx512f", "avx2", "default")))
+#else
+#define ONNXC_VECTOR_CLONES
+#endif
+
+ONNXC_VECTOR_CLONES
+static void depthwise_nhwc_task(void *context, size_t task, int worker) {
+  (void)worker;
+  qconv_job *job = context;
+  int64_t c = job->c, image = (int64_t)task / job->oh;
+  int64_t oy = (int64_t)task % job->oh;
+  int32_t *acc = malloc((size_t)c * sizeof(int32_t));
+  if (!acc) {
+    job->failed = 1;
+    return;
+  }
+  const uint8_t *x = job->x + image * job->x_image;
+  uint8_t *y = (uint8_t *)job->y_all + image * job->y_image + oy * job->ow * c;
+  const double lo = job->y_signed ? -128.0 : 0.0;
+  const double hi = job->y_signed ? 127.0 : 255.0;
+  const double magic = 6755399441055744.0, zero = job->y_zero;
+  /* An s8 byte read as u8 and flipped is x + 128: subtract both. */
+  int32_t x_flip = job->x_signed ? 128 : 0, offset = x_flip + job->x_zero;
+  for (int64_t ox = 0; ox < job->ow; ++ox, y += c) {
+    memset(acc, 0, (size_t)c * sizeof(int32_t));
+    for (int64_t i = 0; i < job->kh; ++i) {
+      int64_t iy = oy * job->stride_h - job->pad_top + i * job->dilation_h;
+      if (iy < 0 || iy >= job->h)
+        continue;
+      for (int64_t j = 0; j < job->kw; ++j) {
+        int64_t ix = ox * job->stride_w - job->pad_left + j * job->dilation_w;
+        if (ix < 0 || ix >= job->w)
+          continue;
+        const uint8_t *px = x + (iy * job->w + ix) * c;
+        const int32_t *wt = job->tap_weights + (i * job->kw + j) * c;
+        for (int64_t ch = 0; ch < c; ++ch)
+          acc[ch] += wt[ch] * ((int32_t)(px[ch] ^ x_flip) - offset);
+      }
+    }
+    for (int64_t ch = 0; ch < c; ++ch) {
+      double v = ((double)acc[ch] + job->bias[ch]) * job->multiplier[ch] + zero;
+      v = v < lo ? lo : v;
+      v = v > hi ? hi : v;
+      v = (v + magic) - magic; /* half to even: 1.5 * 2^52 */
+      y[ch] = (uint8_t)(int32_t)v;
+    }
+  }
+  free(acc);
+}
+
+/* W - w_zero of a depthwise W ([C, 1, kH, kW]) as [kH * kW][C] int32. */
+static int32_t *depthwise_tap_weights(const char *w, int w_signed,
+                                      const int32_t *w_zero, int64_t c,
+                                      int64_t taps) {
+  int32_t *t = malloc((size_t)(taps * c) * sizeof(int32_t) + 1);
+  if (!t)
+    return NULL;
+  for (int64_t ch = 0; ch < c; ++ch)
+    for (int64_t p = 0; p < taps; ++p) {
+      int64_t at = ch * taps + p;
+      int32_t v = w_signed ? (int32_t)((const int8_t *)w)[at]
+                           : (int32_t)((const uint8_t *)w)[at];
+      t[p * c + ch] = v - w_zero[ch];
+    }
+  return t;
 }
 
 static int read_float(onnxc_unranked_memref *ref, int64_t index, int64_t count,
@@ -389,7 +477,10 @@ static void run_images(qconv_job *job, const onnxc_byte_view *x,
     job->x_image = x->stride[0];
     job->y_all = y->data;
     job->y_image = y->stride[0] * (ptrdiff_t)y_element;
-    onnxc_parallel_for((size_t)(n * job->c), 0, depthwise_task, job);
+    if (job->channels_last)
+      onnxc_parallel_for((size_t)(n * job->oh), 0, depthwise_nhwc_task, job);
+    else
+      onnxc_parallel_for((size_t)(n * job->c), 0, depthwise_task, job);
     return;
   }
   int64_t k = job->kh * job->kw * job->cg, plane = job->oh * job->ow;
@@ -403,10 +494,20 @@ static void run_images(qconv_job *job, const onnxc_byte_view *x,
   job->gemm_threads = spread ? 1 : 0;
   for (int64_t image = 0; image < n && !job->failed; ++image) {
     const uint8_t *src = (const uint8_t *)x->data + image * x->stride[0];
-    to_pixel_major(src, job->c, job->h * job->w, pixels);
+    if (job->channels_last) {
+      job->pixels = src;
+    } else {
+      to_pixel_major(src, job->c, job->h * job->w, pixels);
+    }
     job->y = y->data + image * y->stride[0] * (ptrdiff_t)y_element;
     onnxc_parallel_for(tasks, spread ? 0 : 1, block_task, job);
   }
+}
+
+/* Whether a 4-D byte view is dense in row-major order (batch aside). */
+static int is_contiguous(const onnxc_byte_view *v) {
+  return v->stride[3] == 1 && v->stride[2] == v->size[3] &&
+         v->stride[1] == v->size[2] * v->size[3];
 }
 
 static int32_t quantized_conv2d(const qconv_call *call) {
@@ -416,10 +517,17 @@ static int32_t quantized_conv2d(const qconv_call *call) {
       !onnxc_read_byte_view(call->y, call->s32 ? 4 : 1, &y) || x.rank != 4 ||
       w.rank != 4 || y.rank != 4 || call->group < 1)
     return ONNXC_KERNEL_BAD_OPERANDS;
-  int64_t n = x.size[0], c = x.size[1], h = x.size[2], wd = x.size[3];
+  int last = (call->flags & ONNXC_QCONV_CHANNELS_LAST) != 0;
+  if (last && (call->s32 || !is_contiguous(&x) || !is_contiguous(&y)))
+    return ONNXC_KERNEL_BAD_OPERANDS;
+  int channel_dim = last ? 3 : 1, spatial_dim = last ? 1 : 2;
+  int64_t n = x.size[0], c = x.size[channel_dim], h = x.size[spatial_dim];
+  int64_t wd = x.size[spatial_dim + 1];
   int64_t m = w.size[0], cg = w.size[1], kh = w.size[2], kw = w.size[3];
-  int64_t oh = y.size[2], ow = y.size[3], group = call->group;
-  if (y.size[0] != n || y.size[1] != m || cg * group != c || m % group)
+  int64_t oh = y.size[spatial_dim], ow = y.size[spatial_dim + 1];
+  int64_t group = call->group;
+  if (y.size[0] != n || y.size[channel_dim] != m || cg * group != c ||
+      m % group)
     return ONNXC_KERNEL_BAD_OPERANDS;
   if (n == 0 || m == 0 || oh == 0 || ow == 0)
     return ONNXC_KERNEL_OK; /* nothing to write */
@@ -435,6 +543,7 @@ static int32_t quantized_conv2d(const qconv_call *call) {
   job.x_signed = (flags & ONNXC_QCONV_X_SIGNED) != 0;
   job.y_signed = (flags & ONNXC_QCONV_Y_SIGNED) != 0;
   job.s32 = call->s32;
+  job.channels_last = last;
   job.direct = kh == 1 && kw == 1 && call->stride_h == 1 &&
                call->stride_w == 1 && call->pad_top == 0 &&
                call->pad_left == 0 && oh == h && ow == wd;
@@ -447,8 +556,8 @@ static int32_t quantized_conv2d(const qconv_call *call) {
 
   double *multiplier = malloc((size_t)m * 2 * sizeof(double));
   int32_t *zeros = malloc((size_t)m * sizeof(int32_t));
-  uint8_t *pixels = malloc((size_t)(h * wd * c) + 1);
   int depthwise = cg == 1 && m == c && group == c;
+  uint8_t *pixels = last ? NULL : malloc((size_t)(h * wd * c) + 1);
   qconv_weights **cache =
       !depthwise && call->slot && call->slot->size >= 1
           ? (qconv_weights **)((int64_t *)call->slot->aligned +
@@ -461,9 +570,13 @@ static int32_t quantized_conv2d(const qconv_call *call) {
   if (!weights && !depthwise)
     weights = own = pack_weights(w.data, m, cg, kh, kw, group, w_signed);
   int32_t status = ONNXC_KERNEL_OUT_OF_MEMORY;
-  if (multiplier && zeros && pixels && (weights || depthwise))
+  if (multiplier && zeros && (pixels || last) && (weights || depthwise))
     status = channel_parameters(call, m, w_signed, multiplier, multiplier + m,
                                 zeros);
+  int32_t *taps = NULL;
+  if (status == ONNXC_KERNEL_OK && depthwise && last &&
+      !(taps = depthwise_tap_weights(w.data, w_signed, zeros, c, kh * kw)))
+    status = ONNXC_KERNEL_OUT_OF_MEMORY;
   if (status == ONNXC_KERNEL_OK) {
     job.weights = weights;
     job.multiplier = multiplier;
@@ -472,11 +585,13 @@ static int32_t quantized_conv2d(const qconv_call *call) {
     job.w_zero_stride = 1;
     job.weights_data = w.data;
     job.w_signed = w_signed;
+    job.tap_weights = taps;
     run_images(&job, &x, &y, n, depthwise, pixels);
     if (job.failed)
       status = ONNXC_KERNEL_OUT_OF_MEMORY;
   }
   free_weights(own);
+  free(taps);
   free(pixels);
   free(zeros);
   free(multiplier);

@@ -293,4 +293,33 @@ def Onnxc_BlockedConvOp : Onnxc_Op<"BlockedConv", [Pure]> {
   let hasVerifier = 1;
 }
 
+def Onnxc_BlockedQLinearConvOp : Onnxc_Op<"BlockedQLinearConv", [Pure]> {
+  let summary = "2-D QLinearConv on tensors whose one block holds every channel";
+  let description = [{
+    ONNX QLinearConv (X, x_scale, x_zero_point, W, w_scale, w_zero_point,
+    y_scale, y_zero_point, B) where X is [N, 1, H, W, C] and Y is
+    [N, 1, OH, OW, M]: the blocked layout of ReorderToBlocked with a block
+    of all C channels, which is NHWC with a unit dim, so that the ops
+    between quantized convolutions (QuantizeLinear, DequantizeLinear,
+    activations, adds, pools) run on it as they do on any blocked tensor.
+    W keeps ONNX's [M, C/group, kH, kW]. Pads are explicit (`pads`: top,
+    left, bottom, right); there is no auto_pad.
+  }];
+  let arguments = (ins
+    AnyType:$X,
+    AnyType:$x_scale,
+    AnyType:$x_zero_point,
+    AnyType:$W,
+    AnyType:$w_scale,
+    AnyType:$w_zero_point,
+    AnyType:$y_scale,
+    AnyType:$y_zero_point,
+    AnyType:$B,
+    I64ArrayAttr:$dilations,
+    DefaultValuedAttr<Onnxc_IntAttr, "1">:$group,
+    I64ArrayAttr:$pads,
+    I64ArrayAttr:$strides);
+  let results = (outs AnyType:$Y);
+}
+
 #endif // ONNXC_DIALECT_ONNXC_ONNXCOPS_TD

@@ -1,8 +1,9 @@
 //===- BlockedLayout.cpp - Shape rules of the blocked-layout ops ----------===//
 //
-// onnxc.ReorderToBlocked, ReorderFromBlocked and BlockedConv (OnnxcOps.td):
-// a blocked tensor is [N, ceil(C/B), D..., B]. BlockedConv's spatial output
-// sizes follow Conv's formula with explicit pads.
+// onnxc.ReorderToBlocked, ReorderFromBlocked, BlockedConv and
+// BlockedQLinearConv (OnnxcOps.td): a blocked tensor is [N, ceil(C/B), D...,
+// B]. The convolutions' spatial output sizes follow Conv's formula with
+// explicit pads.
 //
 //===----------------------------------------------------------------------===//
 
@@ -85,6 +86,39 @@ LogicalResult inferBlockedConv(RuleContext &ctx) {
   return success();
 }
 
+/// [N, 1, H, W, C] and W [M, C/group, kH, kW] -> [N, 1, OH, OW, M].
+LogicalResult inferBlockedQLinearConv(RuleContext &ctx) {
+  ArrayRef<int64_t> x = ctx.getInputShape(0), w = ctx.getInputShape(3);
+  if (x.size() != 5 || w.size() != 4)
+    return ctx.emitError() << "expects X [N, 1, H, W, C] and W [M, C/group, "
+                              "kH, kW], got "
+                           << formatShape(x) << " and " << formatShape(w);
+  std::optional<SmallVector<int64_t>> strides = ctx.getIntsAttr("strides"),
+                                      dilations = ctx.getIntsAttr("dilations"),
+                                      pads = ctx.getIntsAttr("pads");
+  if (!strides || strides->size() != 2 || !dilations ||
+      dilations->size() != 2 || !pads || pads->size() != 4)
+    return ctx.emitError() << "expects 2 strides, 2 dilations and 4 pads";
+  SmallVector<int64_t> shape{x[0], 1};
+  for (size_t i = 0; i < 2; ++i) {
+    int64_t in = x[2 + i], kernel = w[2 + i];
+    if (ShapedType::isDynamic(in) || ShapedType::isDynamic(kernel)) {
+      shape.push_back(kDynamic);
+      continue;
+    }
+    int64_t extent = (*dilations)[i] * (kernel - 1) + 1;
+    int64_t padded = in + (*pads)[i] + (*pads)[2 + i];
+    if ((*strides)[i] < 1 || padded < extent)
+      return ctx.emitError()
+             << "the window of size " << extent << " along spatial dim " << i
+             << " does not fit the padded input size " << padded;
+    shape.push_back((padded - extent) / (*strides)[i] + 1);
+  }
+  shape.push_back(w[0]);
+  ctx.setResult(0, ctx.getInputElementType(7), shape);
+  return success();
+}
+
 } // namespace
 
 void addBlockedLayoutRules(RuleTable &rules) {
@@ -93,6 +127,7 @@ void addBlockedLayoutRules(RuleTable &rules) {
   rules.addWithFullName("onnxc.ReorderFromBlocked", inferReorderFromBlocked,
                         RuleTable::kAllRequired);
   rules.addWithFullName("onnxc.BlockedConv", inferBlockedConv, 2);
+  rules.addWithFullName("onnxc.BlockedQLinearConv", inferBlockedQLinearConv, 8);
 }
 
 } // namespace onnxc::shape

@@ -67,6 +67,15 @@ RankedTensorType getRankedFloat(Value value) {
   return type;
 }
 
+/// A reorder moves elements of any number type (the 8-bit ones of
+/// transforms/QuantizedChannelsLast.cpp included).
+RankedTensorType getRankedNumber(Type t) {
+  auto type = llvm::dyn_cast<RankedTensorType>(t);
+  if (!type || !llvm::isa<FloatType, IntegerType>(type.getElementType()))
+    return {};
+  return type;
+}
+
 /// [N, C, D...] -> [N, ceil(C/B), D..., B], zero-padded.
 struct ReorderToBlockedLowering
     : OpConversionPattern<fused::ReorderToBlockedOp> {
@@ -76,10 +85,13 @@ struct ReorderToBlockedLowering
   matchAndRewrite(fused::ReorderToBlockedOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Value x = adaptor.getX();
-    RankedTensorType xType = getRankedFloat(x);
-    RankedTensorType resultType = getRankedFloat(op.getY());
+    RankedTensorType xType = getRankedNumber(x.getType());
+    // The converted type: signless for 8-bit integers.
+    RankedTensorType resultType = llvm::dyn_cast_or_null<RankedTensorType>(
+        getTypeConverter()->convertType(op.getY().getType()));
+    resultType = resultType ? getRankedNumber(resultType) : resultType;
     if (!xType || !resultType)
-      return op.emitError() << "expects ranked float tensors";
+      return op.emitError() << "expects ranked number tensors";
     int64_t block = op.getBlockSize();
     int64_t rank = xType.getRank();
     Location loc = op.getLoc();
@@ -123,10 +135,13 @@ struct ReorderFromBlockedLowering
   matchAndRewrite(fused::ReorderFromBlockedOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Value x = adaptor.getX();
-    RankedTensorType xType = getRankedFloat(x);
-    RankedTensorType resultType = getRankedFloat(op.getY());
+    RankedTensorType xType = getRankedNumber(x.getType());
+    // The converted type: signless for 8-bit integers.
+    RankedTensorType resultType = llvm::dyn_cast_or_null<RankedTensorType>(
+        getTypeConverter()->convertType(op.getY().getType()));
+    resultType = resultType ? getRankedNumber(resultType) : resultType;
     if (!xType || !resultType || xType.isDynamicDim(xType.getRank() - 1))
-      return op.emitError() << "expects ranked float tensors with a static "
+      return op.emitError() << "expects ranked number tensors with a static "
                                "block size";
     int64_t block = xType.getShape().back();
     int64_t rank = resultType.getRank();

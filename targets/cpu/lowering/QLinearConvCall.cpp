@@ -15,9 +15,14 @@
 // constant, dynamic kernel sizes or grouped channels, and attributes the
 // linalg form reports.
 //
+// onnxc.BlockedQLinearConv (transforms/QuantizedChannelsLast.cpp: X and Y
+// are [N, 1, H, W, C], NHWC with a unit dim) becomes the same call on the
+// NHWC views, flagged channels-last, with the window its attributes give.
+//
 //===----------------------------------------------------------------------===//
 
 #include "compiler/dialect/OnnxDialect.h"
+#include "compiler/dialect/onnxc/OnnxcDialect.h"
 #include "targets/cpu/lowering/IndexingUtils.h"
 #include "targets/cpu/lowering/Patterns.h"
 #include "targets/cpu/lowering/RuntimeCall.h"
@@ -41,7 +46,8 @@ enum : int32_t {
   kBias = 8,
   kYZero = 16,
   kXZero = 32,
-  kWZero = 64
+  kWZero = 64,
+  kChannelsLast = 128
 };
 
 bool isStatic(int64_t size) { return !ShapedType::isDynamic(size); }
@@ -119,14 +125,17 @@ FailureOr<ConvGeometry> resolveGeometry(ConversionPatternRewriter &rewriter,
 /// Calls `callee` with `operands` (X first: the 4-D memrefs the helper
 /// declares, the others as they are), a fresh 4-D result, the slot, `flags`
 /// and the window; checks the status and replaces `op`.
+/// With kChannelsLast in `flags`, X is [N, 1, H, W, C], passed as NHWC, and
+/// so is the result.
 LogicalResult emitConvCall(ConversionPatternRewriter &rewriter, Operation *op,
                            func::FuncOp callee, FlatSymbolRefAttr slot,
                            ArrayRef<Value> operands, unsigned resultPosition,
                            Value x, Value w, RankedTensorType resultType,
                            const ConvGeometry &g, int32_t flags) {
+  bool channelsLast = flags & kChannelsLast;
   Location loc = op->getLoc();
   IndexMath m(rewriter, loc);
-  if (g.group == 1 &&
+  if (g.group == 1 && !channelsLast &&
       !isStatic(llvm::cast<RankedTensorType>(x.getType()).getDimSize(1))) {
     Value xc = dimValue(rewriter, loc, x, 1);
     Value wc = dimValue(rewriter, loc, w, 1);
@@ -144,10 +153,14 @@ LogicalResult emitConvCall(ConversionPatternRewriter &rewriter, Operation *op,
   SmallVector<int64_t> shape4(resultType.getShape());
   if (oneD)
     shape4.insert(shape4.begin() + 2, 1);
+  if (channelsLast) // [N, 1, OH, OW, M] -> [N, OH, OW, M]
+    shape4.erase(shape4.begin() + 1);
   auto result4 = RankedTensorType::get(shape4, resultType.getElementType());
   SmallVector<OpFoldResult> sizes = {mixedDims(rewriter, loc, x)[0],
                                      rewriter.getIndexAttr(g.filters), h.output,
                                      wd.output};
+  if (channelsLast)
+    std::rotate(sizes.begin() + 1, sizes.begin() + 2, sizes.end());
   Value buffer = allocRuntimeResult(rewriter, loc, result4, sizes);
 
   SmallVector<Value> args;
@@ -177,8 +190,37 @@ LogicalResult emitConvCall(ConversionPatternRewriter &rewriter, Operation *op,
     result = rewriter.create<tensor::CollapseShapeOp>(
         loc, resultType, result,
         SmallVector<ReassociationIndices>{{0}, {1}, {2, 3}});
+  if (channelsLast)
+    result = rewriter.create<tensor::ExpandShapeOp>(
+        loc, resultType, result,
+        SmallVector<ReassociationIndices>{{0, 1}, {2}, {3}, {4}});
   rewriter.replaceOp(op, result);
   return success();
+}
+
+/// The checks both QLinearConv forms share: f32 scales of the right sizes,
+/// ranked operands, an i32 [M] bias. Returns the flags of the signs and of
+/// the operands present.
+FailureOr<int32_t> qlinearOperandFlags(Operation *op, ValueRange operands,
+                                       int64_t filters) {
+  auto rankedOrNone = [](Value v) {
+    return isNoneValue(v) || llvm::isa<RankedTensorType>(v.getType());
+  };
+  if (!llvm::all_of(operands, rankedOrNone) || operands.size() < 8 ||
+      !isF32ScaleOf(operands[1], 1) || !isF32ScaleOf(operands[6], 1) ||
+      !isF32ScaleOf(operands[4], filters))
+    return failure();
+  bool hasBias = operands.size() > 8 && !isNoneValue(operands[8]);
+  if (hasBias) {
+    auto biasType = llvm::dyn_cast<RankedTensorType>(operands[8].getType());
+    if (!biasType || biasType.getRank() != 1 ||
+        !biasType.getElementType().isInteger(32))
+      return failure();
+  }
+  return (isUnsignedElement(op->getOperand(0)) ? 0 : kXSigned) |
+         (isUnsignedElement(op->getOperand(3)) ? 0 : kWSigned) |
+         (isUnsignedElement(op->getResult(0)) ? 0 : kYSigned) |
+         (hasBias ? kBias : 0) | (isNoneValue(operands[7]) ? 0 : kYZero);
 }
 
 struct QLinearConvCall : OpConversionPattern<onnx::QLinearConvOp> {
@@ -200,31 +242,13 @@ struct QLinearConvCall : OpConversionPattern<onnx::QLinearConvOp> {
     FailureOr<ConvGeometry> g = resolveGeometry(rewriter, op, x, w, resultType);
     if (failed(g))
       return rewriter.notifyMatchFailure(op, "unsupported geometry");
-    auto rankedOrNone = [](Value v) {
-      return isNoneValue(v) || llvm::isa<RankedTensorType>(v.getType());
-    };
-    if (!llvm::all_of(adaptor.getOperands(), rankedOrNone))
-      return rewriter.notifyMatchFailure(op, "an operand is not ranked");
-    if (!isF32ScaleOf(adaptor.getXScale(), 1) ||
-        !isF32ScaleOf(adaptor.getYScale(), 1) ||
-        !isF32ScaleOf(adaptor.getWScale(), g->filters))
-      return rewriter.notifyMatchFailure(op, "scales are not f32 of shape");
-    bool hasYZero = !isNoneValue(adaptor.getYZeroPoint());
-    bool hasBias = !isNoneValue(adaptor.getB());
-    if (hasBias) {
-      auto biasType =
-          llvm::dyn_cast<RankedTensorType>(adaptor.getB().getType());
-      if (!biasType || biasType.getRank() != 1 ||
-          !biasType.getElementType().isInteger(32))
-        return rewriter.notifyMatchFailure(op, "bias is not i32 [M]");
-    }
+    FailureOr<int32_t> flags =
+        qlinearOperandFlags(op, adaptor.getOperands(), g->filters);
+    if (failed(flags))
+      return rewriter.notifyMatchFailure(op, "unsupported scales or bias");
     Location loc = op.getLoc();
     Value x4 = withUnitHeight(rewriter, loc, x);
     auto orX = [&](Value v) { return isNoneValue(v) ? x4 : v; };
-    int32_t flags = (isUnsignedElement(op.getX()) ? 0 : kXSigned) |
-                    (isUnsignedElement(op.getW()) ? 0 : kWSigned) |
-                    (isUnsignedElement(op.getY()) ? 0 : kYSigned) |
-                    (hasBias ? kBias : 0) | (hasYZero ? kYZero : 0);
     SmallVector<Value> operands = {x4,
                                    adaptor.getXScale(),
                                    adaptor.getXZeroPoint(),
@@ -235,7 +259,72 @@ struct QLinearConvCall : OpConversionPattern<onnx::QLinearConvOp> {
                                    orX(adaptor.getYZeroPoint()),
                                    orX(adaptor.getB())};
     return emitConvCall(rewriter, op, callee, slot, operands,
-                        /*resultPosition=*/9, x, w, resultType, *g, flags);
+                        /*resultPosition=*/9, x, w, resultType, *g, *flags);
+  }
+};
+
+/// onnxc.BlockedQLinearConv: the NHWC views of X [N, 1, H, W, C] and of the
+/// result, the window from the attributes.
+struct BlockedQLinearConvCall
+    : OpConversionPattern<fused::BlockedQLinearConvOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(fused::BlockedQLinearConvOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto slot = op->getAttrOfType<FlatSymbolRefAttr>(kPackedBSlotAttr);
+    func::FuncOp callee = lookupRuntimeCallee(op);
+    if (!slot || !callee)
+      return op.emitError("the int8 convolution kernel is not declared");
+    RankedTensorType resultType = convertedResultType(*getTypeConverter(), op);
+    Value x = adaptor.getX(), w = adaptor.getW();
+    auto xType = llvm::dyn_cast<RankedTensorType>(x.getType());
+    auto wType = llvm::dyn_cast<RankedTensorType>(w.getType());
+    if (!resultType || resultType.getRank() != 5 || !xType ||
+        xType.getRank() != 5 || !int8Image(w) || wType.getRank() != 4 ||
+        !wType.hasStaticShape())
+      return op.emitError("expects X [N, 1, H, W, C] and a 4-D W");
+    int64_t filters = wType.getDimSize(0);
+    FailureOr<int32_t> flags =
+        qlinearOperandFlags(op, adaptor.getOperands(), filters);
+    if (failed(flags))
+      return op.emitError("unsupported scales, zero points or bias");
+    ConvGeometry g;
+    g.filters = filters;
+    g.group = op.getGroup();
+    auto ints = [](ArrayAttr a) {
+      return llvm::to_vector(llvm::map_range(
+          a, [](Attribute v) { return llvm::cast<IntegerAttr>(v).getInt(); }));
+    };
+    SmallVector<int64_t> pads = ints(op.getPads()),
+                         strides = ints(op.getStrides()),
+                         dilations = ints(op.getDilations());
+    for (int64_t i = 0; i < 2; ++i) {
+      WindowDim d;
+      d.kernel = wType.getDimSize(2 + i);
+      d.stride = strides[i];
+      d.dilation = dilations[i];
+      d.padBegin = rewriter.getIndexAttr(pads[i]);
+      d.padEnd = rewriter.getIndexAttr(pads[2 + i]);
+      d.output = rewriter.getIndexAttr(resultType.getDimSize(2 + i));
+      g.window.push_back(d);
+    }
+    Location loc = op.getLoc();
+    Value nhwc = rewriter.create<tensor::CollapseShapeOp>(
+        loc, x, SmallVector<ReassociationIndices>{{0, 1}, {2}, {3}, {4}});
+    auto orX = [&](Value v) { return isNoneValue(v) ? nhwc : v; };
+    SmallVector<Value> operands = {nhwc,
+                                   adaptor.getXScale(),
+                                   adaptor.getXZeroPoint(),
+                                   w,
+                                   adaptor.getWScale(),
+                                   adaptor.getWZeroPoint(),
+                                   adaptor.getYScale(),
+                                   orX(adaptor.getYZeroPoint()),
+                                   orX(adaptor.getB())};
+    return emitConvCall(rewriter, op, callee, slot, operands,
+                        /*resultPosition=*/9, x, w, resultType, g,
+                        *flags | kChannelsLast);
   }
 };
 
@@ -286,8 +375,8 @@ struct ConvIntegerCall : OpConversionPattern<onnx::ConvIntegerOp> {
 
 void populateQLinearConvCallPatterns(const TypeConverter &typeConverter,
                                      RewritePatternSet &patterns) {
-  patterns.add<QLinearConvCall, ConvIntegerCall>(typeConverter,
-                                                 patterns.getContext());
+  patterns.add<QLinearConvCall, BlockedQLinearConvCall, ConvIntegerCall>(
+      typeConverter, patterns.getContext());
 }
 
 } // namespace onnxc::cpu

@@ -350,12 +350,15 @@ std::optional<RuntimeHelper> qlinearMatMulHelper(Operation *op) {
 /// X, its scale and zero point, W, its scale and zero point, Y's scale and
 /// zero point, the bias and Y; or ConvInteger's X, x_zero_point, W,
 /// w_zero_point and Y. Absent operands pass X again. X, W and Y cross as
-/// 4-D (a 1-D convolution gets a unit height).
+/// 4-D (a 1-D convolution gets a unit height; onnxc.BlockedQLinearConv's
+/// [N, 1, H, W, C] goes as NHWC).
 std::optional<RuntimeHelper> quantizedConvHelper(Operation *op) {
   MLIRContext *ctx = op->getContext();
   Builder b(ctx);
   Type i32 = b.getI32Type(), i64 = b.getI64Type();
-  bool qlinear = op->getName().getStringRef() == "onnx.QLinearConv";
+  StringRef name = op->getName().getStringRef();
+  bool blocked = name == "onnxc.BlockedQLinearConv";
+  bool qlinear = name == "onnx.QLinearConv" || blocked;
   // Operand indices in call order (-1: the result); X, W and Y are 4-D.
   SmallVector<int> order = qlinear
                                ? SmallVector<int>{0, 1, 2, 3, 4, 5, 6, 7, 8, -1}
@@ -368,7 +371,7 @@ std::optional<RuntimeHelper> quantizedConvHelper(Operation *op) {
   };
   RankedTensorType x = ranked(op->getOperand(0));
   if (op->getNumResults() != 1 || !ranked(op->getResult(0)) || !x ||
-      (x.getRank() != 3 && x.getRank() != 4))
+      (x.getRank() != (blocked ? 5 : 3) && x.getRank() != 4))
     return std::nullopt;
   SmallVector<Type> wrapperInputs, targetInputs;
   std::string wrapper =
@@ -522,7 +525,8 @@ std::optional<RuntimeHelper> runtimeHelperFor(Operation *op) {
                            UnrankedMemRefType::get(i8, 0), params},
                           {i32})};
   }
-  if (name == "onnx.QLinearConv" || name == "onnx.ConvInteger")
+  if (name == "onnx.QLinearConv" || name == "onnx.ConvInteger" ||
+      name == "onnxc.BlockedQLinearConv")
     return quantizedConvHelper(op);
 
   if (name == "onnx.MatMulInteger")
@@ -695,7 +699,8 @@ bool isF32GemmOp(Operation *op) {
 
 bool isInt8WeightProductOp(Operation *op) {
   StringRef name = op->getName().getStringRef();
-  bool conv = name == "onnx.QLinearConv" || name == "onnx.ConvInteger";
+  bool conv = name == "onnx.QLinearConv" || name == "onnx.ConvInteger" ||
+              name == "onnxc.BlockedQLinearConv";
   if ((name != "onnx.MatMulInteger" && name != "onnx.QLinearMatMul" && !conv) ||
       op->getNumResults() != 1)
     return false;
