@@ -319,6 +319,19 @@ OwningOpRef<ModuleOp> splitBatch(MLIRContext &ctx,
   return split;
 }
 
+/// --print-pass-stats: one line per pass, its counters summed over the
+/// pass's runs.
+void printRewriteCounts(const std::vector<RewriteCount> &counts) {
+  for (size_t i = 0; i < counts.size(); ++i) {
+    if (i == 0 || counts[i].pass != counts[i - 1].pass)
+      llvm::errs() << (i ? "\n" : "") << "onnxc: pass " << counts[i].pass
+                   << ":";
+    llvm::errs() << " " << counts[i].count << " " << counts[i].counter;
+  }
+  if (!counts.empty())
+    llvm::errs() << "\n";
+}
+
 /// The graph optimizer of `options.optLevel` on `module`; prints what it
 /// did with --print-pass-stats.
 OwningOpRef<ModuleOp> optimizeGraph(MLIRContext &ctx,
@@ -357,15 +370,7 @@ OwningOpRef<ModuleOp> optimizeGraph(MLIRContext &ctx,
   if (failed(optimized))
     return nullptr;
   if (options.printPassStats) {
-    // One line per pass: its counters, summed over the pass's runs.
-    for (size_t i = 0; i < counts.size(); ++i) {
-      if (i == 0 || counts[i].pass != counts[i - 1].pass)
-        llvm::errs() << (i ? "\n" : "") << "onnxc: pass " << counts[i].pass
-                     << ":";
-      llvm::errs() << " " << counts[i].count << " " << counts[i].counter;
-    }
-    if (!counts.empty())
-      llvm::errs() << "\n";
+    printRewriteCounts(counts);
     llvm::errs() << "onnxc: graph optimizer -O" << options.optLevel << ": "
                  << nodesBefore << " nodes before, " << countModuleNodes()
                  << " after\n";
@@ -779,9 +784,17 @@ bool compileModel(const CompilerOptions &options) {
   libraries = collectLinkLibraries(used, lowering, /*report=*/linking);
   llvm::LLVMContext llvmCtx;
   std::vector<std::unique_ptr<llvm::Module>> deviceCode;
-  if ((linking && !libraries) ||
-      !lowerToLLVMDialect(*module, used, lowering, llvmCtx, deviceCode))
+  // The targets' own rewrites (their prepare phases) report too.
+  if (options.printPassStats)
+    startCollectingRewriteCounts();
+  bool lowered =
+      (!linking || libraries) &&
+      lowerToLLVMDialect(*module, used, lowering, llvmCtx, deviceCode);
+  std::vector<RewriteCount> targetCounts = takeRewriteCounts();
+  if (!lowered)
     return false;
+  if (options.printPassStats)
+    printRewriteCounts(targetCounts);
   collectLoweringMeta(*module, *meta);
 
   // LLVM IR with the ABI entry point and the device targets' code, optimized

@@ -958,6 +958,55 @@ EvalStatus evalExpand(Eval &e) {
       gatherElements(e.in(0), *shape, broadcastIndex(e.in(0).shape, *shape)));
 }
 
+/// QuantizeLinear of a float constant (a weight a quantizer left as float
+/// behind a QuantizeLinear): y = saturate(round(x / scale) + zero_point),
+/// the division in f32 and rounding half to even, as ONNX Runtime's kernel.
+/// Per tensor or per `axis`; not blocked, and only to 8- or 16-bit integers.
+EvalStatus evalQuantizeLinear(Eval &e) {
+  auto to = llvm::dyn_cast_or_null<IntegerType>(resultElementType(e.op));
+  auto blockSize = e.op->getAttrOfType<IntegerAttr>("block_size");
+  if (!to || (to.getWidth() != 8 && to.getWidth() != 16) || !e.has(0) ||
+      !e.has(1) || !e.in(0).isFloat() || !e.in(1).isFloat() ||
+      (blockSize && blockSize.getInt() != 0))
+    return kUnsupported;
+  const HostTensor &x = e.in(0), &scale = e.in(1);
+  int64_t rank = x.shape.size(), count = scale.getNumElements();
+  auto axisAttr = e.op->getAttrOfType<IntegerAttr>("axis");
+  int64_t axis = axisAttr ? axisAttr.getInt() : 1;
+  axis = axis < 0 ? axis + rank : axis;
+  // Elements per step of the axis, and the axis's length.
+  int64_t inner = 1, length = 1;
+  if (count != 1) {
+    if (scale.shape.size() != 1 || axis < 0 || axis >= rank ||
+        x.shape[axis] != count)
+      return kUnsupported;
+    for (int64_t d = axis + 1; d < rank; ++d)
+      inner *= x.shape[d];
+    length = count;
+  }
+  bool hasZero = e.has(2);
+  if (hasZero && e.in(2).getNumElements() != count)
+    return kUnsupported;
+  int64_t lo = to.isUnsigned() ? 0 : -(int64_t(1) << (to.getWidth() - 1));
+  int64_t hi = to.isUnsigned() ? (int64_t(1) << to.getWidth()) - 1
+                               : (int64_t(1) << (to.getWidth() - 1)) - 1;
+  HostTensor out;
+  out.elementType = to;
+  out.shape = x.shape;
+  int64_t n = x.getNumElements();
+  for (int64_t i = 0; i < n; ++i) {
+    int64_t c = count == 1 ? 0 : (i / inner) % length;
+    float s = static_cast<float>(scale.getFloat(c));
+    if (!(s > 0.0f) || std::isnan(x.floats[i]))
+      return kUnsupported; // a zero or negative scale, NaN: left to run time
+    double q = std::nearbyint(static_cast<float>(x.floats[i]) / s) +
+               (hasZero ? e.in(2).getInt(c) : 0);
+    out.ints.push_back(
+        static_cast<int64_t>(std::min<double>(hi, std::max<double>(lo, q))));
+  }
+  return e.done(std::move(out));
+}
+
 EvalStatus evalIdentity(Eval &e) {
   if (!e.has(0))
     return kUnsupported;
@@ -998,6 +1047,7 @@ const llvm::StringMap<Evaluator> &getEvaluators() {
     t["onnx.Slice"] = evalSlice;
     t["onnx.Expand"] = evalExpand;
     t["onnx.Identity"] = evalIdentity;
+    t["onnx.QuantizeLinear"] = evalQuantizeLinear;
     return t;
   }();
   return table;

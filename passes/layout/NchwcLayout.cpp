@@ -41,6 +41,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "compiler/dialect/onnxc/BlockedRegions.h"
 #include "compiler/dialect/onnxc/OnnxcDialect.h"
 #include "passes/Passes.h"
 #include "passes/RewriteCounts.h"
@@ -49,9 +50,6 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/Pass/Pass.h"
-#include "llvm/ADT/EquivalenceClasses.h"
-#include "llvm/ADT/MapVector.h"
-#include "llvm/ADT/SetVector.h"
 
 namespace onnxc {
 #define GEN_PASS_DECL_NCHWCLAYOUT
@@ -61,6 +59,8 @@ namespace onnxc {
 
 using namespace mlir;
 using namespace onnxc::fusion;
+using onnxc::fused::getBlockedType;
+using onnxc::fused::getIntsOr;
 
 namespace onnxc {
 namespace {
@@ -76,25 +76,6 @@ RankedTensorType getBlockableType(Value value) {
       type.isDynamicDim(1))
     return {};
   return type;
-}
-
-/// `type` in the blocked layout of block size `block`.
-RankedTensorType getBlockedType(RankedTensorType type, int64_t block) {
-  SmallVector<int64_t> shape(type.getShape());
-  shape[1] = ceilDiv(shape[1], block);
-  shape.push_back(block);
-  return RankedTensorType::get(shape, type.getElementType());
-}
-
-SmallVector<int64_t> getInts(Operation *op, StringRef name, size_t size,
-                             int64_t defaultValue) {
-  SmallVector<int64_t> values;
-  if (auto attr = op->getAttrOfType<ArrayAttr>(name))
-    for (Attribute a : attr)
-      values.push_back(llvm::cast<IntegerAttr>(a).getInt());
-  else
-    values.assign(size, defaultValue);
-  return values;
 }
 
 /// What a convolution of a region is made of.
@@ -169,11 +150,11 @@ std::optional<ConvInfo> NchwcLayoutPass::getConvInfo(Operation *op) {
 
   info.kernel.assign(wType.getShape().begin() + 2, wType.getShape().end());
   if (op->hasAttr("kernel_shape") &&
-      getInts(op, "kernel_shape", spatial, 0) != info.kernel)
+      getIntsOr(op, "kernel_shape", spatial, 0) != info.kernel)
     return std::nullopt;
-  info.strides = getInts(op, "strides", spatial, 1);
-  info.dilations = getInts(op, "dilations", spatial, 1);
-  info.pads = getInts(op, "pads", 2 * spatial, 0);
+  info.strides = getIntsOr(op, "strides", spatial, 1);
+  info.dilations = getIntsOr(op, "dilations", spatial, 1);
+  info.pads = getIntsOr(op, "pads", 2 * spatial, 0);
   if (autoPad && autoPad.getValue() == "VALID")
     info.pads.assign(2 * spatial, 0);
   if (int64_t(info.strides.size()) != spatial ||
@@ -239,19 +220,8 @@ OpKind NchwcLayoutPass::classify(Operation *op) {
         inputType.getDimSize(1) != type.getDimSize(1) ||
         (name == "MaxPool" && !llvm::isa<NoneType>(op->getResult(1).getType())))
       return OpKind::None;
-    // The window attributes must be well formed: the blocked op extends them
-    // by one dim.
-    int64_t spatial = type.getRank() - 2;
-    auto kernel = op->getAttrOfType<ArrayAttr>("kernel_shape");
-    if (!kernel || int64_t(kernel.size()) != spatial)
-      return OpKind::None;
-    for (auto [attr, size] : {std::pair<StringRef, int64_t>{"strides", spatial},
-                              {"dilations", spatial},
-                              {"pads", 2 * spatial}})
-      if (auto values = op->getAttrOfType<ArrayAttr>(attr);
-          values && int64_t(values.size()) != size)
-        return OpKind::None;
-    return OpKind::Pool;
+    return fused::hasPoolWindow(op, type.getRank() - 2) ? OpKind::Pool
+                                                        : OpKind::None;
   }
   return OpKind::None;
 }
@@ -343,60 +313,50 @@ Value NchwcLayoutPass::createBlockedConv(OpBuilder &b, Operation *op,
   return conv.getResult();
 }
 
-void NchwcLayoutPass::rewriteBlock(Block &block) {
-  // 1. Regions: union-find over the ops that can be blocked.
-  llvm::EquivalenceClasses<Operation *> regions;
-  llvm::DenseMap<Operation *, OpKind> kinds;
-  for (Operation &op : block) {
-    OpKind kind = classify(&op);
-    if (kind == OpKind::None)
-      kind = classifyGlobalPool(&op);
-    if (kind == OpKind::None)
-      continue;
-    SmallVector<Operation *> linked;
-    SmallVector<Value> dataOperands;
-    if (kind == OpKind::Conv) {
-      ConvInfo info = *getConvInfo(&op);
-      dataOperands.push_back(info.x);
-      if (info.z)
-        dataOperands.push_back(info.z);
-    } else if (kind == OpKind::Binary) {
-      dataOperands.assign({op.getOperand(0), op.getOperand(1)});
-    } else {
-      dataOperands.push_back(op.getOperand(0));
-    }
-    for (Value operand : dataOperands)
-      if (Operation *def = operand.getDefiningOp(); def && kinds.count(def))
-        linked.push_back(def);
-    // Only a convolution starts a region; the other ops extend one.
-    if (kind != OpKind::Conv && linked.empty())
-      continue;
-    kinds[&op] = kind;
-    regions.insert(&op);
-    for (Operation *def : linked)
-      regions.unionSets(&op, def);
-  }
+/// The operands of a region op that carry the blocked layout.
+SmallVector<Value> dataOperands(Operation *op, OpKind kind,
+                                const std::optional<ConvInfo> &conv) {
+  if (kind == OpKind::Conv)
+    return conv->z ? SmallVector<Value>{conv->x, conv->z}
+                   : SmallVector<Value>{conv->x};
+  if (kind == OpKind::Binary)
+    return {op->getOperand(0), op->getOperand(1)};
+  return {op->getOperand(0)};
+}
 
-  // 2. Keep the regions with enough convolutions.
+void NchwcLayoutPass::rewriteBlock(Block &block) {
+  // 1. Regions of the ops that can be blocked; only a convolution starts
+  // one. Keep those with enough convolutions.
+  auto kindOf = [&](Operation *op) {
+    OpKind kind = classify(op);
+    return static_cast<int>(kind == OpKind::None ? classifyGlobalPool(op)
+                                                 : kind);
+  };
+  auto isSeed = [](int kind) { return kind == int(OpKind::Conv); };
+  auto layoutOperands = [&](Operation *op, int kind) {
+    OpKind k = static_cast<OpKind>(kind);
+    return dataOperands(op, k,
+                        k == OpKind::Conv ? getConvInfo(op) : std::nullopt);
+  };
+  fused::BlockedRegions found =
+      fused::findBlockedRegions(block, {kindOf, isSeed, layoutOperands});
   llvm::DenseSet<Operation *> members;
   int64_t numRegions = 0, numSkipped = 0;
-  for (auto it = regions.begin(); it != regions.end(); ++it) {
-    if (!it->isLeader())
-      continue;
-    int64_t convs = 0;
-    for (auto m = regions.member_begin(it); m != regions.member_end(); ++m)
-      convs += kinds[*m] == OpKind::Conv;
+  for (const SmallVector<Operation *> &region : found.regions) {
+    int64_t convs = llvm::count_if(region, [&](Operation *op) {
+      return found.kinds[op] == int(OpKind::Conv);
+    });
     if (convs < minConvs) {
       ++numSkipped;
       continue;
     }
     ++numRegions;
-    for (auto m = regions.member_begin(it); m != regions.member_end(); ++m)
-      members.insert(*m);
+    members.insert(region.begin(), region.end());
   }
   // Every counter on every run, so that --print-pass-stats lists them in
   // one order.
-  int64_t numIn = 0, numOut = 0, numConvs = 0, numOthers = 0;
+  int64_t numConvs = 0, numOthers = 0;
+  fused::RegionRewriteCounts reorders;
   auto report = [&] {
     int64_t nchwConvs = 0;
     for (Operation &op : block)
@@ -406,52 +366,30 @@ void NchwcLayoutPass::rewriteBlock(Block &block) {
     addRewriteCount(pass, "skipped-regions", numSkipped);
     addRewriteCount(pass, "blocked-convs", numConvs);
     addRewriteCount(pass, "blocked-other-ops", numOthers);
-    addRewriteCount(pass, "reorders-in", numIn);
-    addRewriteCount(pass, "reorders-out", numOut);
+    addRewriteCount(pass, "reorders-in", reorders.reordersIn);
+    addRewriteCount(pass, "reorders-out", reorders.reordersOut);
     addRewriteCount(pass, "nchw-convs", nchwConvs);
   };
   if (members.empty())
     return report();
 
-  // 3. Rewrite the members in order; `blocked` maps a value of the original
-  // graph to its blocked form.
-  llvm::DenseMap<Value, Value> blocked;
-  OpBuilder b(&getContext());
-  // Where a reorder in is created: at the first member that reads the value
-  // (its node name names the reorder too).
-  Location consumerLoc = b.getUnknownLoc();
-  auto getBlocked = [&](Value value) {
-    Value &entry = blocked[value];
-    if (!entry) {
-      // A value from outside the region: reorder it once, where the first
-      // member that reads it is (which dominates the later ones).
-      auto type = llvm::cast<RankedTensorType>(value.getType());
-      entry = b.create<fused::ReorderToBlockedOp>(
-          consumerLoc, getBlockedType(type, blockSize), value,
-          b.getI64IntegerAttr(blockSize));
-      ++numIn;
-    }
-    return entry;
-  };
-  SmallVector<Operation *> rewritten;
-  for (Operation &op : block) {
-    if (!members.contains(&op))
-      continue;
-    b.setInsertionPoint(&op);
-    OpKind kind = kinds[&op];
-    Location loc = op.getLoc();
-    consumerLoc = loc;
-    auto resultType = llvm::cast<RankedTensorType>(op.getResult(0).getType());
-    Value result;
+  // 2. Rewrite the members in order, reordering at the regions' edges.
+  auto rewrite = [&](OpBuilder &b, Operation *op,
+                     function_ref<Value(Value)> blocked) -> Value {
+    OpKind kind = static_cast<OpKind>(found.kinds[op]);
+    Location loc = op->getLoc();
+    auto resultType = llvm::cast<RankedTensorType>(op->getResult(0).getType());
     if (kind == OpKind::Conv) {
-      ConvInfo info = *getConvInfo(&op);
-      Value x = getBlocked(info.x);
-      Value z = info.z ? getBlocked(info.z) : Value();
-      result = createBlockedConv(b, &op, info, x, z);
+      ConvInfo info = *getConvInfo(op);
+      Value x = blocked(info.x);
+      Value z = info.z ? blocked(info.z) : Value();
       ++numConvs;
-    } else if (kind == OpKind::GlobalAveragePool) {
+      return createBlockedConv(b, op, info, x, z);
+    }
+    ++numOthers;
+    if (kind == OpKind::GlobalAveragePool) {
       // The mean over the spatial dims of [N, Cb, D..., B].
-      Value x = getBlocked(op.getOperand(0));
+      Value x = blocked(op->getOperand(0));
       int64_t rank = resultType.getRank();
       SmallVector<int64_t> axes;
       for (int64_t d = 2; d < rank; ++d)
@@ -465,72 +403,26 @@ void NchwcLayoutPass::rewriteBlock(Block &block) {
       state.addOperands({x, axesValue});
       state.addAttribute("keepdims", b.getI64IntegerAttr(1));
       state.addTypes(getBlockedType(resultType, blockSize));
-      result = b.create(state)->getResult(0);
-      ++numOthers;
-    } else {
-      OperationState state(loc, op.getName());
-      SmallVector<Value> operands(op.getOperands());
-      operands[0] = getBlocked(operands[0]);
-      if (kind == OpKind::Binary)
-        operands[1] = getBlocked(operands[1]);
-      state.addOperands(operands);
-      state.addAttributes(op.getAttrs());
-      if (kind == OpKind::Pool) {
-        // The same pool over one more spatial dim, the block, with a window
-        // of 1 and no padding.
-        int64_t spatial = resultType.getRank() - 2;
-        auto extend = [&](StringRef name, int64_t defaultValue) {
-          SmallVector<int64_t> values =
-              getInts(&op, name, spatial, defaultValue);
-          values.push_back(defaultValue);
-          state.attributes.set(name, b.getI64ArrayAttr(values));
-        };
-        extend("kernel_shape", 1);
-        extend("strides", 1);
-        extend("dilations", 1);
-        SmallVector<int64_t> pads = getInts(&op, "pads", 2 * spatial, 0);
-        pads.insert(pads.begin() + spatial, 0);
-        pads.push_back(0);
-        state.attributes.set("pads", b.getI64ArrayAttr(pads));
-      }
-      state.addTypes(getBlockedType(resultType, blockSize));
-      for (unsigned i = 1; i < op.getNumResults(); ++i)
-        state.addTypes(op.getResult(i).getType()); // MaxPool's none Indices
-      result = b.create(state)->getResult(0);
-      ++numOthers;
+      return b.create(state)->getResult(0);
     }
-    blocked[op.getResult(0)] = result;
-    rewritten.push_back(&op);
-
-    // Users outside the region read the value through one reorder back.
-    if (llvm::any_of(op.getResult(0).getUsers(), [&](Operation *user) {
-          return !members.contains(user);
-        })) {
-      b.setInsertionPointAfter(result.getDefiningOp());
-      Value back = b.create<fused::ReorderFromBlockedOp>(
-          loc, resultType, result,
-          b.getI64IntegerAttr(resultType.getDimSize(1)));
-      op.getResult(0).replaceUsesWithIf(back, [&](OpOperand &use) {
-        return !members.contains(use.getOwner());
-      });
-      ++numOut;
-    }
-  }
-  // The rewritten ops, then the unblocked weights and NoValues only they
-  // read.
-  llvm::SetVector<Operation *> inputs;
-  for (Operation *op : rewritten)
-    for (Value operand : op->getOperands())
-      if (Operation *def = operand.getDefiningOp();
-          def && !members.contains(def) &&
-          (isOnnxOp(def, "Constant") || isOnnxOp(def, "NoValue")))
-        inputs.insert(def);
-  for (Operation *op : llvm::reverse(rewritten))
-    op->erase();
-  for (Operation *def : inputs)
-    if (def->use_empty())
-      def->erase();
-
+    OperationState state(loc, op->getName());
+    SmallVector<Value> operands(op->getOperands());
+    operands[0] = blocked(operands[0]);
+    if (kind == OpKind::Binary)
+      operands[1] = blocked(operands[1]);
+    state.addOperands(operands);
+    if (kind == OpKind::Pool)
+      fused::addBlockedPoolAttributes(state, op, resultType.getRank() - 2);
+    else
+      state.addAttributes(op->getAttrs());
+    state.addTypes(getBlockedType(resultType, blockSize));
+    for (unsigned i = 1; i < op->getNumResults(); ++i)
+      state.addTypes(op->getResult(i).getType()); // MaxPool's none Indices
+    return b.create(state)->getResult(0);
+  };
+  reorders = fused::rewriteBlockedRegions(
+      block, members, [&](RankedTensorType) -> int64_t { return blockSize; },
+      rewrite);
   report();
 }
 

@@ -209,7 +209,7 @@ enum {
   ONNXC_QCONV_X_ZERO = 32, /* ConvInteger: x_zero_point given */
   ONNXC_QCONV_W_ZERO = 64, /* ConvInteger: w_zero_point given */
   /* QLinearConv only: X is [N, H, W, C] and Y [N, OH, OW, M], both
-   * contiguous (onnxc.QLinearConvNhwc); W keeps ONNX's layout. */
+   * contiguous (onnxc.BlockedQLinearConv); W keeps ONNX's layout. */
   ONNXC_QCONV_CHANNELS_LAST = 128
 };
 int32_t _mlir_ciface_onnxc_rt_qlinear_conv2d(

@@ -9,8 +9,8 @@
  * group into the call site's slot. Blocks run on the thread pool; a call
  * with fewer blocks than two per thread gives the threads to the GEMM.
  *
- * With ONNXC_QCONV_CHANNELS_LAST (onnxc.QLinearConvNhwc: the int8 layout
- * pass keeps chains of quantized ops NHWC) X already is pixel-major and
+ * With ONNXC_QCONV_CHANNELS_LAST (onnxc.BlockedQLinearConv: the cpu
+ * target keeps chains of quantized ops NHWC) X already is pixel-major and
  * the GEMM writes its rows straight into Y's pixels: neither transpose
  * runs. A depthwise convolution then walks output pixels with the
  * channels innermost, one vector of channels per tap.
@@ -300,7 +300,7 @@ static void depthwise_task(void *context, size_t task, int worker) {
     }
   const double lo = job->y_signed ? -128.0 : 0.0;
   const double hi = job->y_signed ? 127.0 : 255.0;
-  const double magic = 6755399441055744.0, zero = job->y_zero;
+  const double zero = job->y_zero;
   double multiplier = job->multiplier[ch], bias = job->bias[ch];
   if (job->s32) {
     memcpy((int32_t *)(job->y_all + image * job->y_image) + ch * plane, acc,
@@ -309,13 +309,8 @@ static void depthwise_task(void *context, size_t task, int worker) {
     return;
   }
   uint8_t *y = (uint8_t *)job->y_all + image * job->y_image + ch * plane;
-  for (int64_t q = 0; q < plane; ++q) {
-    double v = ((double)acc[q] + bias) * multiplier + zero;
-    v = v < lo ? lo : v;
-    v = v > hi ? hi : v;
-    v = (v + magic) - magic;
-    y[q] = (uint8_t)(int32_t)v;
-  }
+  for (int64_t q = 0; q < plane; ++q)
+    y[q] = onnxc_requantize_f64(acc[q], bias, multiplier, zero, lo, hi);
   free(acc);
 }
 
@@ -347,7 +342,7 @@ static void depthwise_nhwc_task(void *context, size_t task, int worker) {
   uint8_t *y = (uint8_t *)job->y_all + image * job->y_image + oy * job->ow * c;
   const double lo = job->y_signed ? -128.0 : 0.0;
   const double hi = job->y_signed ? 127.0 : 255.0;
-  const double magic = 6755399441055744.0, zero = job->y_zero;
+  const double zero = job->y_zero;
   /* An s8 byte read as u8 and flipped is x + 128: subtract both. */
   int32_t x_flip = job->x_signed ? 128 : 0, offset = x_flip + job->x_zero;
   for (int64_t ox = 0; ox < job->ow; ++ox, y += c) {
@@ -366,13 +361,9 @@ static void depthwise_nhwc_task(void *context, size_t task, int worker) {
           acc[ch] += wt[ch] * ((int32_t)(px[ch] ^ x_flip) - offset);
       }
     }
-    for (int64_t ch = 0; ch < c; ++ch) {
-      double v = ((double)acc[ch] + job->bias[ch]) * job->multiplier[ch] + zero;
-      v = v < lo ? lo : v;
-      v = v > hi ? hi : v;
-      v = (v + magic) - magic; /* half to even: 1.5 * 2^52 */
-      y[ch] = (uint8_t)(int32_t)v;
-    }
+    for (int64_t ch = 0; ch < c; ++ch)
+      y[ch] = onnxc_requantize_f64(acc[ch], job->bias[ch], job->multiplier[ch],
+                                   zero, lo, hi);
   }
   free(acc);
 }

@@ -171,3 +171,65 @@ def test_qdq_optimize_round_trip():
     want = run_ort(qdq, feeds, optimize=False)[0]
     err = np.max(np.abs(got.astype(np.float64) - want))
     assert err <= output_scale(qdq) * 1.001
+
+
+def fully_convolutional_model():
+    """Conv -> Relu -> MaxPool -> depthwise Conv -> 1x1 Conv + residual Add
+    -> Relu, over images whose height and width are left open, as a
+    detector's backbone is exported."""
+    node = helper.make_node
+    def weights(name, shape, scale):
+        return numpy_helper.from_array(
+            (RNG.standard_normal(shape) * scale).astype(np.float32), name)
+    inits = [weights("w1", (8, 3, 3, 3), 0.3), weights("b1", (8,), 0.1),
+             weights("w2", (8, 1, 3, 3), 0.3), weights("b2", (8,), 0.1),
+             weights("w3", (8, 8, 1, 1), 0.3), weights("b3", (8,), 0.1)]
+    nodes = [node("Conv", ["x", "w1", "b1"], ["c1"], pads=[1, 1, 1, 1]),
+             node("Relu", ["c1"], ["r1"]),
+             node("MaxPool", ["r1"], ["p"], kernel_shape=[2, 2],
+                  strides=[2, 2]),
+             node("Conv", ["p", "w2", "b2"], ["c2"], pads=[1, 1, 1, 1],
+                  group=8),
+             node("Conv", ["c2", "w3", "b3"], ["c3"]),
+             node("Add", ["c3", "p"], ["a"]),
+             node("Relu", ["a"], ["y"])]
+    graph = helper.make_graph(
+        nodes, "qdq_fcn",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT,
+                                       [1, 3, "h", "w"])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT,
+                                       [1, 8, None, None])], inits)
+    model = helper.make_model(graph,
+                              opset_imports=[helper.make_opsetid("", 17)])
+    model.ir_version = 8
+    return model
+
+
+def test_qdq_chain_runs_channels_last_with_open_image_sizes():
+    """The int8 convolutions of a chain run NHWC (the cpu target's
+    onnxc-quantized-channels-last), compiled with default options and no
+    --shape; every image size agrees with ONNX Runtime within one output
+    step."""
+    model = fully_convolutional_model()
+    with tempfile.TemporaryDirectory() as tmp:
+        qdq = quantize(model, {"x": [1, 3, 16, 20]}, tmp, per_channel=True)
+        path = os.path.join(tmp, "qdq.onnx")
+        artifact = os.path.join(tmp, "fcn.so")
+        proc = subprocess.run([onnxc_binary(), "compile", path, "-o",
+                               artifact, "--print-pass-stats"],
+                              capture_output=True, text=True)
+        assert proc.returncode == 0, proc.stderr
+        stats = re.search(r"onnxc-quantized-channels-last: \d+ "
+                          r"skipped-regions (\d+) channels-last-convs",
+                          proc.stderr)
+        assert stats and int(stats.group(1)) == 3, proc.stderr
+        step = output_scale(qdq)
+        for h, w in [(16, 20), (9, 13), (32, 8)]:
+            feeds = {"x": RNG.standard_normal((1, 3, h, w)).astype(
+                np.float32)}
+            want = run_ort(qdq, feeds, optimize=False)[0]
+            got = Artifact(artifact).run(feeds)[0]
+            assert got.shape == want.shape, (h, w)
+            err = np.max(np.abs(got.astype(np.float64) - want))
+            assert err <= step * 1.001, \
+                f"{h}x{w}: max error {err:.3g} > one step {step:.3g}"

@@ -109,30 +109,23 @@ std::vector<uint8_t> reference(const ConvCase &t, const Operands &o) {
   return y;
 }
 
-/// [N, C, H, W] <-> [N, H, W, C] of bytes.
-std::vector<uint8_t> toNhwc(const std::vector<uint8_t> &v, int64_t n, int64_t c,
-                            int64_t hw) {
+/// [N, C, H, W] -> [N, H, W, C] of bytes, or back with `back`.
+std::vector<uint8_t> channelsLast(const std::vector<uint8_t> &v, int64_t n,
+                                  int64_t c, int64_t hw, bool back = false) {
   std::vector<uint8_t> out(v.size());
   for (int64_t i = 0; i < n; ++i)
     for (int64_t ch = 0; ch < c; ++ch)
-      for (int64_t p = 0; p < hw; ++p)
-        out[(i * hw + p) * c + ch] = v[(i * c + ch) * hw + p];
-  return out;
-}
-std::vector<uint8_t> fromNhwc(const std::vector<uint8_t> &v, int64_t n,
-                              int64_t c, int64_t hw) {
-  std::vector<uint8_t> out(v.size());
-  for (int64_t i = 0; i < n; ++i)
-    for (int64_t ch = 0; ch < c; ++ch)
-      for (int64_t p = 0; p < hw; ++p)
-        out[(i * c + ch) * hw + p] = v[(i * hw + p) * c + ch];
+      for (int64_t p = 0; p < hw; ++p) {
+        int64_t planar = (i * c + ch) * hw + p, last = (i * hw + p) * c + ch;
+        out[back ? planar : last] = v[back ? last : planar];
+      }
   return out;
 }
 
 /// The runtime call, in NCHW or NHWC; Y comes back NCHW.
 std::vector<uint8_t> runtimeConv(const ConvCase &t, Operands o, bool nhwc,
                                  int32_t *status) {
-  std::vector<uint8_t> x = nhwc ? toNhwc(o.x, t.n, t.c, t.h * t.w) : o.x;
+  std::vector<uint8_t> x = nhwc ? channelsLast(o.x, t.n, t.c, t.h * t.w) : o.x;
   std::vector<uint8_t> y(t.n * t.m * o.oh * o.ow, 0xAB);
   std::vector<int64_t> dx, dxs, dxz, dw, dws, dwz, dys, dyz, db, dy;
   onnxc_unranked_memref rx, rxs, rxz, rw, rws, rwz, rys, ryz, rb, ry;
@@ -163,7 +156,7 @@ std::vector<uint8_t> runtimeConv(const ConvCase &t, Operands o, bool nhwc,
       t.pad, t.pad, t.stride, t.stride, t.dilation, t.dilation, t.group);
   // The slot's packed W is freed when the runtime unloads; a fresh slot per
   // call keeps the cases apart.
-  return nhwc ? fromNhwc(y, t.n, t.m, o.oh * o.ow) : y;
+  return nhwc ? channelsLast(y, t.n, t.m, o.oh * o.ow, /*back=*/true) : y;
 }
 
 class QLinearConvLayouts : public ::testing::TestWithParam<ConvCase> {};

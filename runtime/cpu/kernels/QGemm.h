@@ -70,6 +70,23 @@ typedef struct onnxc_qgemm_params {
   int y_signed;
 } onnxc_qgemm_params;
 
+/* One requantized 8-bit output: saturate(round((acc + bias) * multiplier +
+ * zero)) in f64, rounding half to even, in [lo, hi] (the output type's
+ * range), as the Q8 epilogue and QLinearConv's depthwise loops compute it.
+ * Inline so that loops over it vectorize; their files are compiled with
+ * -ffp-contract=off, so the multiply and the add round apart as in the
+ * ONNX reference. */
+static inline uint8_t onnxc_requantize_f64(int32_t acc, double bias,
+                                           double multiplier, double zero,
+                                           double lo, double hi) {
+  const double magic = 6755399441055744.0; /* 1.5 * 2^52 */
+  double v = ((double)acc + bias) * multiplier + zero;
+  v = v < lo ? lo : v;
+  v = v > hi ? hi : v;
+  v = (v + magic) - magic;
+  return (uint8_t)(int32_t)v;
+}
+
 /* A K x N B packed for a micro-kernel (opaque). */
 typedef struct onnxc_qgemm_packed_b onnxc_qgemm_packed_b;
 

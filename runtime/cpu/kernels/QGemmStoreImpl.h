@@ -35,16 +35,12 @@ static void QGEMM_STORE(int32_t *tile, size_t rows, size_t cols,
     if (p->output == ONNXC_QGEMM_OUTPUT_Q8) {
       const double lo = p->y_signed ? -128.0 : 0.0;
       const double hi = p->y_signed ? 127.0 : 255.0;
-      const double magic = 6755399441055744.0, zero = p->y_zero_point;
+      const double zero = p->y_zero_point;
       const double *q_scale = p->q_scale + j0, *q_bias = p->q_bias + j0;
       uint8_t *y = (uint8_t *)p->c + (ptrdiff_t)(i0 + r) * p->ldc + j0;
-      for (size_t c = 0; c < cols; ++c) {
-        double v = ((double)acc[c] + q_bias[c]) * q_scale[c] + zero;
-        v = v < lo ? lo : v;
-        v = v > hi ? hi : v;
-        v = (v + magic) - magic; /* half to even: 1.5 * 2^52 */
-        y[c] = (uint8_t)(int32_t)v;
-      }
+      for (size_t c = 0; c < cols; ++c)
+        y[c] =
+            onnxc_requantize_f64(acc[c], q_bias[c], q_scale[c], zero, lo, hi);
       continue;
     }
     float *y = (float *)p->c + (ptrdiff_t)(i0 + r) * p->ldc + j0;

@@ -206,11 +206,11 @@ FailureOr<int32_t> qlinearOperandFlags(Operation *op, ValueRange operands,
   auto rankedOrNone = [](Value v) {
     return isNoneValue(v) || llvm::isa<RankedTensorType>(v.getType());
   };
-  if (!llvm::all_of(operands, rankedOrNone) || operands.size() < 8 ||
+  if (!llvm::all_of(operands, rankedOrNone) || operands.size() != 9 ||
       !isF32ScaleOf(operands[1], 1) || !isF32ScaleOf(operands[6], 1) ||
       !isF32ScaleOf(operands[4], filters))
     return failure();
-  bool hasBias = operands.size() > 8 && !isNoneValue(operands[8]);
+  bool hasBias = !isNoneValue(operands[8]);
   if (hasBias) {
     auto biasType = llvm::dyn_cast<RankedTensorType>(operands[8].getType());
     if (!biasType || biasType.getRank() != 1 ||
@@ -221,6 +221,18 @@ FailureOr<int32_t> qlinearOperandFlags(Operation *op, ValueRange operands,
          (isUnsignedElement(op->getOperand(3)) ? 0 : kWSigned) |
          (isUnsignedElement(op->getResult(0)) ? 0 : kYSigned) |
          (hasBias ? kBias : 0) | (isNoneValue(operands[7]) ? 0 : kYZero);
+}
+
+/// QLinearConv's nine operands as the call takes them: X and W in their
+/// call forms, an absent y_zero_point or bias passed as X again.
+SmallVector<Value> qlinearCallOperands(ValueRange operands, Value x, Value w) {
+  SmallVector<Value> args(operands.begin(), operands.end());
+  args[0] = x;
+  args[3] = w;
+  for (unsigned i : {7u, 8u})
+    if (isNoneValue(args[i]))
+      args[i] = x;
+  return args;
 }
 
 struct QLinearConvCall : OpConversionPattern<onnx::QLinearConvOp> {
@@ -247,17 +259,9 @@ struct QLinearConvCall : OpConversionPattern<onnx::QLinearConvOp> {
     if (failed(flags))
       return rewriter.notifyMatchFailure(op, "unsupported scales or bias");
     Location loc = op.getLoc();
-    Value x4 = withUnitHeight(rewriter, loc, x);
-    auto orX = [&](Value v) { return isNoneValue(v) ? x4 : v; };
-    SmallVector<Value> operands = {x4,
-                                   adaptor.getXScale(),
-                                   adaptor.getXZeroPoint(),
-                                   withUnitHeight(rewriter, loc, w),
-                                   adaptor.getWScale(),
-                                   adaptor.getWZeroPoint(),
-                                   adaptor.getYScale(),
-                                   orX(adaptor.getYZeroPoint()),
-                                   orX(adaptor.getB())};
+    SmallVector<Value> operands = qlinearCallOperands(
+        adaptor.getOperands(), withUnitHeight(rewriter, loc, x),
+        withUnitHeight(rewriter, loc, w));
     return emitConvCall(rewriter, op, callee, slot, operands,
                         /*resultPosition=*/9, x, w, resultType, *g, *flags);
   }
@@ -299,6 +303,11 @@ struct BlockedQLinearConvCall
     SmallVector<int64_t> pads = ints(op.getPads()),
                          strides = ints(op.getStrides()),
                          dilations = ints(op.getDilations());
+    // A dynamic output size as QLinearConv's (WindowUtils.h):
+    // max(0, (in + pads - extent) / stride + 1), rounding toward zero.
+    Location loc = op.getLoc();
+    IndexMath m(rewriter, loc);
+    SmallVector<OpFoldResult> xDims = mixedDims(rewriter, loc, x);
     for (int64_t i = 0; i < 2; ++i) {
       WindowDim d;
       d.kernel = wType.getDimSize(2 + i);
@@ -306,22 +315,21 @@ struct BlockedQLinearConvCall
       d.dilation = dilations[i];
       d.padBegin = rewriter.getIndexAttr(pads[i]);
       d.padEnd = rewriter.getIndexAttr(pads[2 + i]);
+      d.input = xDims[2 + i];
       d.output = rewriter.getIndexAttr(resultType.getDimSize(2 + i));
+      if (resultType.isDynamicDim(2 + i)) {
+        OpFoldResult span =
+            m.sub(m.add(d.input, m.constant(pads[i] + pads[2 + i])),
+                  m.constant(d.extent()));
+        d.output = m.max(m.constant(0),
+                         m.add(m.truncDiv(span, d.stride), m.constant(1)));
+      }
       g.window.push_back(d);
     }
-    Location loc = op.getLoc();
     Value nhwc = rewriter.create<tensor::CollapseShapeOp>(
         loc, x, SmallVector<ReassociationIndices>{{0, 1}, {2}, {3}, {4}});
-    auto orX = [&](Value v) { return isNoneValue(v) ? nhwc : v; };
-    SmallVector<Value> operands = {nhwc,
-                                   adaptor.getXScale(),
-                                   adaptor.getXZeroPoint(),
-                                   w,
-                                   adaptor.getWScale(),
-                                   adaptor.getWZeroPoint(),
-                                   adaptor.getYScale(),
-                                   orX(adaptor.getYZeroPoint()),
-                                   orX(adaptor.getB())};
+    SmallVector<Value> operands =
+        qlinearCallOperands(adaptor.getOperands(), nhwc, w);
     return emitConvCall(rewriter, op, callee, slot, operands,
                         /*resultPosition=*/9, x, w, resultType, g,
                         *flags | kChannelsLast);

@@ -371,7 +371,7 @@ std::optional<RuntimeHelper> quantizedConvHelper(Operation *op) {
   };
   RankedTensorType x = ranked(op->getOperand(0));
   if (op->getNumResults() != 1 || !ranked(op->getResult(0)) || !x ||
-      (x.getRank() != (blocked ? 5 : 3) && x.getRank() != 4))
+      (blocked ? x.getRank() != 5 : x.getRank() != 3 && x.getRank() != 4))
     return std::nullopt;
   SmallVector<Type> wrapperInputs, targetInputs;
   std::string wrapper =

@@ -10,9 +10,10 @@
 // block of all C channels: [N, 1, H, W, C], NHWC with a unit dim. Every op
 // that works on blocked tensors as it is (NchwcLayout's list) works on it
 // too, so a region is, as there, a connected set of
-//   - 2-D QLinearConv with a constant W, static channels and spatial dims,
-//     8-bit X, W and Y: it becomes onnxc.BlockedQLinearConv with explicit
-//     pads (auto_pad resolved here), and starts a region;
+//   - 2-D QLinearConv with a constant W, static channels, 8-bit X, W and Y
+//     (spatial dims may be dynamic, except under auto_pad SAME_*, whose
+//     pads would depend on them): it becomes onnxc.BlockedQLinearConv with
+//     explicit pads (auto_pad resolved here), and starts a region;
 //   - ops on which the layout makes no difference: QuantizeLinear and
 //     DequantizeLinear with one scale and zero point, unary activations,
 //     Clip with scalar bounds, Add/Sub/Mul of two tensors of the result's
@@ -20,13 +21,16 @@
 //     channel dim too, with a window of 1), and GlobalAveragePool (a
 //     ReduceMean over H and W). These join a region only through an operand
 //     produced in it.
-// Values crossing the region's edge get one reorder each way. It runs in
+// Values crossing the region's edge get one reorder each way; a region is
+// kept only when that moves fewer bytes than the kernel's own transposes
+// it saves (regionPays). It runs in
 // the cpu target's prepare phase, after partitioning (other targets keep
 // ONNX's layout, and `onnxc optimize` writes standard QLinearConv nodes),
 // and not for `--emit static` (the kernel call allocates).
 //
 //===----------------------------------------------------------------------===//
 
+#include "compiler/dialect/onnxc/BlockedRegions.h"
 #include "compiler/dialect/onnxc/OnnxcDialect.h"
 #include "passes/RewriteCounts.h"
 #include "targets/Target.h"
@@ -35,8 +39,6 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/Pass/Pass.h"
-#include "llvm/ADT/EquivalenceClasses.h"
-#include "llvm/ADT/SetVector.h"
 
 namespace onnxc::cpu {
 #define GEN_PASS_DEF_QUANTIZEDCHANNELSLAST
@@ -44,11 +46,12 @@ namespace onnxc::cpu {
 } // namespace onnxc::cpu
 
 using namespace mlir;
+using onnxc::fused::getIntsOr;
 
 namespace onnxc::cpu {
 namespace {
 
-enum class OpKind { None, Conv, SameShape, Pool, GlobalAveragePool };
+enum class OpKind { None, Conv, SameShape, Binary, Pool, GlobalAveragePool };
 
 bool isOnnx(Operation *op, StringRef name) {
   return op->getName().getStringRef() == ("onnx." + name).str();
@@ -62,20 +65,7 @@ RankedTensorType imageType(Value value) {
 
 /// [N, C, H, W] as [N, 1, H, W, C].
 RankedTensorType channelsLastType(RankedTensorType type) {
-  ArrayRef<int64_t> s = type.getShape();
-  return RankedTensorType::get({s[0], 1, s[2], s[3], s[1]},
-                               type.getElementType());
-}
-
-SmallVector<int64_t> getInts(Operation *op, StringRef name, size_t size,
-                             int64_t defaultValue) {
-  SmallVector<int64_t> values;
-  if (auto attr = op->getAttrOfType<ArrayAttr>(name))
-    for (Attribute a : attr)
-      values.push_back(llvm::cast<IntegerAttr>(a).getInt());
-  else
-    values.assign(size, defaultValue);
-  return values;
+  return fused::getBlockedType(type, type.getDimSize(1));
 }
 
 bool isInt8(Value v) {
@@ -109,9 +99,8 @@ std::optional<ConvWindow> getConvWindow(Operation *op) {
       !isOnnx(wDef, "Constant") || !isInt8(op->getOperand(0)) ||
       !isInt8(op->getOperand(3)) || !isInt8(op->getResult(0)))
     return std::nullopt;
-  for (int64_t d = 1; d < 4; ++d)
-    if (x.isDynamicDim(d) || y.isDynamicDim(d))
-      return std::nullopt;
+  if (y.isDynamicDim(1))
+    return std::nullopt;
   ConvWindow window;
   auto group = op->getAttrOfType<IntegerAttr>("group");
   window.group = group ? group.getInt() : 1;
@@ -120,11 +109,11 @@ std::optional<ConvWindow> getConvWindow(Operation *op) {
     return std::nullopt;
   SmallVector<int64_t> kernel(w.getShape().drop_front(2));
   if (op->hasAttr("kernel_shape") &&
-      getInts(op, "kernel_shape", 2, 0) != kernel)
+      getIntsOr(op, "kernel_shape", 2, 0) != kernel)
     return std::nullopt;
-  window.strides = getInts(op, "strides", 2, 1);
-  window.dilations = getInts(op, "dilations", 2, 1);
-  window.pads = getInts(op, "pads", 4, 0);
+  window.strides = getIntsOr(op, "strides", 2, 1);
+  window.dilations = getIntsOr(op, "dilations", 2, 1);
+  window.pads = getIntsOr(op, "pads", 4, 0);
   if (window.strides.size() != 2 || window.dilations.size() != 2 ||
       window.pads.size() != 4)
     return std::nullopt;
@@ -133,9 +122,14 @@ std::optional<ConvWindow> getConvWindow(Operation *op) {
   for (int64_t i = 0; i < 2; ++i) {
     int64_t in = x.getDimSize(2 + i), out = y.getDimSize(2 + i);
     int64_t extent = window.dilations[i] * (kernel[i] - 1) + 1;
+    bool known = !ShapedType::isDynamic(in) && !ShapedType::isDynamic(out);
+    if (window.strides[i] < 1)
+      return std::nullopt;
     if (mode == "VALID") {
       window.pads[i] = window.pads[2 + i] = 0;
     } else if (mode == "SAME_UPPER" || mode == "SAME_LOWER") {
+      if (!known) // the pads would depend on the run-time size
+        return std::nullopt;
       int64_t total =
           std::max<int64_t>(0, (out - 1) * window.strides[i] + extent - in);
       int64_t small = total / 2;
@@ -144,13 +138,46 @@ std::optional<ConvWindow> getConvWindow(Operation *op) {
     } else if (mode != "NOTSET") {
       return std::nullopt;
     }
-    // The kernel derives nothing: the result size must be what it computes.
+    // A static result size must be the one the lowering computes; a
+    // dynamic one is computed at run time by the same formula.
     int64_t padded = in + window.pads[i] + window.pads[2 + i];
-    if (window.strides[i] < 1 || padded < extent ||
-        (padded - extent) / window.strides[i] + 1 != out)
+    if (known &&
+        (padded < extent || (padded - extent) / window.strides[i] + 1 != out))
       return std::nullopt;
   }
   return window;
+}
+
+bool isBinary(Operation *op) {
+  return op->getNumOperands() == 2 && (isOnnx(op, "Add") || isOnnx(op, "Sub") ||
+                                       isOnnx(op, "Mul") || isOnnx(op, "Div"));
+}
+
+/// How an operand of an elementwise binary op with result `type` broadcasts.
+enum class Operand { Unfit, Image, PerChannel, Scalar };
+Operand classifyOperand(Value v, RankedTensorType type) {
+  if (hasOneElement(v))
+    return Operand::Scalar; // the same in any layout
+  RankedTensorType t = imageType(v);
+  if (!t || t.getDimSize(1) != type.getDimSize(1))
+    return Operand::Unfit;
+  if (t.getShape() == type.getShape())
+    return Operand::Image;
+  // [N or 1, C, 1, 1] (a squeeze-and-excitation scale, a folded affine):
+  // [N or 1, 1, 1, 1, C] broadcasts onto [N, 1, H, W, C] alike.
+  bool perChannel =
+      t.getDimSize(2) == 1 && t.getDimSize(3) == 1 &&
+      (t.getDimSize(0) == 1 || t.getDimSize(0) == type.getDimSize(0));
+  return perChannel ? Operand::PerChannel : Operand::Unfit;
+}
+
+/// Whether a binary op's operands broadcast the same way in both layouts,
+/// one of them being the result's shape.
+bool binaryOperandsFit(Operation *op, RankedTensorType type) {
+  Operand lhs = classifyOperand(op->getOperand(0), type);
+  Operand rhs = classifyOperand(op->getOperand(1), type);
+  return lhs != Operand::Unfit && rhs != Operand::Unfit &&
+         (lhs == Operand::Image || rhs == Operand::Image);
 }
 
 OpKind classify(Operation *op) {
@@ -159,6 +186,8 @@ OpKind classify(Operation *op) {
   if (op->getNumResults() == 0 || op->getNumOperands() == 0)
     return OpKind::None;
   RankedTensorType type = imageType(op->getResult(0));
+  if (isBinary(op))
+    return type && binaryOperandsFit(op, type) ? OpKind::Binary : OpKind::None;
   RankedTensorType input = imageType(op->getOperand(0));
   StringRef name = op->getName().getStringRef();
   if (!type || !input || !name.consume_front("onnx."))
@@ -181,38 +210,65 @@ OpKind classify(Operation *op) {
     return blockSize && blockSize.getInt() != 0 ? OpKind::None
                                                 : OpKind::SameShape;
   }
-  if (name == "Add" || name == "Sub" || name == "Mul")
-    return op->getNumOperands() == 2 && sameShape &&
-                   imageType(op->getOperand(1)) &&
-                   imageType(op->getOperand(1)).getShape() == type.getShape()
-               ? OpKind::SameShape
-               : OpKind::None;
   if (name == "MaxPool" || name == "AveragePool") {
     if (input.getDimSize(1) != type.getDimSize(1) ||
         (name == "MaxPool" &&
          (op->getNumResults() != 2 ||
           !llvm::isa<NoneType>(op->getResult(1).getType()))))
       return OpKind::None;
-    auto kernel = op->getAttrOfType<ArrayAttr>("kernel_shape");
-    if (!kernel || kernel.size() != 2)
-      return OpKind::None;
-    for (auto [attr, size] : {std::pair<StringRef, size_t>{"strides", 2},
-                              {"dilations", 2},
-                              {"pads", 4}})
-      if (auto values = op->getAttrOfType<ArrayAttr>(attr);
-          values && values.size() != size)
-        return OpKind::None;
-    return OpKind::Pool;
+    return fused::hasPoolWindow(op, 2) ? OpKind::Pool : OpKind::None;
   }
   return OpKind::None;
 }
 
-/// The operands that carry the layout (the others are scalars or weights).
-unsigned numLayoutOperands(Operation *op, OpKind kind) {
-  if (kind == OpKind::SameShape &&
-      (isOnnx(op, "Add") || isOnnx(op, "Sub") || isOnnx(op, "Mul")))
-    return 2;
-  return 1;
+/// The operands that carry the layout: X, or a binary op's operands that
+/// are not scalars.
+SmallVector<unsigned> layoutOperandIndices(Operation *op, OpKind kind) {
+  if (kind != OpKind::Binary)
+    return {0};
+  auto type = llvm::cast<RankedTensorType>(op->getResult(0).getType());
+  SmallVector<unsigned> indices;
+  for (unsigned i = 0; i < 2; ++i)
+    if (classifyOperand(op->getOperand(i), type) != Operand::Scalar)
+      indices.push_back(i);
+  return indices;
+}
+
+/// Whether a value is an image of one pixel ([N, C, 1, 1]): transposing it
+/// costs next to nothing, and so does a convolution making it.
+bool isOnePixel(Value v) {
+  auto t = llvm::cast<RankedTensorType>(v.getType());
+  return t.getDimSize(2) == 1 && t.getDimSize(3) == 1;
+}
+
+/// Whether rewriting `region` moves fewer bytes than it saves: each of its
+/// convolutions saves the kernel's two transposes of 8-bit images; each
+/// value crossing the region's edge costs a reorder of its elements (four
+/// times the bytes for an f32 one). A lone convolution between float ops
+/// would only trade its transposes for dearer ones.
+bool regionPays(ArrayRef<Operation *> region,
+                const llvm::DenseMap<Operation *, int> &kinds) {
+  llvm::DenseSet<Operation *> inRegion(region.begin(), region.end());
+  llvm::DenseSet<Value> crossing;
+  int64_t saved = 0;
+  for (Operation *op : region) {
+    OpKind kind = static_cast<OpKind>(kinds.lookup(op));
+    if (kind == OpKind::Conv && !isOnePixel(op->getResult(0)))
+      saved += 2;
+    for (unsigned i : layoutOperandIndices(op, kind))
+      if (!inRegion.contains(op->getOperand(i).getDefiningOp()))
+        crossing.insert(op->getOperand(i));
+    if (llvm::any_of(op->getResult(0).getUsers(),
+                     [&](Operation *u) { return !inRegion.contains(u); }))
+      crossing.insert(op->getResult(0));
+  }
+  int64_t cost = 0;
+  for (Value v : crossing)
+    if (!isOnePixel(v))
+      cost +=
+          llvm::cast<RankedTensorType>(v.getType()).getElementTypeBitWidth() /
+          8;
+  return saved > cost;
 }
 
 struct QuantizedChannelsLastPass
@@ -267,22 +323,10 @@ Operation *QuantizedChannelsLastPass::createChannelsLastOp(
   }
   OperationState state(loc, op->getName());
   state.addOperands(operands);
-  state.addAttributes(op->getAttrs());
-  if (kind == OpKind::Pool) {
-    // The same pool over the channel dim too, with a window of 1.
-    auto extend = [&](StringRef name, int64_t defaultValue) {
-      SmallVector<int64_t> values = getInts(op, name, 2, defaultValue);
-      values.push_back(defaultValue);
-      state.attributes.set(name, b.getI64ArrayAttr(values));
-    };
-    extend("kernel_shape", 1);
-    extend("strides", 1);
-    extend("dilations", 1);
-    SmallVector<int64_t> pads = getInts(op, "pads", 4, 0);
-    pads.insert(pads.begin() + 2, 0);
-    pads.push_back(0);
-    state.attributes.set("pads", b.getI64ArrayAttr(pads));
-  }
+  if (kind == OpKind::Pool) // the same pool over the channel dim too
+    fused::addBlockedPoolAttributes(state, op, 2);
+  else
+    state.addAttributes(op->getAttrs());
   state.addTypes(channelsLastType(resultType));
   for (unsigned i = 1; i < op->getNumResults(); ++i)
     state.addTypes(op->getResult(i).getType()); // MaxPool's none Indices
@@ -290,90 +334,50 @@ Operation *QuantizedChannelsLastPass::createChannelsLastOp(
 }
 
 void QuantizedChannelsLastPass::rewriteBlock(Block &block) {
-  // 1. Regions: union-find over the ops that can run channels-last; a
-  // convolution starts one, the others extend one.
-  llvm::EquivalenceClasses<Operation *> regions;
-  llvm::DenseMap<Operation *, OpKind> kinds;
-  for (Operation &op : block) {
-    OpKind kind = classify(&op);
-    if (kind == OpKind::None)
-      continue;
-    SmallVector<Operation *> linked;
-    for (unsigned i = 0; i < numLayoutOperands(&op, kind); ++i)
-      if (Operation *def = op.getOperand(i).getDefiningOp();
-          def && kinds.count(def))
-        linked.push_back(def);
-    if (kind != OpKind::Conv && linked.empty())
-      continue;
-    kinds[&op] = kind;
-    regions.insert(&op);
-    for (Operation *def : linked)
-      regions.unionSets(&op, def);
-  }
+  // 1. Regions: a convolution starts one, the other ops extend one.
+  auto kindOf = [](Operation *op) { return static_cast<int>(classify(op)); };
+  auto isSeed = [](int kind) { return kind == int(OpKind::Conv); };
+  auto layoutOperands = [](Operation *op, int kind) {
+    SmallVector<Value> values;
+    for (unsigned i : layoutOperandIndices(op, static_cast<OpKind>(kind)))
+      values.push_back(op->getOperand(i));
+    return values;
+  };
+  fused::BlockedRegions found =
+      fused::findBlockedRegions(block, {kindOf, isSeed, layoutOperands});
   llvm::DenseSet<Operation *> members;
-  for (auto &entry : kinds)
-    members.insert(entry.first);
+  int64_t numSkipped = 0;
+  for (const SmallVector<Operation *> &region : found.regions) {
+    if (!regionPays(region, found.kinds)) {
+      ++numSkipped;
+      continue;
+    }
+    members.insert(region.begin(), region.end());
+  }
+
+  // 2. Rewrite them onto [N, 1, H, W, C], reordering at the edges.
+  int64_t numConvs = 0, numOthers = 0;
+  auto rewrite = [&](OpBuilder &b, Operation *op,
+                     function_ref<Value(Value)> blocked) -> Value {
+    OpKind kind = static_cast<OpKind>(found.kinds[op]);
+    SmallVector<Value> operands(op->getOperands());
+    for (unsigned i : layoutOperandIndices(op, kind))
+      operands[i] = blocked(operands[i]);
+    ++(kind == OpKind::Conv ? numConvs : numOthers);
+    return createChannelsLastOp(b, op, kind, operands)->getResult(0);
+  };
+  // One block of all C channels.
+  auto allChannels = [](RankedTensorType type) { return type.getDimSize(1); };
+  fused::RegionRewriteCounts reorders =
+      fused::rewriteBlockedRegions(block, members, allChannels, rewrite);
   // Every counter on every run, so that --print-pass-stats lists them in
   // one order.
-  int64_t numConvs = 0, numOthers = 0, numIn = 0, numOut = 0;
-  auto report = [&] {
-    StringRef pass = getArgument();
-    addRewriteCount(pass, "channels-last-convs", numConvs);
-    addRewriteCount(pass, "channels-last-other-ops", numOthers);
-    addRewriteCount(pass, "reorders-in", numIn);
-    addRewriteCount(pass, "reorders-out", numOut);
-  };
-  if (members.empty())
-    return report();
-
-  // 2. Rewrite the members in order; `converted` maps a value of the
-  // original graph to its channels-last form.
-  llvm::DenseMap<Value, Value> converted;
-  OpBuilder b(&getContext());
-  Location consumerLoc = b.getUnknownLoc();
-  auto channelsLast = [&](Value value) {
-    Value &entry = converted[value];
-    if (!entry) {
-      // From outside the region: one reorder, at the first member that
-      // reads it (which dominates the later ones).
-      auto type = llvm::cast<RankedTensorType>(value.getType());
-      entry = b.create<fused::ReorderToBlockedOp>(
-          consumerLoc, channelsLastType(type), value,
-          b.getI64IntegerAttr(type.getDimSize(1)));
-      ++numIn;
-    }
-    return entry;
-  };
-  SmallVector<Operation *> rewritten;
-  for (Operation &op : block) {
-    if (!members.contains(&op))
-      continue;
-    b.setInsertionPoint(&op);
-    consumerLoc = op.getLoc();
-    OpKind kind = kinds[&op];
-    SmallVector<Value> operands(op.getOperands());
-    for (unsigned i = 0; i < numLayoutOperands(&op, kind); ++i)
-      operands[i] = channelsLast(operands[i]);
-    Value result = createChannelsLastOp(b, &op, kind, operands)->getResult(0);
-    ++(kind == OpKind::Conv ? numConvs : numOthers);
-    converted[op.getResult(0)] = result;
-    rewritten.push_back(&op);
-    // Users outside the region read the value through one reorder back.
-    auto outside = [&](OpOperand &use) {
-      return !members.contains(use.getOwner());
-    };
-    if (llvm::any_of(op.getResult(0).getUses(), outside)) {
-      b.setInsertionPointAfter(result.getDefiningOp());
-      auto type = llvm::cast<RankedTensorType>(op.getResult(0).getType());
-      Value back = b.create<fused::ReorderFromBlockedOp>(
-          op.getLoc(), type, result, b.getI64IntegerAttr(type.getDimSize(1)));
-      op.getResult(0).replaceUsesWithIf(back, outside);
-      ++numOut;
-    }
-  }
-  for (Operation *op : llvm::reverse(rewritten))
-    op->erase();
-  report();
+  StringRef pass = getArgument();
+  addRewriteCount(pass, "skipped-regions", numSkipped);
+  addRewriteCount(pass, "channels-last-convs", numConvs);
+  addRewriteCount(pass, "channels-last-other-ops", numOthers);
+  addRewriteCount(pass, "reorders-in", reorders.reordersIn);
+  addRewriteCount(pass, "reorders-out", reorders.reordersOut);
 }
 
 } // namespace

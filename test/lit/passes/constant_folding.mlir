@@ -178,3 +178,41 @@ func.func @in_region(%cond: tensor<i1>) -> tensor<2xi64> {
   }) : (tensor<i1>) -> tensor<2xi64>
   return %r : tensor<2xi64>
 }
+
+// -----
+
+// QuantizeLinear of a float constant (a weight a quantizer left as float):
+// x / scale in f32, rounded half to even, plus the zero point, saturated;
+// per axis (axis 0: scales 1 and 2, u8 zero points 10 and 128) and per
+// tensor (s8). (Each feeds an Add: a graph output stays its node's.)
+// CHECK-LABEL: func.func @quantize_linear
+// CHECK-DAG: "onnx.Constant"() <{value = dense<{{\[}}[10, 12, 12, 10], [130, 255, 0, 128]]> : tensor<2x4xui8>}>
+// CHECK-DAG: "onnx.Constant"() <{value = dense<[-1, -128, -2]> : tensor<3xi8>}>
+// CHECK-NOT: onnx.QuantizeLinear
+func.func @quantize_linear(%a: tensor<2x4xui8>, %b: tensor<3xi8>) -> (tensor<2x4xui8>, tensor<3xi8>) {
+  %x = "onnx.Constant"() <{value = dense<[[0.5, 1.5, 2.5, -0.5], [3.0, 300.0, -300.0, 0.26]]> : tensor<2x4xf32>}> : () -> tensor<2x4xf32>
+  %s = "onnx.Constant"() <{value = dense<[1.0, 2.0]> : tensor<2xf32>}> : () -> tensor<2xf32>
+  %z = "onnx.Constant"() <{value = dense<[10, 128]> : tensor<2xui8>}> : () -> tensor<2xui8>
+  %q = "onnx.QuantizeLinear"(%x, %s, %z) <{axis = 0 : i64}> : (tensor<2x4xf32>, tensor<2xf32>, tensor<2xui8>) -> tensor<2x4xui8>
+  %x2 = "onnx.Constant"() <{value = dense<[1.0, -200.0, 0.7]> : tensor<3xf32>}> : () -> tensor<3xf32>
+  %s2 = "onnx.Constant"() <{value = dense<0.5> : tensor<f32>}> : () -> tensor<f32>
+  %z2 = "onnx.Constant"() <{value = dense<-3> : tensor<i8>}> : () -> tensor<i8>
+  %q2 = "onnx.QuantizeLinear"(%x2, %s2, %z2) : (tensor<3xf32>, tensor<f32>, tensor<i8>) -> tensor<3xi8>
+  %r = "onnx.Add"(%q, %a) : (tensor<2x4xui8>, tensor<2x4xui8>) -> tensor<2x4xui8>
+  %r2 = "onnx.Add"(%q2, %b) : (tensor<3xi8>, tensor<3xi8>) -> tensor<3xi8>
+  return %r, %r2 : tensor<2x4xui8>, tensor<3xi8>
+}
+
+// -----
+
+// A zero scale is left to run time (the kernel's error, not a fold).
+// CHECK-LABEL: func.func @quantize_linear_zero_scale
+// CHECK: onnx.QuantizeLinear
+func.func @quantize_linear_zero_scale(%a: tensor<2xui8>) -> tensor<2xui8> {
+  %x = "onnx.Constant"() <{value = dense<[1.0, 2.0]> : tensor<2xf32>}> : () -> tensor<2xf32>
+  %s = "onnx.Constant"() <{value = dense<0.0> : tensor<f32>}> : () -> tensor<f32>
+  %none = "onnx.NoValue"() : () -> none
+  %q = "onnx.QuantizeLinear"(%x, %s, %none) : (tensor<2xf32>, tensor<f32>, none) -> tensor<2xui8>
+  %r = "onnx.Add"(%q, %a) : (tensor<2xui8>, tensor<2xui8>) -> tensor<2xui8>
+  return %r : tensor<2xui8>
+}
