@@ -233,3 +233,40 @@ def test_qdq_chain_runs_channels_last_with_open_image_sizes():
             err = np.max(np.abs(got.astype(np.float64) - want))
             assert err <= step * 1.001, \
                 f"{h}x{w}: max error {err:.3g} > one step {step:.3g}"
+
+
+def test_qlinear_convs_with_and_without_bias_in_one_model():
+    """Two QLinearConv nodes, the first with an int32 bias and the second
+    without, share the kernel's one signature: the absent bias crosses as
+    an int32 zero (it used to be X again, whose 8-bit type clashed with the
+    other call's int32 one and failed to compile)."""
+    def init(name, value):
+        return numpy_helper.from_array(np.asarray(value), name)
+
+    inits = [init("xs", np.float32(0.05)), init("xz", np.uint8(128)),
+             init("ys", np.float32(0.1)), init("yz", np.uint8(60)),
+             init("b", RNG.integers(-500, 500, 4).astype(np.int32))]
+    for name in ("w1", "w2"):
+        inits += [init(name, RNG.integers(-127, 128, (4, 4, 3, 3)).astype(
+            np.int8)), init(name + "s", np.float32(0.01)),
+            init(name + "z", np.int8(0))]
+    nodes = [
+        helper.make_node("QuantizeLinear", ["x", "xs", "xz"], ["q"]),
+        helper.make_node("QLinearConv", ["q", "xs", "xz", "w1", "w1s", "w1z",
+                                         "ys", "yz", "b"], ["c1"],
+                         pads=[1, 1, 1, 1]),
+        helper.make_node("QLinearConv", ["c1", "ys", "yz", "w2", "w2s", "w2z",
+                                         "ys", "yz"], ["c2"], pads=[1, 1, 1, 1]),
+        helper.make_node("DequantizeLinear", ["c2", "ys", "yz"], ["y"])]
+    graph = helper.make_graph(
+        nodes, "bias_and_none",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 4, 6, 7])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)], inits)
+    model = helper.make_model(graph,
+                              opset_imports=[helper.make_opsetid("", 17)])
+    feeds = {"x": RNG.standard_normal((1, 4, 6, 7)).astype(np.float32)}
+    with tempfile.TemporaryDirectory() as tmp:
+        got = Artifact(compile_model(model, tmp)).run(feeds)[0]
+    want = run_ort(model, feeds)[0]
+    assert np.unique(want).size > 10
+    assert np.max(np.abs(got - want)) <= 0.1 * 1.001

@@ -224,14 +224,20 @@ FailureOr<int32_t> qlinearOperandFlags(Operation *op, ValueRange operands,
 }
 
 /// QLinearConv's nine operands as the call takes them: X and W in their
-/// call forms, an absent y_zero_point or bias passed as X again.
-SmallVector<Value> qlinearCallOperands(ValueRange operands, Value x, Value w) {
+/// call forms, an absent y_zero_point passed as X again and an absent bias
+/// as one int32 zero (the callee has one signature for every call site).
+SmallVector<Value> qlinearCallOperands(OpBuilder &b, Location loc,
+                                       ValueRange operands, Value x, Value w) {
   SmallVector<Value> args(operands.begin(), operands.end());
   args[0] = x;
   args[3] = w;
-  for (unsigned i : {7u, 8u})
-    if (isNoneValue(args[i]))
-      args[i] = x;
+  if (isNoneValue(args[7]))
+    args[7] = x;
+  if (isNoneValue(args[8])) {
+    auto type = RankedTensorType::get({1}, b.getI32Type());
+    args[8] = b.create<arith::ConstantOp>(
+        loc, DenseElementsAttr::get(type, b.getI32IntegerAttr(0).getValue()));
+  }
   return args;
 }
 
@@ -260,7 +266,7 @@ struct QLinearConvCall : OpConversionPattern<onnx::QLinearConvOp> {
       return rewriter.notifyMatchFailure(op, "unsupported scales or bias");
     Location loc = op.getLoc();
     SmallVector<Value> operands = qlinearCallOperands(
-        adaptor.getOperands(), withUnitHeight(rewriter, loc, x),
+        rewriter, loc, adaptor.getOperands(), withUnitHeight(rewriter, loc, x),
         withUnitHeight(rewriter, loc, w));
     return emitConvCall(rewriter, op, callee, slot, operands,
                         /*resultPosition=*/9, x, w, resultType, *g, *flags);
@@ -329,7 +335,7 @@ struct BlockedQLinearConvCall
     Value nhwc = rewriter.create<tensor::CollapseShapeOp>(
         loc, x, SmallVector<ReassociationIndices>{{0, 1}, {2}, {3}, {4}});
     SmallVector<Value> operands =
-        qlinearCallOperands(adaptor.getOperands(), nhwc, w);
+        qlinearCallOperands(rewriter, loc, adaptor.getOperands(), nhwc, w);
     return emitConvCall(rewriter, op, callee, slot, operands,
                         /*resultPosition=*/9, x, w, resultType, g,
                         *flags | kChannelsLast);

@@ -349,7 +349,8 @@ std::optional<RuntimeHelper> qlinearMatMulHelper(Operation *op) {
 /// lowering/QLinearConvCall.cpp, runtime/cpu/QLinearConv.c: QLinearConv's
 /// X, its scale and zero point, W, its scale and zero point, Y's scale and
 /// zero point, the bias and Y; or ConvInteger's X, x_zero_point, W,
-/// w_zero_point and Y. Absent operands pass X again. X, W and Y cross as
+/// w_zero_point and Y. Absent operands pass X again, but an absent bias
+/// passes one int32 zero. X, W and Y cross as
 /// 4-D (a 1-D convolution gets a unit height; onnxc.BlockedQLinearConv's
 /// [N, 1, H, W, C] goes as NHWC).
 std::optional<RuntimeHelper> quantizedConvHelper(Operation *op) {
@@ -380,16 +381,21 @@ std::optional<RuntimeHelper> quantizedConvHelper(Operation *op) {
     Value v = index < 0                           ? op->getResult(0)
               : index < (int)op->getNumOperands() ? op->getOperand(index)
                                                   : Value();
-    if (!v || llvm::isa<NoneType>(v.getType()))
+    bool absent = !v || llvm::isa<NoneType>(v.getType());
+    if (absent)
       v = op->getOperand(0);
     RankedTensorType type = ranked(v);
+    // An absent bias is one int32 zero, so that every call site of the
+    // target function passes the same types.
+    if (absent && qlinear && index == 8)
+      type = RankedTensorType::get({1}, i32);
     if (!type)
       return std::nullopt;
     Type element = type.getElementType();
     if (auto integer = llvm::dyn_cast<IntegerType>(element))
       element = IntegerType::get(ctx, integer.getWidth());
     int64_t rank = isImage(index) ? 4 : type.getRank();
-    if (v == op->getOperand(0))
+    if (v == op->getOperand(0) && !(absent && qlinear && index == 8))
       rank = 4;
     wrapper += (position ? "_" : "") + std::to_string(rank);
     wrapperInputs.push_back(MemRefType::get(

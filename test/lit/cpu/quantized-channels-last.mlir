@@ -104,7 +104,7 @@ func.func @not_taken(%x: tensor<2x4x5x5xui8>, %w: tensor<4x4x1x1xi8>, %xd: tenso
 // CALL-LABEL: func.func @dynamic_spatial
 // CALL: tensor.dim %{{.*}}, %c2{{.*}} : tensor<1x1x?x?x4xi8>
 // CALL: arith.divsi %{{.*}}, %c2
-// CALL: call @onnxc_rt_qlinear_conv2d_r4_0_0_4_1_1_0_0_4_4(
+// CALL: call @onnxc_rt_qlinear_conv2d_r4_0_0_4_1_1_0_0_1_4(
 func.func @dynamic_spatial(%x: tensor<1x4x?x?xui8>) -> tensor<1x4x?x?xui8> {
   %s = "onnx.Constant"() <{value = dense<0.05> : tensor<f32>}> : () -> tensor<f32>
   %z = "onnx.Constant"() <{value = dense<128> : tensor<ui8>}> : () -> tensor<ui8>
