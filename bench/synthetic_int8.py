@@ -8,7 +8,8 @@ single runs (median of --runs each, a 50 ms pause between runs).
 Agreement is held to ONNX Runtime's own disagreement on the file (graph
 optimizations off vs on), as bench/quantized.py does for the suite.
 
-    .venv/bin/python bench/synthetic_int8.py --threads 1,2 [--runs 15]
+    .venv/bin/python bench/synthetic_int8.py --threads 1,2 [--runs 15] \
+        [--targets cpu --targets dnnl,cpu]
 """
 import argparse
 import os
@@ -140,13 +141,17 @@ def main():
     parser.add_argument("--threads", default="1,2")
     parser.add_argument("--runs", type=int, default=15)
     parser.add_argument("--models", default="resnet50,mobilenet_v2")
+    parser.add_argument("--targets", action="append",
+                        help="a target list for onnxc compile --targets "
+                        "(repeat to compare; default: cpu)")
     args = parser.parse_args()
+    target_lists = args.targets or ["cpu"]
     work = tempfile.mkdtemp(prefix="onnxc-synthetic-int8-")
     x = np.random.default_rng(5).standard_normal(
         (1, 3, 224, 224)).astype(np.float32)
-    print("| model | threads | onnxc ms | ORT ms | onnxc/ORT | max abs vs ORT"
-          " | ORT's own (opt on vs off) |")
-    print("|---|---:|---:|---:|---:|---:|---:|")
+    print("| model | targets | threads | onnxc ms | ORT ms | onnxc/ORT |"
+          " max abs vs ORT | ORT's own (opt on vs off) |")
+    print("|---|---|---:|---:|---:|---:|---:|---:|")
     for kind in args.models.split(","):
         float_path = os.path.join(work, kind + ".onnx")
         path = os.path.join(work, kind + "_int8.onnx")
@@ -155,39 +160,45 @@ def main():
                         quant_format=QuantFormat.QDQ, per_channel=True,
                         activation_type=QuantType.QUInt8,
                         weight_type=QuantType.QInt8)
-        artifact_path = os.path.join(work, kind + "_int8.so")
-        subprocess.run([onnxc_binary(), "compile", path, "-o", artifact_path,
-                        "--quiet"], check=True)
         own = np.abs(
             ort_session(path, 1,
                         ort.GraphOptimizationLevel.ORT_DISABLE_ALL).run(
                 None, {"x": x})[0] - ort_session(path, 1).run(
                 None, {"x": x})[0]).max()
-        for threads in [int(t) for t in args.threads.split(",")]:
-            session = ort_session(path, threads)
-            artifact = Artifact(artifact_path)
-            artifact.set_num_threads(threads)
-            want = session.run(None, {"x": x})[0]
-            got = artifact.run({"x": x})
-            got = list(got.values())[0] if isinstance(got, dict) else got[0]
-            error = float(np.abs(got - want).max())
-            if error > 2 * own + 1e-6:
-                sys.exit(f"{kind}: onnxc and ORT differ by {error}, more "
-                         f"than twice ORT's own {own}")
-            times = {"onnxc": [], "ort": []}
-            for _ in range(args.runs):
-                for engine, run in (("onnxc", lambda: artifact.run({"x": x})),
-                                    ("ort", lambda: session.run(None,
-                                                                {"x": x}))):
-                    start = time.perf_counter()
-                    run()
-                    times[engine].append(time.perf_counter() - start)
-                    time.sleep(0.05)
-            mine, theirs = (np.median(times[e]) * 1e3 for e in ("onnxc",
-                                                                 "ort"))
-            print(f"| {kind}_int8 | {threads} | {mine:.1f} | {theirs:.1f} | "
-                  f"{mine / theirs:.2f} | {error:.3g} | {own:.3g} |",
-                  flush=True)
+        for targets in target_lists:
+            artifact_path = os.path.join(
+                work, f"{kind}_int8_{targets.replace(',', '_')}.so")
+            subprocess.run([onnxc_binary(), "compile", path, "-o",
+                            artifact_path, "--targets", targets, "--quiet"],
+                           check=True)
+            for threads in [int(t) for t in args.threads.split(",")]:
+                time_one(kind, targets, threads, path, artifact_path, x, own,
+                         args.runs)
+
+
+def time_one(kind, targets, threads, path, artifact_path, x, own, runs):
+    session = ort_session(path, threads)
+    artifact = Artifact(artifact_path)
+    artifact.set_num_threads(threads)
+    want = session.run(None, {"x": x})[0]
+    got = artifact.run({"x": x})
+    got = list(got.values())[0] if isinstance(got, dict) else got[0]
+    error = float(np.abs(got - want).max())
+    if error > 2 * own + 1e-6:
+        sys.exit(f"{kind} at {targets}: onnxc and ORT differ by {error}, "
+                 f"more than twice ORT's own {own}")
+    times = {"onnxc": [], "ort": []}
+    for _ in range(runs):
+        for engine, run in (("onnxc", lambda: artifact.run({"x": x})),
+                            ("ort", lambda: session.run(None, {"x": x}))):
+            start = time.perf_counter()
+            run()
+            times[engine].append(time.perf_counter() - start)
+            time.sleep(0.05)
+    mine, theirs = (np.median(times[e]) * 1e3 for e in ("onnxc", "ort"))
+    print(f"| {kind}_int8 | {targets} | {threads} | {mine:.1f} | "
+          f"{theirs:.1f} | {mine / theirs:.2f} | {error:.3g} | {own:.3g} |",
+          flush=True)
 
 
 if __name__ == "__main__":

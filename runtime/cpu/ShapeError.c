@@ -61,6 +61,14 @@ int onnxc_rt_take_shape_error(char *message, size_t size) {
              node, (long long)current.a, (long long)current.b);
     break;
   case ONNXC_SHAPE_ERROR_LIBRARY_CALL:
+    if (current.a == 105) { /* ONNXC_DNNL_ERROR_NO_VNNI (DnnlRuntime.h) */
+      snprintf(message, size,
+               "node '%s': oneDNN's int8 convolution is exact only on CPUs "
+               "with VNNI (AVX512-VNNI or AVX-VNNI), which this one lacks; "
+               "compile the model without --targets dnnl to run it here",
+               node);
+      break;
+    }
     snprintf(message, size,
              "node '%s': the target library refused or failed the call "
              "(status %lld; oneDNN's dnnl_status_t, or 100 and up for a "

@@ -13,6 +13,7 @@
 
 #include "DnnlInternal.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 /* The end pad of one spatial dim: the one that makes Y's `out` windows of
@@ -43,12 +44,36 @@ static int end_pad(int64_t in, int64_t out, int64_t kernel, int64_t stride,
 typedef struct conv_op {
   dnnl_dims_t x, y, w;
   int w_rank;
-  int32_t flags;
-  int chosen; /* the convolution picks the layouts of X, W and Y */
+  int32_t flags; /* ONNXC_DNNL_CONV_* */
+  int chosen;    /* the convolution picks the layouts of X, W and Y */
   dnnl_dims_t strides, dilates, pad_begin, pad_end;
   int32_t activation;
   float alpha, beta;
+  /* f32 throughout, or a quantized convolution's 8-bit X, W and Y and
+   * int32 bias. */
+  dnnl_data_type_t x_type, w_type, bias_type, y_type;
+  /* Quantized: Y = saturate(round(scales[m] * (sum over (X - x_zero) W +
+   * bias)) + y_zero); one scale, or one per output channel. */
+  int num_scales; /* 0: not quantized */
+  const float *scales;
+  int32_t x_zero, y_zero;
 } conv_op;
+
+/* The output scales and zero points of a quantized convolution. */
+static dnnl_status_t conv_quantization(const conv_op *op,
+                                       dnnl_primitive_attr_t attr) {
+  if (op->num_scales == 0)
+    return dnnl_success;
+  dnnl_status_t s = dnnl_primitive_attr_set_output_scales(
+      attr, op->num_scales, op->num_scales > 1 ? 1 << 1 : 0, op->scales);
+  if (s == dnnl_success && op->x_zero != 0)
+    s = dnnl_primitive_attr_set_zero_points(attr, DNNL_ARG_SRC, 1, 0,
+                                            &op->x_zero);
+  if (s == dnnl_success && op->y_zero != 0)
+    s = dnnl_primitive_attr_set_zero_points(attr, DNNL_ARG_DST, 1, 0,
+                                            &op->y_zero);
+  return s;
+}
 
 static dnnl_status_t conv_post_ops(const conv_op *op,
                                    dnnl_primitive_attr_t attr) {
@@ -71,26 +96,26 @@ static dnnl_status_t conv_pd(const void *context, dnnl_primitive_attr_t attr,
                              dnnl_engine_t engine, dnnl_primitive_desc_t *pd) {
   const conv_op *op = context;
   dnnl_memory_desc_t src, weights, bias, dst;
-  dnnl_status_t s = onnxc_dnnl_plain_md(&bias, 1, &op->y[1]);
+  dnnl_status_t s = onnxc_dnnl_plain_md_of(&bias, 1, &op->y[1], op->bias_type);
   if (s == dnnl_success && op->chosen) {
-    s = dnnl_memory_desc_init_by_tag(&src, 4, op->x, dnnl_f32,
+    s = dnnl_memory_desc_init_by_tag(&src, 4, op->x, op->x_type,
                                      dnnl_format_tag_any);
     if (s == dnnl_success)
-      s = dnnl_memory_desc_init_by_tag(&dst, 4, op->y, dnnl_f32,
+      s = dnnl_memory_desc_init_by_tag(&dst, 4, op->y, op->y_type,
                                        dnnl_format_tag_any);
   } else if (s == dnnl_success) {
-    s = onnxc_dnnl_plain_md(&src, 4, op->x);
+    s = onnxc_dnnl_plain_md_of(&src, 4, op->x, op->x_type);
     if (s == dnnl_success)
-      s = onnxc_dnnl_plain_md(&dst, 4, op->y);
+      s = onnxc_dnnl_plain_md_of(&dst, 4, op->y, op->y_type);
   }
   /* A constant weight may take whatever layout the convolution likes; so
    * may any where the layouts are chosen (it is then reordered per call). */
   if (s == dnnl_success &&
       (op->chosen || (op->flags & ONNXC_DNNL_CONV_CONST_WEIGHTS)))
-    s = dnnl_memory_desc_init_by_tag(&weights, op->w_rank, op->w, dnnl_f32,
+    s = dnnl_memory_desc_init_by_tag(&weights, op->w_rank, op->w, op->w_type,
                                      dnnl_format_tag_any);
   else if (s == dnnl_success)
-    s = onnxc_dnnl_plain_md(&weights, op->w_rank, op->w);
+    s = onnxc_dnnl_plain_md_of(&weights, op->w_rank, op->w, op->w_type);
   dnnl_convolution_desc_t desc;
   if (s == dnnl_success)
     s = dnnl_dilated_convolution_forward_desc_init(
@@ -99,6 +124,8 @@ static dnnl_status_t conv_pd(const void *context, dnnl_primitive_attr_t attr,
         op->dilates, op->pad_begin, op->pad_end);
   if (s == dnnl_success)
     s = conv_post_ops(op, attr);
+  if (s == dnnl_success)
+    s = conv_quantization(op, attr);
   if (s == dnnl_success)
     s = dnnl_primitive_desc_create(pd, &desc, attr, engine, NULL);
   return s;
@@ -144,7 +171,14 @@ static int conv_key(onnxc_dnnl_key *key, const conv_op *op,
            onnxc_dnnl_key_add(key, op->w_rank) &&
            onnxc_dnnl_key_add(key, op->activation) &&
            onnxc_dnnl_key_add_float(key, op->alpha) &&
-           onnxc_dnnl_key_add_float(key, op->beta);
+           onnxc_dnnl_key_add_float(key, op->beta) &&
+           onnxc_dnnl_key_add(key, op->x_type) &&
+           onnxc_dnnl_key_add(key, op->w_type) &&
+           onnxc_dnnl_key_add(key, op->bias_type) &&
+           onnxc_dnnl_key_add(key, op->y_type) &&
+           onnxc_dnnl_key_add(key, op->num_scales) &&
+           onnxc_dnnl_key_add(key, op->x_zero) &&
+           onnxc_dnnl_key_add(key, op->y_zero);
   for (int i = 0; ok && i < 4; ++i)
     ok = onnxc_dnnl_key_add(key, op->x[i]) && onnxc_dnnl_key_add(key, op->y[i]);
   for (int i = 0; ok && i < op->w_rank; ++i)
@@ -156,6 +190,8 @@ static int conv_key(onnxc_dnnl_key *key, const conv_op *op,
          onnxc_dnnl_key_add(key, op->pad_end[d]);
   if (ok && (op->flags & ONNXC_DNNL_CONV_CONST_WEIGHTS))
     ok = onnxc_dnnl_key_add(key, (int64_t)(intptr_t)w->data);
+  key->extra = op->scales;
+  key->extra_bytes = (size_t)op->num_scales * sizeof(float);
   return ok;
 }
 
@@ -167,6 +203,9 @@ static int conv_key(onnxc_dnnl_key *key, const conv_op *op,
  * and where W is not constant, so reordered on every call, which takes at
  * least about 100 pixels per channel to repay. */
 static int choose_layouts(const conv_op *op) {
+  /* The int8 kernels want NHWC (and refuse some plain layouts). */
+  if (op->num_scales)
+    return 1;
   int64_t pixels = op->y[2] * op->y[3];
   if (op->flags & ONNXC_DNNL_CONV_CONST_WEIGHTS)
     return pixels > 1;
@@ -186,8 +225,8 @@ static int32_t conv_arguments(onnxc_dnnl_request *request, const conv_op *op,
   handles[n++] = x->data;
   if (op->flags & ONNXC_DNNL_CONV_CONST_WEIGHTS) {
     request->packed_arg = n;
-    if (onnxc_dnnl_plain_md(&request->packed_from, op->w_rank, op->w) !=
-        dnnl_success)
+    if (onnxc_dnnl_plain_md_of(&request->packed_from, op->w_rank, op->w,
+                               op->w_type) != dnnl_success)
       return ONNXC_DNNL_ERROR_ARGUMENT;
   } else {
     request->reorder[n] = op->chosen ? ONNXC_DNNL_REORDER_IN : 0;
@@ -240,7 +279,11 @@ int32_t _mlir_ciface_onnxc_dnnl_conv2d_f32(
   conv_op op = {.flags = flags,
                 .activation = activation,
                 .alpha = act_alpha,
-                .beta = act_beta};
+                .beta = act_beta,
+                .x_type = dnnl_f32,
+                .w_type = dnnl_f32,
+                .bias_type = dnnl_f32,
+                .y_type = dnnl_f32};
   const int64_t pad[2] = {pad_top, pad_left}, stride[2] = {stride_h, stride_w},
                 dilation[2] = {dilation_h, dilation_w};
   int32_t status = describe_conv(&op, &x, &w, &y, group, pad, stride, dilation);
@@ -257,6 +300,146 @@ int32_t _mlir_ciface_onnxc_dnnl_conv2d_f32(
   if (status != 0)
     return status;
   return onnxc_dnnl_run(slot, &request, handles);
+}
+
+/*===----------------------------------------------------------------------===*
+ * QLinearConv
+ *===----------------------------------------------------------------------===*/
+
+/* The one value of an 8-bit zero point (absent: 0); 0 when it is not a
+ * single element. */
+static int read_zero_point(const onnxc_unranked_memref *m, int present,
+                           int is_signed, int32_t *zero) {
+  onnxc_dnnl_tensor t;
+  *zero = 0;
+  if (!present)
+    return 1;
+  if (!onnxc_dnnl_read_elements(m, 1, 0, 1, &t) || t.count != 1)
+    return 0;
+  *zero = is_signed ? *(const int8_t *)t.data : *(const uint8_t *)t.data;
+  return 1;
+}
+
+/* Whether every element of the int8 zero point of W is 0 (oneDNN's
+ * convolutions take no weight zero point). */
+static int zero_weight_points(const onnxc_unranked_memref *m, int present,
+                              int64_t filters) {
+  onnxc_dnnl_tensor t;
+  if (!present)
+    return 1;
+  if (!onnxc_dnnl_read_elements(m, 1, 0, 1, &t) ||
+      (t.count != 1 && t.count != filters))
+    return 0;
+  for (int64_t i = 0; i < t.count; ++i)
+    if (((const int8_t *)t.data)[i] != 0)
+      return 0;
+  return 1;
+}
+
+/* scales[m] = x_scale * w_scale[m] / y_scale, as ONNX Runtime computes
+ * them (f32); 0 when a scale has the wrong size. */
+static int output_scales(const onnxc_unranked_memref *x_ref,
+                         const onnxc_unranked_memref *w_ref,
+                         const onnxc_unranked_memref *y_ref, int64_t filters,
+                         float *scales, int *count) {
+  onnxc_dnnl_tensor xs, ws, ys;
+  if (!onnxc_dnnl_read(x_ref, 0, 1, &xs) || xs.count != 1 ||
+      !onnxc_dnnl_read(w_ref, 0, 1, &ws) ||
+      (ws.count != 1 && ws.count != filters) ||
+      !onnxc_dnnl_read(y_ref, 0, 1, &ys) || ys.count != 1)
+    return 0;
+  float x_scale = *(const float *)xs.data, y_scale = *(const float *)ys.data;
+  const float *w_scale = ws.data;
+  for (int64_t m = 0; m < ws.count; ++m)
+    scales[m] = x_scale * w_scale[m] / y_scale;
+  *count = (int)ws.count;
+  return 1;
+}
+
+/* Whether oneDNN runs VNNI kernels here: without them its int8
+ * convolutions add u8 x s8 pairs in saturating 16 bits, which full-range
+ * weights overflow (oneDNN documents 7-bit weights for such CPUs). */
+static int has_vnni(void) {
+  switch (dnnl_get_effective_cpu_isa()) {
+  case dnnl_cpu_isa_avx512_core_vnni:
+  case dnnl_cpu_isa_avx512_core_bf16:
+  case dnnl_cpu_isa_avx512_core_amx:
+  case dnnl_cpu_isa_avx2_vnni:
+    return 1;
+  default:
+    return 0;
+  }
+}
+
+int32_t _mlir_ciface_onnxc_dnnl_qlinear_conv2d(
+    onnxc_unranked_memref *slot, onnxc_unranked_memref *x_ref,
+    onnxc_unranked_memref *x_scale, onnxc_unranked_memref *x_zero,
+    onnxc_unranked_memref *w_ref, onnxc_unranked_memref *w_scale,
+    onnxc_unranked_memref *w_zero, onnxc_unranked_memref *y_scale,
+    onnxc_unranked_memref *y_zero, onnxc_unranked_memref *bias_ref,
+    onnxc_unranked_memref *y_ref, int32_t flags, int64_t pad_top,
+    int64_t pad_left, int64_t stride_h, int64_t stride_w, int64_t dilation_h,
+    int64_t dilation_w, int64_t group) {
+  onnxc_dnnl_tensor x, w, y, bias = {0};
+  int has_bias = (flags & ONNXC_DNNL_QCONV_BIAS) != 0;
+  if (!onnxc_dnnl_read_elements(x_ref, 1, 4, 4, &x) ||
+      !onnxc_dnnl_read_elements(w_ref, 1, 4, 4, &w) ||
+      !onnxc_dnnl_read_elements(y_ref, 1, 4, 4, &y) ||
+      (has_bias && !onnxc_dnnl_read_elements(bias_ref, 4, 1, 1, &bias)) ||
+      (flags & ~127))
+    return ONNXC_DNNL_ERROR_ARGUMENT;
+  if (has_bias && bias.size[0] != y.size[1])
+    return ONNXC_DNNL_ERROR_SHAPE;
+  if (!has_vnni())
+    return ONNXC_DNNL_ERROR_NO_VNNI;
+  if (!zero_weight_points(w_zero, flags & ONNXC_DNNL_QCONV_W_ZERO, w.size[0]))
+    return ONNXC_DNNL_ERROR_UNSUPPORTED;
+  conv_op op = {
+      .flags = (has_bias ? ONNXC_DNNL_CONV_BIAS : 0) |
+               ((flags & ONNXC_DNNL_QCONV_CONST_WEIGHTS)
+                    ? ONNXC_DNNL_CONV_CONST_WEIGHTS
+                    : 0),
+      .chosen = 1,
+      .x_type = (flags & ONNXC_DNNL_QCONV_X_SIGNED) ? dnnl_s8 : dnnl_u8,
+      .w_type = dnnl_s8,
+      .bias_type = dnnl_s32,
+      .y_type = (flags & ONNXC_DNNL_QCONV_Y_SIGNED) ? dnnl_s8 : dnnl_u8};
+  if (!read_zero_point(x_zero, flags & ONNXC_DNNL_QCONV_X_ZERO,
+                       flags & ONNXC_DNNL_QCONV_X_SIGNED, &op.x_zero) ||
+      !read_zero_point(y_zero, flags & ONNXC_DNNL_QCONV_Y_ZERO,
+                       flags & ONNXC_DNNL_QCONV_Y_SIGNED, &op.y_zero))
+    return ONNXC_DNNL_ERROR_ARGUMENT;
+  if (y.count == 0)
+    return 0;
+  const int64_t pad[2] = {pad_top, pad_left}, stride[2] = {stride_h, stride_w},
+                dilation[2] = {dilation_h, dilation_w};
+  int32_t status = describe_conv(&op, &x, &w, &y, group, pad, stride, dilation);
+  if (status != 0)
+    return status;
+
+  /* Most layers have at most a few hundred filters: their scales live on
+   * the stack. */
+  float stack_scales[512];
+  float *scales = y.size[1] <= 512 ? stack_scales
+                                   : malloc((size_t)y.size[1] * sizeof(float));
+  if (!scales)
+    return ONNXC_DNNL_ERROR_MEMORY;
+  if (!output_scales(x_scale, w_scale, y_scale, y.size[1], scales,
+                     &op.num_scales))
+    status = ONNXC_DNNL_ERROR_SHAPE;
+  op.scales = scales;
+  onnxc_dnnl_request request = {
+      .create_pd = conv_pd, .op = &op, .packed_arg = -1};
+  void *handles[4];
+  if (status == 0 && !conv_key(&request.key, &op, &w))
+    status = ONNXC_DNNL_ERROR_UNSUPPORTED;
+  if (status == 0)
+    status = conv_arguments(&request, &op, &x, &w, &bias, &bias, &y, handles);
+  if (status == 0)
+    status = onnxc_dnnl_run(slot, &request, handles);
+  if (scales != stack_scales)
+    free(scales);
+  return status;
 }
 
 /*===----------------------------------------------------------------------===*

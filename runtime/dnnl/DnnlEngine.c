@@ -38,10 +38,12 @@
  * Memrefs and keys
  *===----------------------------------------------------------------------===*/
 
-int onnxc_dnnl_read(const onnxc_unranked_memref *m, int min_rank, int max_rank,
-                    onnxc_dnnl_tensor *t) {
-  onnxc_f32_view v;
-  if (!onnxc_read_f32_view(m, &v) || v.rank < min_rank || v.rank > max_rank)
+int onnxc_dnnl_read_elements(const onnxc_unranked_memref *m,
+                             int64_t element_size, int min_rank, int max_rank,
+                             onnxc_dnnl_tensor *t) {
+  onnxc_byte_view v;
+  if (!onnxc_read_byte_view(m, element_size, &v) || v.rank < min_rank ||
+      v.rank > max_rank)
     return 0;
   int64_t count = 1, volume = 1; /* volume: the sizes but zeros */
   for (int i = 0; i < v.rank; ++i) {
@@ -64,6 +66,11 @@ int onnxc_dnnl_read(const onnxc_unranked_memref *m, int min_rank, int max_rank,
   t->count = count;
   t->data = v.data;
   return t->data != NULL || count == 0;
+}
+
+int onnxc_dnnl_read(const onnxc_unranked_memref *m, int min_rank, int max_rank,
+                    onnxc_dnnl_tensor *t) {
+  return onnxc_dnnl_read_elements(m, sizeof(float), min_rank, max_rank, t);
 }
 
 int onnxc_dnnl_same_shape(const onnxc_dnnl_tensor *a,
@@ -97,13 +104,21 @@ int onnxc_dnnl_key_add_dims(onnxc_dnnl_key *key, const onnxc_dnnl_tensor *t) {
 }
 
 static int key_equal(const onnxc_dnnl_key *a, const onnxc_dnnl_key *b) {
-  return a->length == b->length &&
+  return a->length == b->length && a->extra_bytes == b->extra_bytes &&
          memcmp(a->value, b->value, (size_t)a->length * sizeof a->value[0]) ==
-             0;
+             0 &&
+         (a->extra_bytes == 0 ||
+          memcmp(a->extra, b->extra, a->extra_bytes) == 0);
 }
 
 dnnl_status_t onnxc_dnnl_plain_md(dnnl_memory_desc_t *md, int rank,
                                   const int64_t *dims) {
+  return onnxc_dnnl_plain_md_of(md, rank, dims, dnnl_f32);
+}
+
+dnnl_status_t onnxc_dnnl_plain_md_of(dnnl_memory_desc_t *md, int rank,
+                                     const int64_t *dims,
+                                     dnnl_data_type_t type) {
   if (rank < 1 || rank > DNNL_MAX_NDIMS)
     return dnnl_invalid_arguments;
   dnnl_dims_t size, strides;
@@ -113,7 +128,7 @@ dnnl_status_t onnxc_dnnl_plain_md(dnnl_memory_desc_t *md, int rank,
     strides[i] = stride;
     stride *= dims[i] > 1 ? dims[i] : 1;
   }
-  return dnnl_memory_desc_init_by_strides(md, rank, size, dnnl_f32, strides);
+  return dnnl_memory_desc_init_by_strides(md, rank, size, type, strides);
 }
 
 /*===----------------------------------------------------------------------===*
@@ -225,13 +240,15 @@ static void create_engine(void) {
 }
 
 /* OpenMP's count is per thread: set it on the calling thread to the CPU
- * runtime's, only when it differs (setting it is not free). */
-static void match_thread_count(void) {
+ * runtime's, only when it differs (setting it is not free). Returns the
+ * count the primitives then run with (0: unknown, OpenMP not found). */
+static int match_thread_count(void) {
   if (!omp_get_max_threads_fn || !omp_set_num_threads_fn)
-    return;
+    return 0;
   int wanted = onnxc_num_threads();
   if (wanted >= 1 && wanted != omp_get_max_threads_fn())
     omp_set_num_threads_fn(wanted);
+  return omp_get_max_threads_fn();
 }
 
 /*===----------------------------------------------------------------------===*
@@ -352,6 +369,9 @@ static int32_t reorder_once(const dnnl_memory_desc_t *from, const void *src,
 typedef struct cache_entry {
   struct cache_entry *next;
   onnxc_dnnl_key key;
+  /* OpenMP's thread count when it was created: oneDNN fixes a primitive's
+   * threading at creation, so another count needs another primitive. */
+  int threads;
   dnnl_primitive_t primitive;
   int num_args;
   int arg_ids[ONNXC_DNNL_MAX_ARGS];
@@ -380,6 +400,7 @@ static void destroy_entry(cache_entry *e) {
       dnnl_primitive_destroy(e->reorder_out[i]);
   }
   free(e->packed);
+  free((void *)e->key.extra);
   free(e);
 }
 
@@ -444,7 +465,8 @@ static int32_t plan_block(cache_entry *e, const onnxc_dnnl_request *r) {
     dnnl_memory_desc_t plain;
     if (!r->reorder[i])
       continue;
-    int32_t status = onnxc_dnnl_plain_md(&plain, chosen->ndims, chosen->dims);
+    int32_t status = onnxc_dnnl_plain_md_of(&plain, chosen->ndims, chosen->dims,
+                                            chosen->data_type);
     if (status != 0)
       return status;
     if (is_plain(chosen, &plain))
@@ -478,6 +500,16 @@ static int32_t build_entry(const onnxc_dnnl_request *r, void *const *handles,
   if (!e)
     return ONNXC_DNNL_ERROR_MEMORY;
   e->key = r->key;
+  e->key.extra = NULL; /* the entry's own copy, or none */
+  if (r->key.extra_bytes) {
+    void *extra = malloc(r->key.extra_bytes);
+    if (!extra) {
+      free(e);
+      return ONNXC_DNNL_ERROR_MEMORY;
+    }
+    memcpy(extra, r->key.extra, r->key.extra_bytes);
+    e->key.extra = extra;
+  }
   e->packed_arg = r->packed_arg;
   dnnl_primitive_attr_t attr = NULL;
   dnnl_primitive_desc_t pd = NULL;
@@ -632,11 +664,11 @@ static int32_t site_of(onnxc_unranked_memref *slot, site_cache **out) {
 }
 
 static const cache_entry *find_entry(site_cache *site,
-                                     const onnxc_dnnl_key *key) {
+                                     const onnxc_dnnl_key *key, int threads) {
   const cache_entry *e =
       atomic_load_explicit(&site->entries, memory_order_acquire);
   for (; e; e = e->next)
-    if (key_equal(&e->key, key))
+    if (e->threads == threads && key_equal(&e->key, key))
       return e;
   return NULL;
 }
@@ -644,14 +676,17 @@ static const cache_entry *find_entry(site_cache *site,
 /* Finds or builds the entry of `r`. *own is set when the site was full:
  * the caller executes that entry once and destroys it. */
 static int32_t insert_entry(site_cache *site, const onnxc_dnnl_request *r,
-                            void *const *handles, const cache_entry **found,
-                            cache_entry **own) {
+                            int threads, void *const *handles,
+                            const cache_entry **found, cache_entry **own) {
   pthread_mutex_lock(&site->lock);
   int32_t status = 0;
-  *found = find_entry(site, &r->key); /* another thread may have built it */
+  /* Another thread may have built it. */
+  *found = find_entry(site, &r->key, threads);
   if (!*found) {
     cache_entry *e = NULL;
     status = build_entry(r, handles, &e);
+    if (e)
+      e->threads = threads;
     if (status == 0 && site->count < SITE_CAPACITY) {
       e->next = atomic_load_explicit(&site->entries, memory_order_relaxed);
       atomic_store_explicit(&site->entries, e, memory_order_release);
@@ -680,11 +715,11 @@ int32_t onnxc_dnnl_run(onnxc_unranked_memref *slot,
   int32_t status = site_of(slot, &site);
   if (status != 0)
     return status;
-  match_thread_count();
-  const cache_entry *e = find_entry(site, &request->key);
+  int threads = match_thread_count();
+  const cache_entry *e = find_entry(site, &request->key, threads);
   cache_entry *own = NULL;
   if (!e)
-    status = insert_entry(site, request, handles, &e, &own);
+    status = insert_entry(site, request, threads, handles, &e, &own);
   if (status == 0)
     status = execute(e, request, handles);
   if (own)

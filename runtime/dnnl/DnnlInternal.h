@@ -15,20 +15,25 @@
 
 #include <oneapi/dnnl/dnnl.h>
 
+#include <stddef.h>
 #include <stdint.h>
 
-/* A dense row-major f32 memref: its data and sizes. */
+/* A dense row-major memref: its data and sizes. */
 typedef struct onnxc_dnnl_tensor {
-  float *data;
+  void *data;
   int rank;
   int64_t size[ONNXC_MAX_RANK];
   int64_t count; /* elements */
 } onnxc_dnnl_tensor;
 
-/* Reads `m` into `t`; 0 when it is missing, of a rank outside
- * [min_rank, max_rank], or not dense. */
+/* Reads the f32 memref `m` into `t`; 0 when it is missing, of a rank
+ * outside [min_rank, max_rank], or not dense. */
 int onnxc_dnnl_read(const onnxc_unranked_memref *m, int min_rank, int max_rank,
                     onnxc_dnnl_tensor *t);
+/* The same for elements of `element_size` bytes. */
+int onnxc_dnnl_read_elements(const onnxc_unranked_memref *m,
+                             int64_t element_size, int min_rank, int max_rank,
+                             onnxc_dnnl_tensor *t);
 int onnxc_dnnl_same_shape(const onnxc_dnnl_tensor *a,
                           const onnxc_dnnl_tensor *b);
 
@@ -42,11 +47,15 @@ dnnl_status_t onnxc_dnnl_append_activation(dnnl_post_ops_t post_ops,
                                            int32_t activation, float alpha,
                                            float beta);
 
-/* Everything a cached primitive depends on, as integers. */
+/* Everything a cached primitive depends on, as integers, and as bytes of
+ * any length (`extra`, such as per-channel scales; NULL: none), which the
+ * cache entry copies. */
 enum { ONNXC_DNNL_KEY_MAX = 96, ONNXC_DNNL_MAX_ARGS = 8 };
 typedef struct onnxc_dnnl_key {
   int length;
   int64_t value[ONNXC_DNNL_KEY_MAX];
+  const void *extra;
+  size_t extra_bytes;
 } onnxc_dnnl_key;
 /* Appends; returns 0 once the key is full (the request is then refused). */
 int onnxc_dnnl_key_add(onnxc_dnnl_key *key, int64_t value);
@@ -96,8 +105,12 @@ typedef struct onnxc_dnnl_request {
 int32_t onnxc_dnnl_run(onnxc_unranked_memref *slot,
                        const onnxc_dnnl_request *request, void *const *handles);
 
-/* A plain row-major memory descriptor of `rank` dims (tag a, ab, abc...). */
+/* A plain row-major f32 memory descriptor of `rank` dims (tag a, ab,
+ * abc...), and the same of another data type. */
 dnnl_status_t onnxc_dnnl_plain_md(dnnl_memory_desc_t *md, int rank,
                                   const int64_t *dims);
+dnnl_status_t onnxc_dnnl_plain_md_of(dnnl_memory_desc_t *md, int rank,
+                                     const int64_t *dims,
+                                     dnnl_data_type_t type);
 
 #endif /* ONNXC_RUNTIME_DNNL_DNNLINTERNAL_H */

@@ -1,7 +1,8 @@
 /*===- DnnlRuntime.h - The functions a dnnl artifact's partitions call ----===*
  *
  * Private to onnxc: code the dnnl target lowers calls these through MLIR's
- * C interface. Tensors are f32, dense row-major memrefs passed unranked
+ * C interface. Tensors are f32 (but where a function says otherwise),
+ * dense row-major memrefs passed unranked
  * (unit dims may carry any stride); scalars are passed by value. `slot` is
  * a zero-initialized memref<1xi64> global of the artifact, one per call
  * site, where the glue keeps the oneDNN primitives it created for that
@@ -24,11 +25,14 @@ extern "C" {
 #endif
 
 enum {
-  ONNXC_DNNL_ERROR_ARGUMENT = 100,   /* a malformed memref or a bad scalar */
-  ONNXC_DNNL_ERROR_SHAPE = 101,      /* shapes that disagree */
-  ONNXC_DNNL_ERROR_ACTIVATION = 102, /* an activation oneDNN 2.6 lacks */
-  ONNXC_DNNL_ERROR_MEMORY = 103,     /* out of memory */
-  ONNXC_DNNL_ERROR_UNSUPPORTED = 104 /* rank > 12, or an empty reduction */
+  ONNXC_DNNL_ERROR_ARGUMENT = 100,    /* a malformed memref or a bad scalar */
+  ONNXC_DNNL_ERROR_SHAPE = 101,       /* shapes that disagree */
+  ONNXC_DNNL_ERROR_ACTIVATION = 102,  /* an activation oneDNN 2.6 lacks */
+  ONNXC_DNNL_ERROR_MEMORY = 103,      /* out of memory */
+  ONNXC_DNNL_ERROR_UNSUPPORTED = 104, /* rank > 12, or an empty reduction */
+  /* An int8 convolution on a CPU without VNNI, where oneDNN's kernels
+   * saturate the products of full-range weights (not exact). */
+  ONNXC_DNNL_ERROR_NO_VNNI = 105
 };
 
 /* Conv flags: bias [M] given, residual (Y's shape) given, W constant. */
@@ -36,6 +40,17 @@ enum {
   ONNXC_DNNL_CONV_BIAS = 1,
   ONNXC_DNNL_CONV_RESIDUAL = 2,
   ONNXC_DNNL_CONV_CONST_WEIGHTS = 4
+};
+/* QLinearConv flags: X, Y signed (else unsigned; W is int8), bias [M]
+ * given, W constant, zero points given (else 0). */
+enum {
+  ONNXC_DNNL_QCONV_X_SIGNED = 1,
+  ONNXC_DNNL_QCONV_Y_SIGNED = 2,
+  ONNXC_DNNL_QCONV_BIAS = 4,
+  ONNXC_DNNL_QCONV_CONST_WEIGHTS = 8,
+  ONNXC_DNNL_QCONV_X_ZERO = 16,
+  ONNXC_DNNL_QCONV_W_ZERO = 32,
+  ONNXC_DNNL_QCONV_Y_ZERO = 64
 };
 /* MatMul flags: A is [K, M], B is [N, K], bias given, B constant. */
 enum {
@@ -64,6 +79,23 @@ int32_t _mlir_ciface_onnxc_dnnl_conv2d_f32(
     int64_t pad_top, int64_t pad_left, int64_t stride_h, int64_t stride_w,
     int64_t dilation_h, int64_t dilation_w, int64_t group, int32_t activation,
     float act_alpha, float act_beta);
+
+/* ONNX QLinearConv on NCHW 8-bit X and Y, int8 W [M, C/group, kH, kW] whose
+ * zero points are all 0 (else ONNXC_DNNL_ERROR_UNSUPPORTED), int32 bias
+ * [M]: Y = saturate(round(x_scale * w_scale[m] / y_scale * (sum over
+ * (X - x_zero) W + bias)) + y_zero), rounding half to even. Scales are f32,
+ * x's and y's of one element, w's of one or M; zero points of one element
+ * (w's may have M). Window arguments as for the f32 convolution. Refused
+ * with ONNXC_DNNL_ERROR_NO_VNNI where oneDNN's ISA lacks VNNI. */
+int32_t _mlir_ciface_onnxc_dnnl_qlinear_conv2d(
+    onnxc_unranked_memref *slot, onnxc_unranked_memref *x,
+    onnxc_unranked_memref *x_scale, onnxc_unranked_memref *x_zero,
+    onnxc_unranked_memref *w, onnxc_unranked_memref *w_scale,
+    onnxc_unranked_memref *w_zero, onnxc_unranked_memref *y_scale,
+    onnxc_unranked_memref *y_zero, onnxc_unranked_memref *bias,
+    onnxc_unranked_memref *y, int32_t flags, int64_t pad_top, int64_t pad_left,
+    int64_t stride_h, int64_t stride_w, int64_t dilation_h, int64_t dilation_w,
+    int64_t group);
 
 /* Y = act(alpha * op(A) op(B) + bias), numpy MatMul on ranks >= 2 with
  * broadcast batch dims; the bias broadcasts onto Y. An absent bias is

@@ -87,8 +87,31 @@ Value DnnlCallBuilder::slot(OpBuilder &b, Location loc) {
       loc, UnrankedMemRefType::get(b.getI64Type(), 0), ref);
 }
 
+/// `type` with a signless element type: what the host pipeline's type
+/// conversion makes of onnx's ui8 / si8 tensors.
+static RankedTensorType signless(RankedTensorType type) {
+  auto integer = llvm::dyn_cast<IntegerType>(type.getElementType());
+  if (!integer || integer.isSignless())
+    return type;
+  return type.clone(IntegerType::get(type.getContext(), integer.getWidth()));
+}
+
+/// `value` as `type`: a cast the host pipeline's conversion cancels against
+/// its own (unsigned and signless integers of one width share their bits).
+static Value castTo(OpBuilder &b, Location loc, Value value, Type type) {
+  if (value.getType() == type)
+    return value;
+  return b.create<UnrealizedConversionCastOp>(loc, type, value).getResult(0);
+}
+
+Value signlessTensor(OpBuilder &b, Location loc, Value tensor) {
+  return castTo(b, loc, tensor,
+                signless(llvm::cast<RankedTensorType>(tensor.getType())));
+}
+
 Value DnnlCallBuilder::tensorArgument(OpBuilder &b, Location loc,
                                       Value tensor) {
+  tensor = signlessTensor(b, loc, tensor);
   auto type = llvm::cast<RankedTensorType>(tensor.getType());
   Value memref = b.create<bufferization::ToMemrefOp>(
       loc, MemRefType::get(type.getShape(), type.getElementType()), tensor,
@@ -104,6 +127,7 @@ Value DnnlCallBuilder::allocResult(OpBuilder &b, Location loc,
   for (auto [d, size] : llvm::enumerate(sizes))
     if (type.isDynamicDim(d))
       dynamicSizes.push_back(getValueOrCreateConstantIndexOp(b, loc, size));
+  type = signless(type);
   return b.create<memref::AllocOp>(
       loc, MemRefType::get(type.getShape(), type.getElementType()),
       dynamicSizes, b.getI64IntegerAttr(64));
@@ -140,9 +164,9 @@ void DnnlCallBuilder::callAndReplace(OpBuilder &b, Operation *op,
                         zero);
   auto type = llvm::cast<RankedTensorType>(op->getResult(0).getType());
   Value result = b.create<bufferization::ToTensorOp>(
-      loc, type, buffer, /*restrict=*/b.getUnitAttr(),
+      loc, signless(type), buffer, /*restrict=*/b.getUnitAttr(),
       /*writable=*/b.getUnitAttr());
-  result = applyActivation(b, loc, op, result);
+  result = applyActivation(b, loc, op, castTo(b, loc, result, type));
   op->getResult(0).replaceAllUsesWith(result);
   op->erase();
 }

@@ -1,7 +1,7 @@
 //===- DnnlCalls.h - Nodes of dnnl partitions as runtime calls --*- C++ -*-===//
 //
 // Every node a dnnl partition holds becomes one call of a function of
-// runtime/dnnl/DnnlRuntime.h: tensors cross as unranked f32 memrefs, the
+// runtime/dnnl/DnnlRuntime.h: tensors cross as unranked memrefs, the
 // result is a fresh buffer the call fills, and the first argument is the
 // call site's cache slot (a zero-initialized mutable memref<1xi64> global)
 // where the runtime keeps the site's primitives, so they are created once,
@@ -37,7 +37,8 @@ public:
 
   /// A fresh cache slot, as the memref<*xi64> argument.
   mlir::Value slot(mlir::OpBuilder &b, mlir::Location loc);
-  /// A ranked f32 tensor as a read-only memref<*xf32> argument.
+  /// A ranked tensor as a read-only unranked memref argument (integers
+  /// signless, as the host pipeline converts them).
   mlir::Value tensorArgument(mlir::OpBuilder &b, mlir::Location loc,
                              mlir::Value tensor);
   /// A fresh 64-byte aligned buffer of `type` (dynamic dims from `sizes`).
@@ -91,6 +92,12 @@ mlir::LogicalResult lowerNormalization(mlir::Operation *op,
 /// when it folds).
 mlir::Value i64Argument(mlir::OpBuilder &b, mlir::Location loc,
                         mlir::OpFoldResult size);
+
+/// `tensor` (ranked) with signless integers, as the host pipeline converts
+/// onnx's ui8 / si8: what index ops on a partition's integer tensors (dims)
+/// must read, since the conversion does not retype them.
+mlir::Value signlessTensor(mlir::OpBuilder &b, mlir::Location loc,
+                           mlir::Value tensor);
 
 /// A ranked f32 tensor type, or null.
 mlir::RankedTensorType f32Tensor(mlir::Value value);

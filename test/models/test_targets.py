@@ -449,3 +449,157 @@ def test_value_read_by_two_calls_is_not_overwritten_between_them():
         with tempfile.TemporaryDirectory() as tmp:
             assert_close(Artifact(compile_model(model, tmp, args=args)), model,
                          {"x": x})
+
+
+def qlinear_cnn(weight_type=np.int8):
+    """Q -> QLinearConv (pads, bias, per-channel W scales) -> QLinearConv
+    (group 2, stride 2, no bias) -> depthwise QLinearConv -> DQ:
+    ONNX Runtime's QOperator form, which dnnl takes when W is int8 with zero
+    points 0. With `weight_type` uint8 (W's zero points 128) it cannot."""
+    def init(name, value):
+        return numpy_helper.from_array(np.asarray(value), name)
+
+    inits = [init("xs", np.float32(0.03)), init("xz", np.uint8(120))]
+    nodes = [helper.make_node("QuantizeLinear", ["x", "xs", "xz"], ["q0"],
+                              name="quantize")]
+    layers = [  # (name, C, M, group, strides, bias, y zero point)
+        ("qconv1", 6, 16, 1, [1, 1], True, np.uint8(90)),
+        ("qconv2", 16, 16, 2, [2, 2], False, np.uint8(128)),
+        ("qconv3", 16, 16, 16, [1, 1], True, np.uint8(3))]
+    x = "q0"
+    for i, (name, c, m, group, strides, bias, y_zero) in enumerate(layers):
+        if weight_type == np.int8:
+            w = RNG.integers(-127, 128, (m, c // group, 3, 3)).astype(np.int8)
+            w_zero = np.zeros(m, np.int8)
+        else:
+            w = RNG.integers(0, 256, (m, c // group, 3, 3)).astype(np.uint8)
+            w_zero = np.full(m, 128, np.uint8)
+        p = f"l{i}_"
+        inits += [init(p + "w", w),
+                  init(p + "ws", RNG.uniform(0.002, 0.006, m).astype(
+                      np.float32)),
+                  init(p + "wz", w_zero),
+                  init(p + "ys", np.float32(0.04 + 0.02 * i)),
+                  init(p + "yz", y_zero)]
+        inputs = [x, "xs" if i == 0 else f"l{i - 1}_ys",
+                  "xz" if i == 0 else f"l{i - 1}_yz", p + "w", p + "ws",
+                  p + "wz", p + "ys", p + "yz"]
+        if bias:
+            inits.append(init(p + "b", RNG.integers(-3000, 3000, m).astype(
+                np.int32)))
+            inputs.append(p + "b")
+        nodes.append(helper.make_node("QLinearConv", inputs, [p + "y"],
+                                      name=name, pads=[1, 1, 1, 1],
+                                      group=group, strides=strides))
+        x = p + "y"
+    nodes.append(helper.make_node("DequantizeLinear", [x, "l2_ys", "l2_yz"],
+                                  ["y"], name="dequantize"))
+    graph = helper.make_graph(
+        nodes, "qcnn",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT,
+                                       ["N", 6, 15, 17])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)], inits)
+    return helper.make_model(graph,
+                             opset_imports=[helper.make_opsetid("", 17)])
+
+
+def run_or_skip_without_vnni(artifact, feeds):
+    try:
+        return artifact.run(feeds)
+    except RunError as e:
+        if "VNNI" in str(e):
+            pytest.skip("oneDNN has no VNNI kernels on this CPU: " + str(e))
+        raise
+
+
+def test_int8_convolutions_through_onednn():
+    """QLinearConv on dnnl (oneDNN's int8 convolution, requantized by its
+    output scales and zero points), against ONNX Runtime: each output
+    within one quantization step, nearly all exact."""
+    model = qlinear_cnn()
+    with tempfile.TemporaryDirectory() as tmp:
+        proc, so = compile_cli(model, tmp, *DNNL, "--print-partitions")
+        assert proc.returncode == 0, proc.stderr
+        print(proc.stdout)
+        assert "dnnl: 3 nodes (QLinearConv 3)" in proc.stdout
+        artifact = Artifact(so)
+        for n in (1, 2):
+            x = (RNG.standard_normal((n, 6, 15, 17)) * 2).astype(np.float32)
+            got = run_or_skip_without_vnni(artifact, {"x": x})[0]
+            want = run_ort(model, {"x": x})[0]
+            steps = np.abs(got - want) / 0.08  # the last layer's y_scale
+            print(f"batch {n}: {np.count_nonzero(steps > 0.5)} of "
+                  f"{steps.size} outputs differ, at most {steps.max():.2f} "
+                  f"steps")
+            assert got.shape == want.shape
+            assert steps.max() <= 1.01
+            assert np.count_nonzero(steps > 0.5) <= steps.size // 100
+            assert np.unique(want).size > 20  # not saturated
+
+
+def test_int8_convolution_with_uint8_weights_stays_on_the_cpu():
+    model = qlinear_cnn(np.uint8)
+    with tempfile.TemporaryDirectory() as tmp:
+        proc, so = compile_cli(model, tmp, *DNNL, "--print-partitions")
+        assert proc.returncode == 0, proc.stderr
+        assert ("dnnl refused 3 QLinearConv nodes: oneDNN's int8 convolution "
+                "takes int8 weights with a constant zero point of 0 only"
+                in proc.stdout), proc.stdout
+        assert not any("dnnl" in lib for lib in needed_libraries(so))
+        x = RNG.standard_normal((1, 6, 15, 17)).astype(np.float32)
+        got = Artifact(so).run({"x": x})[0]
+        want = run_ort(model, {"x": x})[0]
+        assert np.abs(got - want).max() <= 0.08 * 1.01
+
+
+def test_int8_convolution_without_vnni_is_a_clear_error():
+    """oneDNN's int8 kernels without VNNI saturate the products of
+    full-range weights: the glue refuses them, and `onnxc run` says so,
+    naming the node, instead of returning wrong values."""
+    with tempfile.TemporaryDirectory() as tmp:
+        proc, so = compile_cli(qlinear_cnn(), tmp, *DNNL)
+        assert proc.returncode == 0, proc.stderr
+        x = os.path.join(tmp, "x.npy")
+        np.save(x, np.zeros((1, 6, 15, 17), np.float32))
+        run = subprocess.run(
+            [onnxc_binary(), "run", so, "--input", f"x={x}"],
+            capture_output=True, text=True,
+            env={**os.environ, "DNNL_MAX_CPU_ISA": "AVX2"})
+        assert run.returncode != 0 and run.returncode < 128, run
+        assert "node 'qconv1'" in run.stderr and "VNNI" in run.stderr, \
+            run.stderr
+
+
+def test_thread_count_change_takes_new_primitives():
+    """oneDNN fixes a primitive's threading when it is created: after
+    set_num_threads changes the count, each call site must create its
+    primitive again (once), or it keeps running on the first count."""
+    script = f"""
+import sys
+sys.path.insert(0, {os.path.dirname(os.path.abspath(__file__))!r})
+import numpy as np
+from onnxc_runner import Artifact
+a = Artifact(sys.argv[1])
+x = np.ones((1, 3, 16, 16), np.float32)
+for threads in (1, 2, 2, 1):
+    a.set_num_threads(threads)
+    a.run({{"x": x}})
+    print("RUN", threads, flush=True)
+"""
+    with tempfile.TemporaryDirectory() as tmp:
+        proc, so = compile_cli(cnn(), tmp, *DNNL)
+        assert proc.returncode == 0, proc.stderr
+        run = subprocess.run([sys.executable, "-c", script, so],
+                             capture_output=True, text=True,
+                             env={**os.environ, "DNNL_VERBOSE": "2"})
+        assert run.returncode == 0, run.stderr
+        created, counts = 0, []
+        for line in run.stdout.splitlines():
+            if line.startswith("RUN"):
+                counts.append(created)
+                created = 0
+            elif "create:" in line and ",convolution," in line:
+                created += 1
+        # Two convolutions: both created at each new count, none at a
+        # count seen before.
+        assert counts == [2, 2, 0, 0], counts

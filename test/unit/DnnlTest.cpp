@@ -13,6 +13,7 @@
 
 #include "runtime/cpu/kernels/Gemm.h"
 #include "runtime/dnnl/DnnlRuntime.h"
+#include "test/unit/DnnlSlot.h"
 
 #include <gtest/gtest.h>
 
@@ -79,22 +80,7 @@ struct Tensor {
   }
 };
 
-/// A call site's cache slot: a zeroed memref<1xi64>. Pinned in memory, so
-/// its descriptor is built once and threads may share it.
-struct Slot {
-  int64_t cell = 0;
-  int64_t descriptor[5] = {0, 0, 0, 1, 1};
-  onnxc_unranked_memref ref{};
-  Slot() {
-    int64_t *p = &cell;
-    std::memcpy(&descriptor[0], &p, sizeof p);
-    std::memcpy(&descriptor[1], &p, sizeof p);
-    ref = {1, descriptor};
-  }
-  Slot(const Slot &) = delete;
-  Slot &operator=(const Slot &) = delete;
-  onnxc_unranked_memref *memref() { return &ref; }
-};
+using onnxc::test::Slot;
 
 float activate(int32_t kind, float x, float alpha, float beta) {
   switch (kind) {
