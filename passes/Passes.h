@@ -48,6 +48,9 @@ std::unique_ptr<mlir::Pass> createCommonSubexpressionEliminationPass();
 
 /// onnxc-nchwc-layout with the default block size (16) and region size.
 std::unique_ptr<mlir::Pass> createNchwcLayoutPass();
+/// onnxc-quantized-channels-last: 8-bit convolution chains onto NHWC
+/// tensors; defined by the generated pass base.
+std::unique_ptr<mlir::Pass> createQuantizedChannelsLast();
 
 /// Registers the graph passes for onnxc-opt.
 void registerGraphPasses();

@@ -130,4 +130,22 @@ def NchwcLayout : Pass<"onnxc-nchwc-layout", "mlir::func::FuncOp"> {
   let dependentDialects = ["::onnxc::fused::OnnxcDialect"];
 }
 
+def QuantizedChannelsLast
+    : Pass<"onnxc-quantized-channels-last", "mlir::func::FuncOp"> {
+  let summary = "Run chains of 8-bit convolutions on NHWC tensors";
+  let description = [{
+    Before partitioning (the driver runs it, from -O2, not for --emit
+    static): connected regions of 2-D QLinearConv (constant W, static
+    channels and spatial dims) and of the ops that work on blocked tensors
+    unchanged (Quantize/DequantizeLinear per tensor, unary activations,
+    same-shape Add/Sub/Mul, MaxPool, AveragePool, GlobalAveragePool) are
+    rewritten onto [N, 1, H, W, C] (a single block of all channels:
+    onnxc.ReorderToBlocked with block_size = C), the convolutions into
+    onnxc.BlockedQLinearConv, with reorders only where a value enters or
+    leaves a region (layout/QuantizedChannelsLast.cpp). The cpu and dnnl
+    targets both lower onnxc.BlockedQLinearConv.
+  }];
+  let dependentDialects = ["::onnxc::fused::OnnxcDialect"];
+}
+
 #endif

@@ -684,12 +684,24 @@ bool compileModel(const CompilerOptions &options) {
   // The partition report prints to stdout: no status line over it.
   clearProgress();
   PassManager graphPm(&ctx);
+  // 8-bit convolution chains onto NHWC, which every target's int8 kernels
+  // want: before partitioning, so that a region spans the targets (from
+  // the extended level on, where QDQ becomes QLinearConv; not for --emit
+  // static, whose convolutions are loops on NCHW).
+  if (options.optLevel >= 2 && options.emit != EmitKind::Static)
+    graphPm.addNestedPass<func::FuncOp>(createQuantizedChannelsLast());
   PartitionReportOptions report;
   report.print = options.printPartitions;
   report.graphFile = options.partitionGraphPath;
   graphPm.addPass(createPartitionPass(options.targets, report));
-  if (failed(graphPm.run(*module)))
+  if (options.printPassStats)
+    startCollectingRewriteCounts();
+  LogicalResult partitioned = graphPm.run(*module);
+  std::vector<RewriteCount> layoutCounts = takeRewriteCounts();
+  if (failed(partitioned))
     return false;
+  if (options.printPassStats)
+    printRewriteCounts(layoutCounts);
   std::vector<const Target *> used = targetsUsed(*module, *order);
   if (options.emit == EmitKind::Mlir)
     return writeOutput(outputPath, [&](llvm::raw_ostream &os) {

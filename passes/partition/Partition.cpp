@@ -67,6 +67,7 @@ bool isComputeHeavy(Operation *op) {
                                                    "FusedMatMul",
                                                    "FusedGemm",
                                                    "BlockedConv",
+                                                   "BlockedQLinearConv",
                                                    "MaxPool",
                                                    "AveragePool",
                                                    "LpPool",

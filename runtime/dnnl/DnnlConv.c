@@ -44,8 +44,9 @@ static int end_pad(int64_t in, int64_t out, int64_t kernel, int64_t stride,
 typedef struct conv_op {
   dnnl_dims_t x, y, w;
   int w_rank;
-  int32_t flags; /* ONNXC_DNNL_CONV_* */
-  int chosen;    /* the convolution picks the layouts of X, W and Y */
+  int32_t flags;     /* ONNXC_DNNL_CONV_* */
+  int chosen;        /* the convolution picks the layouts of X, W and Y */
+  int channels_last; /* X and Y are NHWC as given (not chosen) */
   dnnl_dims_t strides, dilates, pad_begin, pad_end;
   int32_t activation;
   float alpha, beta;
@@ -103,6 +104,10 @@ static dnnl_status_t conv_pd(const void *context, dnnl_primitive_attr_t attr,
     if (s == dnnl_success)
       s = dnnl_memory_desc_init_by_tag(&dst, 4, op->y, op->y_type,
                                        dnnl_format_tag_any);
+  } else if (s == dnnl_success && op->channels_last) {
+    s = dnnl_memory_desc_init_by_tag(&src, 4, op->x, op->x_type, dnnl_nhwc);
+    if (s == dnnl_success)
+      s = dnnl_memory_desc_init_by_tag(&dst, 4, op->y, op->y_type, dnnl_nhwc);
   } else if (s == dnnl_success) {
     s = onnxc_dnnl_plain_md_of(&src, 4, op->x, op->x_type);
     if (s == dnnl_success)
@@ -168,6 +173,7 @@ static int conv_key(onnxc_dnnl_key *key, const conv_op *op,
                     const onnxc_dnnl_tensor *w) {
   int ok = onnxc_dnnl_key_add(key, op->flags) &&
            onnxc_dnnl_key_add(key, op->chosen) &&
+           onnxc_dnnl_key_add(key, op->channels_last) &&
            onnxc_dnnl_key_add(key, op->w_rank) &&
            onnxc_dnnl_key_add(key, op->activation) &&
            onnxc_dnnl_key_add_float(key, op->alpha) &&
@@ -356,6 +362,20 @@ static int output_scales(const onnxc_unranked_memref *x_ref,
   return 1;
 }
 
+/* [N, 1, H, W, C] seen with NCHW sizes {N, C, H, W} (its data stays NHWC,
+ * which the descriptor then says); 0 when dim 1 is not 1. */
+static int nchw_of_channels_last(onnxc_dnnl_tensor *t) {
+  if (t->rank != 5 || t->size[1] != 1)
+    return 0;
+  int64_t n = t->size[0], h = t->size[2], w = t->size[3], c = t->size[4];
+  t->rank = 4;
+  t->size[0] = n;
+  t->size[1] = c;
+  t->size[2] = h;
+  t->size[3] = w;
+  return 1;
+}
+
 /* Whether oneDNN runs VNNI kernels here: without them its int8
  * convolutions add u8 x s8 pairs in saturating 16 bits, which full-range
  * weights overflow (oneDNN documents 7-bit weights for such CPUs). */
@@ -382,12 +402,17 @@ int32_t _mlir_ciface_onnxc_dnnl_qlinear_conv2d(
     int64_t dilation_w, int64_t group) {
   onnxc_dnnl_tensor x, w, y, bias = {0};
   int has_bias = (flags & ONNXC_DNNL_QCONV_BIAS) != 0;
-  if (!onnxc_dnnl_read_elements(x_ref, 1, 4, 4, &x) ||
+  int channels_last = (flags & ONNXC_DNNL_QCONV_CHANNELS_LAST) != 0;
+  int image_rank = channels_last ? 5 : 4;
+  if (!onnxc_dnnl_read_elements(x_ref, 1, image_rank, image_rank, &x) ||
       !onnxc_dnnl_read_elements(w_ref, 1, 4, 4, &w) ||
-      !onnxc_dnnl_read_elements(y_ref, 1, 4, 4, &y) ||
+      !onnxc_dnnl_read_elements(y_ref, 1, image_rank, image_rank, &y) ||
       (has_bias && !onnxc_dnnl_read_elements(bias_ref, 4, 1, 1, &bias)) ||
-      (flags & ~127))
+      (flags & ~255))
     return ONNXC_DNNL_ERROR_ARGUMENT;
+  if (channels_last &&
+      (!nchw_of_channels_last(&x) || !nchw_of_channels_last(&y)))
+    return ONNXC_DNNL_ERROR_SHAPE;
   if (has_bias && bias.size[0] != y.size[1])
     return ONNXC_DNNL_ERROR_SHAPE;
   if (!has_vnni())
@@ -399,7 +424,8 @@ int32_t _mlir_ciface_onnxc_dnnl_qlinear_conv2d(
                ((flags & ONNXC_DNNL_QCONV_CONST_WEIGHTS)
                     ? ONNXC_DNNL_CONV_CONST_WEIGHTS
                     : 0),
-      .chosen = 1,
+      .chosen = !channels_last,
+      .channels_last = channels_last,
       .x_type = (flags & ONNXC_DNNL_QCONV_X_SIGNED) ? dnnl_s8 : dnnl_u8,
       .w_type = dnnl_s8,
       .bias_type = dnnl_s32,

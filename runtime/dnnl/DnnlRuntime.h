@@ -42,7 +42,8 @@ enum {
   ONNXC_DNNL_CONV_CONST_WEIGHTS = 4
 };
 /* QLinearConv flags: X, Y signed (else unsigned; W is int8), bias [M]
- * given, W constant, zero points given (else 0). */
+ * given, W constant, zero points given (else 0), X and Y channels-last
+ * ([N, 1, H, W, C], NHWC with a unit dim; else NCHW). */
 enum {
   ONNXC_DNNL_QCONV_X_SIGNED = 1,
   ONNXC_DNNL_QCONV_Y_SIGNED = 2,
@@ -50,7 +51,8 @@ enum {
   ONNXC_DNNL_QCONV_CONST_WEIGHTS = 8,
   ONNXC_DNNL_QCONV_X_ZERO = 16,
   ONNXC_DNNL_QCONV_W_ZERO = 32,
-  ONNXC_DNNL_QCONV_Y_ZERO = 64
+  ONNXC_DNNL_QCONV_Y_ZERO = 64,
+  ONNXC_DNNL_QCONV_CHANNELS_LAST = 128
 };
 /* MatMul flags: A is [K, M], B is [N, K], bias given, B constant. */
 enum {
@@ -80,7 +82,8 @@ int32_t _mlir_ciface_onnxc_dnnl_conv2d_f32(
     int64_t dilation_h, int64_t dilation_w, int64_t group, int32_t activation,
     float act_alpha, float act_beta);
 
-/* ONNX QLinearConv on NCHW 8-bit X and Y, int8 W [M, C/group, kH, kW] whose
+/* ONNX QLinearConv on NCHW (or, flagged, channels-last) 8-bit X and Y, int8
+ * W [M, C/group, kH, kW] whose
  * zero points are all 0 (else ONNXC_DNNL_ERROR_UNSUPPORTED), int32 bias
  * [M]: Y = saturate(round(x_scale * w_scale[m] / y_scale * (sum over
  * (X - x_zero) W + bias)) + y_zero), rounding half to even. Scales are f32,

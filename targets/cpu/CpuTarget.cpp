@@ -76,16 +76,11 @@ public:
   }
 
   // --profile: every node's op type into its location, before any target
-  // replaces the onnx ops (the profile names them). Then the cpu
-  // partitions' 8-bit convolution chains go NHWC, from the extended level
-  // on (where QDQ becomes QLinearConv), except for --emit static, whose
-  // convolutions are loops on NCHW.
+  // replaces the onnx ops (the profile names them).
   void buildPreparePipeline(OpPassManager &pm,
                             const LoweringOptions &options) const override {
     if (options.profile)
       pm.addNestedPass<func::FuncOp>(createTagOpTypes());
-    if (options.optLevel >= 2 && !options.staticMemory)
-      pm.addNestedPass<func::FuncOp>(createQuantizedChannelsLast());
   }
 
   // The host pipeline lowers cpu partitions after they are inlined.

@@ -73,10 +73,6 @@ std::unique_ptr<mlir::Pass> createVectorizeElementwise();
 /// allocation left an error (--emit static).
 std::unique_ptr<mlir::Pass> createPlanWorkspace();
 std::unique_ptr<mlir::Pass> createPlanWorkspace(bool requireNoHeap);
-/// 8-bit convolution chains onto NHWC tensors, in the cpu target's prepare
-/// phase (see transforms/QuantizedChannelsLast.cpp); defined by the
-/// generated pass base.
-std::unique_ptr<mlir::Pass> createQuantizedChannelsLast();
 
 /// For `onnxc compile --profile`: op types into locations before lowering,
 /// then per-node timers on buffers (see transforms/TagOpTypes.cpp and

@@ -220,23 +220,6 @@ def PlanWorkspace : Pass<"onnxc-plan-workspace", "mlir::ModuleOp"> {
                            "mlir::memref::MemRefDialect"];
 }
 
-def QuantizedChannelsLast
-    : Pass<"onnxc-quantized-channels-last", "mlir::func::FuncOp"> {
-  let summary = "Run chains of 8-bit convolutions on NHWC tensors";
-  let description = [{
-    In the cpu target's prepare phase (functions of other targets are left
-    alone): connected regions of 2-D QLinearConv (constant W, static
-    channels and spatial dims) and of the ops that work on blocked tensors
-    unchanged (Quantize/DequantizeLinear per tensor, unary activations,
-    same-shape Add/Sub/Mul, MaxPool, AveragePool, GlobalAveragePool) are
-    rewritten onto [N, 1, H, W, C] (a single block of all channels:
-    onnxc.ReorderToBlocked with block_size = C), the convolutions into
-    onnxc.BlockedQLinearConv, with reorders only where a value enters or
-    leaves a region (transforms/QuantizedChannelsLast.cpp).
-  }];
-  let dependentDialects = ["::onnxc::fused::OnnxcDialect"];
-}
-
 def TagOpTypes : Pass<"onnxc-tag-op-types", "mlir::func::FuncOp"> {
   let summary = "Record each node's op type in its location, for the profiler";
   let description = [{

@@ -75,14 +75,17 @@ private:
 /// host.
 bool hasKnownActivation(mlir::Operation *op);
 
-/// Claims and lowerings, per family (LowerConv.cpp, LowerMatMul.cpp,
-/// LowerPooling.cpp, LowerNormalization.cpp). A claim returns
-/// std::nullopt for ops of other families.
+/// Claims and lowerings, per family (LowerConv.cpp, LowerQuantizedConv.cpp,
+/// LowerMatMul.cpp, LowerPooling.cpp, LowerNormalization.cpp). A claim
+/// returns std::nullopt for ops of other families.
 std::optional<Claim> claimConv(mlir::Operation *op);
+std::optional<Claim> claimQuantizedConv(mlir::Operation *op);
 std::optional<Claim> claimMatMul(mlir::Operation *op);
 std::optional<Claim> claimPooling(mlir::Operation *op);
 std::optional<Claim> claimNormalization(mlir::Operation *op);
 mlir::LogicalResult lowerConv(mlir::Operation *op, DnnlCallBuilder &calls);
+mlir::LogicalResult lowerQuantizedConv(mlir::Operation *op,
+                                       DnnlCallBuilder &calls);
 mlir::LogicalResult lowerMatMul(mlir::Operation *op, DnnlCallBuilder &calls);
 mlir::LogicalResult lowerPooling(mlir::Operation *op, DnnlCallBuilder &calls);
 mlir::LogicalResult lowerNormalization(mlir::Operation *op,

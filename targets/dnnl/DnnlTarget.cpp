@@ -34,8 +34,8 @@ public:
   }
 
   Claim claim(Operation *op) const override {
-    for (auto family :
-         {claimConv, claimMatMul, claimPooling, claimNormalization})
+    for (auto family : {claimConv, claimQuantizedConv, claimMatMul,
+                        claimPooling, claimNormalization})
       if (std::optional<Claim> claim = family(op))
         return *claim;
     // oneDNN 2.6's softmax gives the other entries of a row holding a NaN

@@ -25,6 +25,8 @@ namespace {
 LogicalResult lowerNode(Operation *op, DnnlCallBuilder &calls) {
   if (claimConv(op))
     return lowerConv(op, calls);
+  if (claimQuantizedConv(op))
+    return lowerQuantizedConv(op, calls);
   if (claimMatMul(op))
     return lowerMatMul(op, calls);
   if (claimPooling(op))

@@ -451,11 +451,14 @@ def test_value_read_by_two_calls_is_not_overwritten_between_them():
                          {"x": x})
 
 
-def qlinear_cnn(weight_type=np.int8):
+def qlinear_cnn(weight_type=np.int8, depth=3):
     """Q -> QLinearConv (pads, bias, per-channel W scales) -> QLinearConv
-    (group 2, stride 2, no bias) -> depthwise QLinearConv -> DQ:
-    ONNX Runtime's QOperator form, which dnnl takes when W is int8 with zero
-    points 0. With `weight_type` uint8 (W's zero points 128) it cannot."""
+    (group 2, stride 2, no bias) -> depthwise QLinearConv -> DQ, the first
+    `depth` of them: ONNX Runtime's QOperator form, which dnnl takes when W
+    is int8 with zero points 0. With `weight_type` uint8 (W's zero points
+    128) it cannot. A chain of more than one runs NHWC
+    (onnxc-quantized-channels-last: onnxc.BlockedQLinearConv), a lone
+    convolution NCHW."""
     def init(name, value):
         return numpy_helper.from_array(np.asarray(value), name)
 
@@ -465,7 +468,7 @@ def qlinear_cnn(weight_type=np.int8):
     layers = [  # (name, C, M, group, strides, bias, y zero point)
         ("qconv1", 6, 16, 1, [1, 1], True, np.uint8(90)),
         ("qconv2", 16, 16, 2, [2, 2], False, np.uint8(128)),
-        ("qconv3", 16, 16, 16, [1, 1], True, np.uint8(3))]
+        ("qconv3", 16, 16, 16, [1, 1], True, np.uint8(3))][:depth]
     x = "q0"
     for i, (name, c, m, group, strides, bias, y_zero) in enumerate(layers):
         if weight_type == np.int8:
@@ -492,7 +495,9 @@ def qlinear_cnn(weight_type=np.int8):
                                       name=name, pads=[1, 1, 1, 1],
                                       group=group, strides=strides))
         x = p + "y"
-    nodes.append(helper.make_node("DequantizeLinear", [x, "l2_ys", "l2_yz"],
+    last = f"l{depth - 1}_"
+    nodes.append(helper.make_node("DequantizeLinear", [x, last + "ys",
+                                                       last + "yz"],
                                   ["y"], name="dequantize"))
     graph = helper.make_graph(
         nodes, "qcnn",
@@ -512,22 +517,28 @@ def run_or_skip_without_vnni(artifact, feeds):
         raise
 
 
-def test_int8_convolutions_through_onednn():
+@pytest.mark.parametrize("depth,node", [(3, "BlockedQLinearConv"),
+                                        (1, "QLinearConv")],
+                         ids=["nhwc_chain", "nchw_single"])
+def test_int8_convolutions_through_onednn(depth, node):
     """QLinearConv on dnnl (oneDNN's int8 convolution, requantized by its
-    output scales and zero points), against ONNX Runtime: each output
-    within one quantization step, nearly all exact."""
-    model = qlinear_cnn()
+    output scales and zero points), NHWC in a chain and NCHW alone, against
+    ONNX Runtime: each output within one quantization step, nearly all
+    exact."""
+    model = qlinear_cnn(depth=depth)
+    step = 0.04 + 0.02 * (depth - 1)  # the last layer's y_scale
     with tempfile.TemporaryDirectory() as tmp:
         proc, so = compile_cli(model, tmp, *DNNL, "--print-partitions")
         assert proc.returncode == 0, proc.stderr
         print(proc.stdout)
-        assert "dnnl: 3 nodes (QLinearConv 3)" in proc.stdout
+        assert f"dnnl: {depth} node{'s' if depth > 1 else ''} ({node} " \
+            f"{depth})" in proc.stdout
         artifact = Artifact(so)
         for n in (1, 2):
             x = (RNG.standard_normal((n, 6, 15, 17)) * 2).astype(np.float32)
             got = run_or_skip_without_vnni(artifact, {"x": x})[0]
             want = run_ort(model, {"x": x})[0]
-            steps = np.abs(got - want) / 0.08  # the last layer's y_scale
+            steps = np.abs(got - want) / step
             print(f"batch {n}: {np.count_nonzero(steps > 0.5)} of "
                   f"{steps.size} outputs differ, at most {steps.max():.2f} "
                   f"steps")
@@ -542,9 +553,9 @@ def test_int8_convolution_with_uint8_weights_stays_on_the_cpu():
     with tempfile.TemporaryDirectory() as tmp:
         proc, so = compile_cli(model, tmp, *DNNL, "--print-partitions")
         assert proc.returncode == 0, proc.stderr
-        assert ("dnnl refused 3 QLinearConv nodes: oneDNN's int8 convolution "
-                "takes int8 weights with a constant zero point of 0 only"
-                in proc.stdout), proc.stdout
+        assert ("dnnl refused 3 BlockedQLinearConv nodes: oneDNN's int8 "
+                "convolution takes int8 weights with a constant zero point "
+                "of 0 only" in proc.stdout), proc.stdout
         assert not any("dnnl" in lib for lib in needed_libraries(so))
         x = RNG.standard_normal((1, 6, 15, 17)).astype(np.float32)
         got = Artifact(so).run({"x": x})[0]

@@ -5,12 +5,13 @@
 // u8 and s8 X and Y, zero points given or not, per-tensor and per-channel W
 // scales, a bias or none, groups, depthwise, strides, pads, dilations, 1x1,
 // odd channel counts, batches, non-square images, constant weights on and
-// off. oneDNN rounds in f32 in its own order: each output may be 1 off, 99%
-// must be exact. Then the per-site cache (two shapes on one slot; one shape
-// under several scales) and the refused operands. Without VNNI
-// (DNNL_MAX_CPU_ISA=AVX2) oneDNN's int8 kernels saturate pair sums of
-// full-range weights and outputs are several off, so the glue refuses
-// (ONNXC_DNNL_ERROR_NO_VNNI) and these tests skip.
+// off; each again channels-last (X [N, 1, H, W, C], W constant). oneDNN
+// rounds in f32 in its own order: each output may be 1 off, 99% must be
+// exact. Then the per-site cache (two shapes on one slot; one shape under
+// several scales; NCHW then channels-last) and the refused operands.
+// Without VNNI (DNNL_MAX_CPU_ISA=AVX2) oneDNN's int8 kernels saturate pair
+// sums of full-range weights and outputs are several off, so the glue
+// refuses (ONNXC_DNNL_ERROR_NO_VNNI) and these tests skip.
 //
 //===----------------------------------------------------------------------===//
 
@@ -81,7 +82,8 @@ const int32_t kXs = ONNXC_DNNL_QCONV_X_SIGNED, kYs = ONNXC_DNNL_QCONV_Y_SIGNED,
               kBias = ONNXC_DNNL_QCONV_BIAS,
               kConst = ONNXC_DNNL_QCONV_CONST_WEIGHTS,
               kXz = ONNXC_DNNL_QCONV_X_ZERO, kWz = ONNXC_DNNL_QCONV_W_ZERO,
-              kYz = ONNXC_DNNL_QCONV_Y_ZERO;
+              kYz = ONNXC_DNNL_QCONV_Y_ZERO,
+              kCl = ONNXC_DNNL_QCONV_CHANNELS_LAST;
 
 struct QConvCase {
   const char *name;
@@ -217,15 +219,40 @@ std::vector<int32_t> quantize(const QConvCase &k,
   return y;
 }
 
-int32_t callQConv(const QConvCase &k, Slot &slot, Operands &o, Weights &wt) {
-  onnxc_unranked_memref *x = o.x.memref();
-  return _mlir_ciface_onnxc_dnnl_qlinear_conv2d(
+/// Where element i of an NCHW tensor of `shape` lies in its channels-last
+/// [N, 1, H, W, C].
+size_t channelsLastIndex(const std::vector<int64_t> &shape, size_t i) {
+  size_t c = (size_t)shape[1], plane = (size_t)(shape[2] * shape[3]);
+  return (i / (c * plane) * plane + i % plane) * c + i / plane % c;
+}
+
+Tensor<uint8_t> channelsLast(const Tensor<uint8_t> &t) {
+  Tensor<uint8_t> cl({t.shape[0], 1, t.shape[2], t.shape[3], t.shape[1]},
+                     std::vector<uint8_t>(t.data.size()));
+  for (size_t i = 0; i < t.data.size(); ++i)
+    cl.data[channelsLastIndex(t.shape, i)] = t.data[i];
+  return cl;
+}
+
+/// The glue on `o`, whose X and Y are NCHW; flagged channels-last, on them
+/// as [N, 1, H, W, C], Y read back. `otherX`: an X to pass instead.
+int32_t callQConv(const QConvCase &k, Slot &slot, Operands &o, Weights &wt,
+                  onnxc_unranked_memref *otherX = nullptr) {
+  bool cl = k.flags & kCl;
+  Tensor<uint8_t> xCl = cl ? channelsLast(o.x) : Tensor<uint8_t>();
+  Tensor<uint8_t> yCl = cl ? channelsLast(o.y) : Tensor<uint8_t>();
+  onnxc_unranked_memref *x = otherX ? otherX : cl ? xCl.memref() : o.x.memref();
+  int32_t status = _mlir_ciface_onnxc_dnnl_qlinear_conv2d(
       slot.memref(), x, o.xScale.memref(),
       (k.flags & kXz) ? o.xZero.memref() : x, wt.w.memref(), wt.wScale.memref(),
       (k.flags & kWz) ? o.wZero.memref() : x, o.yScale.memref(),
       (k.flags & kYz) ? o.yZero.memref() : x,
-      (k.flags & kBias) ? wt.bias.memref() : x, o.y.memref(), k.flags, k.pt,
-      k.pl, k.sh, k.sw, k.dh, k.dw, k.group);
+      (k.flags & kBias) ? wt.bias.memref() : x,
+      cl ? yCl.memref() : o.y.memref(), k.flags, k.pt, k.pl, k.sh, k.sw, k.dh,
+      k.dw, k.group);
+  for (size_t i = 0; cl && i < o.y.data.size(); ++i)
+    o.y.data[i] = yCl.data[channelsLastIndex(o.y.shape, i)];
+  return status;
 }
 
 std::string describe(const QConvCase &k, float yScale) {
@@ -380,6 +407,16 @@ TEST_P(DnnlQLinearConv, MatchesTheReference) {
   checkQConv(k, slot, wt, 3, yScale); // the cached primitive (and packed W)
 }
 
+TEST_P(DnnlQLinearConv, MatchesTheReferenceChannelsLast) {
+  SKIP_WITHOUT_VNNI();
+  QConvCase k = GetParam();
+  k.flags |= kCl | kConst; // the compiler's channels-last W is constant
+  Slot slot;
+  Weights wt = makeWeights(k, 1);
+  float yScale = checkQConv(k, slot, wt, 2);
+  checkQConv(k, slot, wt, 3, yScale);
+}
+
 INSTANTIATE_TEST_SUITE_P(Cases, DnnlQLinearConv, testing::ValuesIn(kCases),
                          [](const testing::TestParamInfo<QConvCase> &info) {
                            return std::string(info.param.name);
@@ -422,6 +459,22 @@ TEST(DnnlQLinearConvCache, KeysTheScales) {
   }
 }
 
+TEST(DnnlQLinearConvCache, NchwThenChannelsLastOnOneSlot) {
+  SKIP_WITHOUT_VNNI();
+  // The same W (constant), shapes and scales in both layouts.
+  for (const char *name : {"U8U8PerChannel", "Groups2", "Depthwise32"}) {
+    QConvCase nchw = findCase(name), cl = nchw;
+    cl.flags |= kCl;
+    Slot slot;
+    Weights wt = makeWeights(nchw, 70);
+    float yScale = checkQConv(nchw, slot, wt, 71);
+    for (int round = 0; round < 2; ++round) {
+      checkQConv(cl, slot, wt, 72 + round, yScale);
+      checkQConv(nchw, slot, wt, 74 + round, yScale);
+    }
+  }
+}
+
 TEST(DnnlQLinearConv, RefusesWeightZeroPoints) {
   SKIP_WITHOUT_VNNI();
   QConvCase k = findCase("WZeroPerChannel"); // all zeros: fine
@@ -456,6 +509,25 @@ TEST(DnnlQLinearConv, RefusesBadLengths) {
   }
   o.xScale = Tensor<float>({2}, {0.02f, 0.02f});
   EXPECT_EQ(callQConv(k, slot, o, wt), ONNXC_DNNL_ERROR_SHAPE);
+}
+
+TEST(DnnlQLinearConv, RefusesChannelsLastShapes) {
+  SKIP_WITHOUT_VNNI();
+  QConvCase k = findCase("U8U8PerChannel"); // C = 8
+  QConvCase nchw = k;
+  k.flags |= kCl;
+  Slot slot;
+  Weights wt = makeWeights(k, 80);
+  Operands o = makeOperands(k, 81);
+  ASSERT_EQ(callQConv(k, slot, o, wt), 0);
+  // The unit dim holding half of the channels.
+  Tensor<uint8_t> split({k.n, 2, k.h, k.w, k.c / 2}, o.x.data);
+  EXPECT_EQ(callQConv(k, slot, o, wt, split.memref()), ONNXC_DNNL_ERROR_SHAPE);
+  // An NCHW X flagged channels-last, and a channels-last one not flagged.
+  EXPECT_EQ(callQConv(k, slot, o, wt, o.x.memref()), ONNXC_DNNL_ERROR_ARGUMENT);
+  Tensor<uint8_t> xCl = channelsLast(o.x);
+  EXPECT_EQ(callQConv(nchw, slot, o, wt, xCl.memref()),
+            ONNXC_DNNL_ERROR_ARGUMENT);
 }
 
 } // namespace

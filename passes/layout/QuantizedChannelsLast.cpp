@@ -23,32 +23,33 @@
 //     produced in it.
 // Values crossing the region's edge get one reorder each way; a region is
 // kept only when that moves fewer bytes than the kernel's own transposes
-// it saves (regionPays). It runs in
-// the cpu target's prepare phase, after partitioning (other targets keep
-// ONNX's layout, and `onnxc optimize` writes standard QLinearConv nodes),
-// and not for `--emit static` (the kernel call allocates).
+// it saves (regionPays). The int8 convolutions of both the cpu target
+// (runtime/cpu/QLinearConv.c) and the dnnl target (oneDNN) want NHWC, so
+// the driver runs it before partitioning, where a region can span both
+// targets' convolutions; it is not part of the graph optimizer (`onnxc
+// optimize` writes standard QLinearConv nodes), and not run for `--emit
+// static` (the blocked convolution is a kernel call, which allocates).
 //
 //===----------------------------------------------------------------------===//
 
 #include "compiler/dialect/onnxc/BlockedRegions.h"
 #include "compiler/dialect/onnxc/OnnxcDialect.h"
+#include "passes/Passes.h"
 #include "passes/RewriteCounts.h"
-#include "targets/Target.h"
-#include "targets/cpu/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/Pass/Pass.h"
 
-namespace onnxc::cpu {
+namespace onnxc {
 #define GEN_PASS_DEF_QUANTIZEDCHANNELSLAST
-#include "targets/cpu/Passes.h.inc"
-} // namespace onnxc::cpu
+#include "passes/Passes.h.inc"
+} // namespace onnxc
 
 using namespace mlir;
 using onnxc::fused::getIntsOr;
 
-namespace onnxc::cpu {
+namespace onnxc {
 namespace {
 
 enum class OpKind { None, Conv, SameShape, Binary, Pool, GlobalAveragePool };
@@ -275,9 +276,6 @@ struct QuantizedChannelsLastPass
     : impl::QuantizedChannelsLastBase<QuantizedChannelsLastPass> {
   void runOnOperation() override {
     func::FuncOp func = getOperation();
-    auto target = func->getAttrOfType<StringAttr>(kTargetAttr);
-    if (target && target.getValue() != "cpu")
-      return;
     for (Block &block : func.getBody())
       rewriteBlock(block);
   }
@@ -381,4 +379,4 @@ void QuantizedChannelsLastPass::rewriteBlock(Block &block) {
 }
 
 } // namespace
-} // namespace onnxc::cpu
+} // namespace onnxc
