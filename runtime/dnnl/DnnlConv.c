@@ -312,56 +312,6 @@ int32_t _mlir_ciface_onnxc_dnnl_conv2d_f32(
  * QLinearConv
  *===----------------------------------------------------------------------===*/
 
-/* The one value of an 8-bit zero point (absent: 0); 0 when it is not a
- * single element. */
-static int read_zero_point(const onnxc_unranked_memref *m, int present,
-                           int is_signed, int32_t *zero) {
-  onnxc_dnnl_tensor t;
-  *zero = 0;
-  if (!present)
-    return 1;
-  if (!onnxc_dnnl_read_elements(m, 1, 0, 1, &t) || t.count != 1)
-    return 0;
-  *zero = is_signed ? *(const int8_t *)t.data : *(const uint8_t *)t.data;
-  return 1;
-}
-
-/* Whether every element of the int8 zero point of W is 0 (oneDNN's
- * convolutions take no weight zero point). */
-static int zero_weight_points(const onnxc_unranked_memref *m, int present,
-                              int64_t filters) {
-  onnxc_dnnl_tensor t;
-  if (!present)
-    return 1;
-  if (!onnxc_dnnl_read_elements(m, 1, 0, 1, &t) ||
-      (t.count != 1 && t.count != filters))
-    return 0;
-  for (int64_t i = 0; i < t.count; ++i)
-    if (((const int8_t *)t.data)[i] != 0)
-      return 0;
-  return 1;
-}
-
-/* scales[m] = x_scale * w_scale[m] / y_scale, as ONNX Runtime computes
- * them (f32); 0 when a scale has the wrong size. */
-static int output_scales(const onnxc_unranked_memref *x_ref,
-                         const onnxc_unranked_memref *w_ref,
-                         const onnxc_unranked_memref *y_ref, int64_t filters,
-                         float *scales, int *count) {
-  onnxc_dnnl_tensor xs, ws, ys;
-  if (!onnxc_dnnl_read(x_ref, 0, 1, &xs) || xs.count != 1 ||
-      !onnxc_dnnl_read(w_ref, 0, 1, &ws) ||
-      (ws.count != 1 && ws.count != filters) ||
-      !onnxc_dnnl_read(y_ref, 0, 1, &ys) || ys.count != 1)
-    return 0;
-  float x_scale = *(const float *)xs.data, y_scale = *(const float *)ys.data;
-  const float *w_scale = ws.data;
-  for (int64_t m = 0; m < ws.count; ++m)
-    scales[m] = x_scale * w_scale[m] / y_scale;
-  *count = (int)ws.count;
-  return 1;
-}
-
 /* [N, 1, H, W, C] seen with NCHW sizes {N, C, H, W} (its data stays NHWC,
  * which the descriptor then says); 0 when dim 1 is not 1. */
 static int nchw_of_channels_last(onnxc_dnnl_tensor *t) {
@@ -374,21 +324,6 @@ static int nchw_of_channels_last(onnxc_dnnl_tensor *t) {
   t->size[2] = h;
   t->size[3] = w;
   return 1;
-}
-
-/* Whether oneDNN runs VNNI kernels here: without them its int8
- * convolutions add u8 x s8 pairs in saturating 16 bits, which full-range
- * weights overflow (oneDNN documents 7-bit weights for such CPUs). */
-static int has_vnni(void) {
-  switch (dnnl_get_effective_cpu_isa()) {
-  case dnnl_cpu_isa_avx512_core_vnni:
-  case dnnl_cpu_isa_avx512_core_bf16:
-  case dnnl_cpu_isa_avx512_core_amx:
-  case dnnl_cpu_isa_avx2_vnni:
-    return 1;
-  default:
-    return 0;
-  }
 }
 
 int32_t _mlir_ciface_onnxc_dnnl_qlinear_conv2d(
@@ -415,9 +350,10 @@ int32_t _mlir_ciface_onnxc_dnnl_qlinear_conv2d(
     return ONNXC_DNNL_ERROR_SHAPE;
   if (has_bias && bias.size[0] != y.size[1])
     return ONNXC_DNNL_ERROR_SHAPE;
-  if (!has_vnni())
+  if (!onnxc_dnnl_has_vnni())
     return ONNXC_DNNL_ERROR_NO_VNNI;
-  if (!zero_weight_points(w_zero, flags & ONNXC_DNNL_QCONV_W_ZERO, w.size[0]))
+  if (!onnxc_dnnl_zero_weights(w_zero, flags & ONNXC_DNNL_QCONV_W_ZERO,
+                               w.size[0]))
     return ONNXC_DNNL_ERROR_UNSUPPORTED;
   conv_op op = {
       .flags = (has_bias ? ONNXC_DNNL_CONV_BIAS : 0) |
@@ -430,10 +366,10 @@ int32_t _mlir_ciface_onnxc_dnnl_qlinear_conv2d(
       .w_type = dnnl_s8,
       .bias_type = dnnl_s32,
       .y_type = (flags & ONNXC_DNNL_QCONV_Y_SIGNED) ? dnnl_s8 : dnnl_u8};
-  if (!read_zero_point(x_zero, flags & ONNXC_DNNL_QCONV_X_ZERO,
-                       flags & ONNXC_DNNL_QCONV_X_SIGNED, &op.x_zero) ||
-      !read_zero_point(y_zero, flags & ONNXC_DNNL_QCONV_Y_ZERO,
-                       flags & ONNXC_DNNL_QCONV_Y_SIGNED, &op.y_zero))
+  if (!onnxc_dnnl_zero_point(x_zero, flags & ONNXC_DNNL_QCONV_X_ZERO,
+                             flags & ONNXC_DNNL_QCONV_X_SIGNED, &op.x_zero) ||
+      !onnxc_dnnl_zero_point(y_zero, flags & ONNXC_DNNL_QCONV_Y_ZERO,
+                             flags & ONNXC_DNNL_QCONV_Y_SIGNED, &op.y_zero))
     return ONNXC_DNNL_ERROR_ARGUMENT;
   if (y.count == 0)
     return 0;
@@ -450,8 +386,8 @@ int32_t _mlir_ciface_onnxc_dnnl_qlinear_conv2d(
                                    : malloc((size_t)y.size[1] * sizeof(float));
   if (!scales)
     return ONNXC_DNNL_ERROR_MEMORY;
-  if (!output_scales(x_scale, w_scale, y_scale, y.size[1], scales,
-                     &op.num_scales))
+  if (!onnxc_dnnl_output_scales(x_scale, w_scale, y_scale, y.size[1], scales,
+                                &op.num_scales))
     status = ONNXC_DNNL_ERROR_SHAPE;
   op.scales = scales;
   onnxc_dnnl_request request = {

@@ -425,7 +425,9 @@ static int32_t describe_entry(cache_entry *e, const onnxc_dnnl_request *r,
     return s;
   for (int i = 0; i < r->num_args; ++i) {
     const dnnl_memory_desc_t *md =
-        dnnl_primitive_desc_query_md(pd, dnnl_query_exec_arg_md, r->arg_ids[i]);
+        r->given_md[i] ? r->given_md[i]
+                       : dnnl_primitive_desc_query_md(
+                             pd, dnnl_query_exec_arg_md, r->arg_ids[i]);
     if (!md)
       return dnnl_invalid_arguments;
     e->arg_ids[i] = r->arg_ids[i];

@@ -47,6 +47,28 @@ dnnl_status_t onnxc_dnnl_append_activation(dnnl_post_ops_t post_ops,
                                            int32_t activation, float alpha,
                                            float beta);
 
+/* Quantized ops (DnnlQuantization.c). The one value of an 8-bit zero point
+ * (absent: 0); 0 when it is not one element. */
+int onnxc_dnnl_zero_point(const onnxc_unranked_memref *m, int present,
+                          int is_signed, int32_t *zero);
+/* Whether the int8 zero point of a weight (one, or one per channel) is all
+ * 0: oneDNN's int8 convolutions take none, its matmuls none per channel. */
+int onnxc_dnnl_zero_weights(const onnxc_unranked_memref *m, int present,
+                            int64_t channels);
+/* scales[c] = x_scale * w_scale[c] / y_scale in f32, as ONNX Runtime
+ * computes them, for a w_scale of one element or `channels` (*count says
+ * which); 0 when a scale has another size. `scales` has room for
+ * `channels`. */
+int onnxc_dnnl_output_scales(const onnxc_unranked_memref *x_scale,
+                             const onnxc_unranked_memref *w_scale,
+                             const onnxc_unranked_memref *y_scale,
+                             int64_t channels, float *scales, int *count);
+/* Whether oneDNN runs VNNI kernels here: without them its int8 kernels add
+ * u8 x s8 pairs in saturating 16 bits, which full-range weights overflow
+ * (oneDNN documents 7-bit weights for such CPUs), so the glue refuses them
+ * (ONNXC_DNNL_ERROR_NO_VNNI). */
+int onnxc_dnnl_has_vnni(void);
+
 /* Everything a cached primitive depends on, as integers, and as bytes of
  * any length (`extra`, such as per-channel scales; NULL: none), which the
  * cache entry copies. */
@@ -88,6 +110,10 @@ typedef struct onnxc_dnnl_request {
   /* ONNXC_DNNL_REORDER_* per argument (0: the primitive takes the handle's
    * layout as created). */
   unsigned char reorder[ONNXC_DNNL_MAX_ARGS];
+  /* The descriptor of an argument the primitive does not describe (a
+   * run-time zero point: DNNL_ARG_ATTR_ZERO_POINTS | ...); NULL: asked of
+   * the primitive. */
+  const dnnl_memory_desc_t *given_md[ONNXC_DNNL_MAX_ARGS];
   /* A constant weight, args[packed_arg] (-1: none), reordered once from
    * its plain layout `packed_from` into the layout the primitive chose and
    * kept with it. Its data pointer must be part of the key. */

@@ -61,6 +61,18 @@ enum {
   ONNXC_DNNL_MATMUL_BIAS = 4,
   ONNXC_DNNL_MATMUL_CONST_B = 8
 };
+/* QLinearMatMul / MatMulInteger flags: A, Y signed (else unsigned; B is
+ * int8), B constant, zero points given (else 0), MatMulInteger (an int32 Y,
+ * no scales). */
+enum {
+  ONNXC_DNNL_QMATMUL_A_SIGNED = 1,
+  ONNXC_DNNL_QMATMUL_Y_SIGNED = 2,
+  ONNXC_DNNL_QMATMUL_CONST_B = 4,
+  ONNXC_DNNL_QMATMUL_A_ZERO = 8,
+  ONNXC_DNNL_QMATMUL_B_ZERO = 16,
+  ONNXC_DNNL_QMATMUL_Y_ZERO = 32,
+  ONNXC_DNNL_QMATMUL_INTEGER = 64
+};
 /* Pool kinds. */
 enum {
   ONNXC_DNNL_POOL_MAX = 0,
@@ -108,6 +120,22 @@ int32_t _mlir_ciface_onnxc_dnnl_matmul_f32(
     onnxc_unranked_memref *b, onnxc_unranked_memref *bias,
     onnxc_unranked_memref *y, int32_t flags, float alpha, int32_t activation,
     float act_alpha, float act_beta);
+
+/* ONNX QLinearMatMul (numpy MatMul on ranks >= 2, batch dims broadcast):
+ * Y = saturate(round(a_scale * b_scale[n] / y_scale * sum over (A - a_zero)
+ * B) + y_zero) with 8-bit A and Y, int8 B whose zero points are all 0
+ * (else ONNXC_DNNL_ERROR_UNSUPPORTED), f32 scales (b's one or one per
+ * column), one-element zero points; or, flagged INTEGER, MatMulInteger's
+ * int32 Y = sum over (A - a_zero) B, the scales and y_zero passed as A and
+ * not read. The zero points are read on each call and passed at run time
+ * (a dynamically quantized A has a new one each run). Refused with
+ * ONNXC_DNNL_ERROR_NO_VNNI where oneDNN's ISA lacks VNNI. */
+int32_t _mlir_ciface_onnxc_dnnl_qlinear_matmul(
+    onnxc_unranked_memref *slot, onnxc_unranked_memref *a,
+    onnxc_unranked_memref *a_scale, onnxc_unranked_memref *a_zero,
+    onnxc_unranked_memref *b, onnxc_unranked_memref *b_scale,
+    onnxc_unranked_memref *b_zero, onnxc_unranked_memref *y_scale,
+    onnxc_unranked_memref *y_zero, onnxc_unranked_memref *y, int32_t flags);
 
 /* MaxPool / AveragePool on NCHW (`kind`: ONNXC_DNNL_POOL_*), ONNX
  * dilations; the end pads follow from Y's size (ceil mode included). */

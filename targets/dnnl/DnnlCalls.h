@@ -81,12 +81,15 @@ bool hasKnownActivation(mlir::Operation *op);
 std::optional<Claim> claimConv(mlir::Operation *op);
 std::optional<Claim> claimQuantizedConv(mlir::Operation *op);
 std::optional<Claim> claimMatMul(mlir::Operation *op);
+std::optional<Claim> claimQuantizedMatMul(mlir::Operation *op);
 std::optional<Claim> claimPooling(mlir::Operation *op);
 std::optional<Claim> claimNormalization(mlir::Operation *op);
 mlir::LogicalResult lowerConv(mlir::Operation *op, DnnlCallBuilder &calls);
 mlir::LogicalResult lowerQuantizedConv(mlir::Operation *op,
                                        DnnlCallBuilder &calls);
 mlir::LogicalResult lowerMatMul(mlir::Operation *op, DnnlCallBuilder &calls);
+mlir::LogicalResult lowerQuantizedMatMul(mlir::Operation *op,
+                                         DnnlCallBuilder &calls);
 mlir::LogicalResult lowerPooling(mlir::Operation *op, DnnlCallBuilder &calls);
 mlir::LogicalResult lowerNormalization(mlir::Operation *op,
                                        DnnlCallBuilder &calls);

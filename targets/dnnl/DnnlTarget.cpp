@@ -2,7 +2,7 @@
 //
 // oneDNN's primitives for the nodes where a library beats generated loops:
 // convolutions, matrix products, pooling and normalizations (f32), and
-// int8 convolutions. Values stay
+// int8 convolutions and matrix products. Values stay
 // in host memory, so its partitions are lowered to runtime calls and inlined
 // into the host graph. An artifact with dnnl partitions links
 // libonnxc_rt_dnnl.a and needs libdnnl.so.2 at load time; one without links
@@ -30,12 +30,13 @@ public:
   llvm::StringRef name() const override { return "dnnl"; }
   llvm::StringRef description() const override {
     return "oneDNN primitives for Conv, MatMul/Gemm, pooling, batch and "
-           "layer normalization (f32), and int8 QLinearConv";
+           "layer normalization (f32), and int8 QLinearConv, QLinearMatMul, "
+           "MatMulInteger";
   }
 
   Claim claim(Operation *op) const override {
     for (auto family : {claimConv, claimQuantizedConv, claimMatMul,
-                        claimPooling, claimNormalization})
+                        claimQuantizedMatMul, claimPooling, claimNormalization})
       if (std::optional<Claim> claim = family(op))
         return *claim;
     // oneDNN 2.6's softmax gives the other entries of a row holding a NaN

@@ -8,6 +8,12 @@
 // post-op has no scale). Constant B is reordered once by the call site's
 // cache.
 //
+// onnx.QLinearMatMul and onnx.MatMulInteger (what ONNX Runtime's static and
+// dynamic quantizers write) with int8 B whose zero point is a constant of
+// zeros become onnxc_dnnl_qlinear_matmul: oneDNN's int8 matmul with the
+// requantization as output scales (QLinearMatMul) or an int32 Y
+// (MatMulInteger), and A's zero point passed at run time.
+//
 //===----------------------------------------------------------------------===//
 
 #include "compiler/dialect/OnnxDialect.h"
@@ -15,6 +21,7 @@
 #include "targets/cpu/lowering/IndexingUtils.h"
 #include "targets/cpu/lowering/RuntimeCall.h"
 #include "targets/dnnl/DnnlCalls.h"
+#include "targets/dnnl/QuantizedOperands.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
@@ -31,6 +38,15 @@ enum : int32_t {
   kHasBias = 4,
   kConstantB = 8,
 };
+enum : int32_t {
+  kQuantizedASigned = 1,
+  kQuantizedYSigned = 2,
+  kQuantizedConstantB = 4,
+  kQuantizedAZero = 8,
+  kQuantizedBZero = 16,
+  kQuantizedYZero = 32,
+  kQuantizedInteger = 64
+};
 
 struct MatMulView {
   Value a, b, bias;
@@ -46,6 +62,26 @@ template <typename GemmOp> MatMulView viewGemm(GemmOp g) {
                     g.getBeta().convertToFloat(),
                     g.getTransA() != 0,
                     g.getTransB() != 0};
+}
+
+/// QLinearMatMul's operands; MatMulInteger's with null scales and Y zero
+/// point.
+struct QuantizedMatMulView {
+  Value a, aScale, aZero, b, bScale, bZero, yScale, yZero;
+  bool integer;
+};
+
+std::optional<QuantizedMatMulView> viewQuantizedMatMul(Operation *op) {
+  if (auto m = llvm::dyn_cast<onnx::QLinearMatMulOp>(op))
+    return QuantizedMatMulView{
+        m.getA(),      m.getAScale(),     m.getAZeroPoint(),
+        m.getB(),      m.getBScale(),     m.getBZeroPoint(),
+        m.getYScale(), m.getYZeroPoint(), false};
+  if (auto m = llvm::dyn_cast<onnx::MatMulIntegerOp>(op))
+    return QuantizedMatMulView{m.getA(), Value(), m.getAZeroPoint(),
+                               m.getB(), Value(), m.getBZeroPoint(),
+                               Value(),  Value(), true};
+  return std::nullopt;
 }
 
 std::optional<MatMulView> viewMatMul(Operation *op) {
@@ -166,6 +202,94 @@ LogicalResult lowerMatMul(Operation *op, DnnlCallBuilder &calls) {
       // No post-op activation (hasKnownActivation says why).
       b.create<arith::ConstantIntOp>(loc, 0, 32), f32c(0.0f), f32c(0.0f)};
   calls.callAndReplace(b, op, "onnxc_dnnl_matmul_f32", args, buffer);
+  return success();
+}
+
+std::optional<Claim> claimQuantizedMatMul(Operation *op) {
+  std::optional<QuantizedMatMulView> mm = viewQuantizedMatMul(op);
+  if (!mm)
+    return std::nullopt;
+  RankedTensorType a = int8Tensor(mm->a), b = int8Tensor(mm->b);
+  auto y = llvm::dyn_cast<RankedTensorType>(op->getResult(0).getType());
+  if (!a || !b || !y)
+    return Claim::refuse("A and B are not 8-bit with ranked shapes");
+  if (!y.getElementType().isInteger(mm->integer ? 32 : 8))
+    return Claim::refuse(mm->integer ? "Y is not int32" : "Y is not 8-bit");
+  if (a.getRank() < 2 || b.getRank() < 2)
+    return Claim::refuse("a 1-D operand (a matrix-vector product)");
+  if (b.getElementType().isUnsignedInteger() || !hasZeroWeightPoints(mm->bZero))
+    return Claim::refuse("oneDNN's int8 matmul takes int8 B with a constant "
+                         "zero point of 0 only");
+  if (!isAbsent(mm->aZero) && !isZeroPointOf(mm->aZero, a))
+    return Claim::refuse("A's zero point is not one element of its type");
+  if (mm->integer)
+    return Claim::take();
+  int64_t columns =
+      b.isDynamicDim(b.getRank() - 1) ? 0 : b.getDimSize(b.getRank() - 1);
+  if (!isF32Scale(mm->aScale, 0) || !isF32Scale(mm->yScale, 0) ||
+      !isF32Scale(mm->bScale, columns))
+    return Claim::refuse("the scales are not f32 of one element (one per "
+                         "column for B's)");
+  if (!isAbsent(mm->yZero) && !isZeroPointOf(mm->yZero, y))
+    return Claim::refuse("Y's zero point is not one element of its type");
+  return Claim::take();
+}
+
+LogicalResult lowerQuantizedMatMul(Operation *op, DnnlCallBuilder &calls) {
+  QuantizedMatMulView q = *viewQuantizedMatMul(op);
+  OpBuilder b(op);
+  Location loc = op->getLoc();
+  // Index ops (dims) must read the signless values.
+  MatMulView mm{signlessTensor(b, loc, q.a), signlessTensor(b, loc, q.b),
+                Value()};
+  checkDims(b, loc, mm);
+  auto yType = llvm::cast<RankedTensorType>(op->getResult(0).getType());
+  Value buffer =
+      calls.allocResult(b, loc, yType, resultSizes(b, loc, mm, yType));
+  auto isSigned = [](Value v) {
+    return !llvm::cast<RankedTensorType>(v.getType())
+                .getElementType()
+                .isUnsignedInteger();
+  };
+  int32_t flags =
+      (isSigned(q.a) ? kQuantizedASigned : 0) |
+      (!q.integer && isSigned(op->getResult(0)) ? kQuantizedYSigned : 0) |
+      (q.b.getDefiningOp<onnx::ConstantOp>() ? kQuantizedConstantB : 0) |
+      (isAbsent(q.aZero) ? 0 : kQuantizedAZero) |
+      (isAbsent(q.bZero) ? 0 : kQuantizedBZero) |
+      (q.integer || isAbsent(q.yZero) ? 0 : kQuantizedYZero) |
+      (q.integer ? kQuantizedInteger : 0);
+  Value a = calls.tensorArgument(b, loc, mm.a);
+  // Absent operands (MatMulInteger's scales, a zero point): A again, never
+  // read (the flags say so). The scales are f32: an absent one is passed
+  // as a one-element f32 placeholder, the callee has one signature.
+  auto zeroPoint = [&](Value v) {
+    return isAbsent(v) ? a : calls.tensorArgument(b, loc, v);
+  };
+  Value noScale;
+  auto scale = [&](Value v) {
+    if (v)
+      return calls.tensorArgument(b, loc, v);
+    if (!noScale) {
+      auto type = RankedTensorType::get({1}, b.getF32Type());
+      noScale = calls.tensorArgument(
+          b, loc,
+          b.create<arith::ConstantOp>(loc, DenseElementsAttr::get(type, 1.0f)));
+    }
+    return noScale;
+  };
+  SmallVector<Value> args = {calls.slot(b, loc),
+                             a,
+                             scale(q.aScale),
+                             zeroPoint(q.aZero),
+                             calls.tensorArgument(b, loc, mm.b),
+                             scale(q.bScale),
+                             zeroPoint(q.bZero),
+                             scale(q.yScale),
+                             zeroPoint(q.integer ? Value() : q.yZero),
+                             calls.resultArgument(b, loc, buffer),
+                             b.create<arith::ConstantIntOp>(loc, flags, 32)};
+  calls.callAndReplace(b, op, "onnxc_dnnl_qlinear_matmul", args, buffer);
   return success();
 }
 

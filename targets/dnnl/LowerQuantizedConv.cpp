@@ -16,6 +16,7 @@
 #include "compiler/dialect/onnxc/OnnxcDialect.h"
 #include "targets/cpu/lowering/IndexingUtils.h"
 #include "targets/dnnl/ConvWindow.h"
+#include "targets/dnnl/QuantizedOperands.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 
@@ -35,41 +36,6 @@ enum : int32_t {
   kYZero = 64,
   kChannelsLast = 128
 };
-
-RankedTensorType int8Tensor(Value value) {
-  auto type = llvm::dyn_cast_if_present<RankedTensorType>(
-      value ? value.getType() : Type());
-  return type && type.getElementType().isInteger(8) ? type : RankedTensorType();
-}
-
-/// Whether `value` is an f32 tensor of a static shape with one element,
-/// or `count` (0: one only) in at most one dim.
-bool isF32Scale(Value value, int64_t count) {
-  RankedTensorType type = f32Tensor(value);
-  if (!type || !type.hasStaticShape() || type.getRank() > 1)
-    return false;
-  return type.getNumElements() == 1 ||
-         (count > 0 && type.getNumElements() == count);
-}
-
-/// Whether `value` is a one-element tensor of `type`'s element type.
-bool isZeroPointOf(Value value, RankedTensorType type) {
-  auto zero = llvm::dyn_cast<RankedTensorType>(value.getType());
-  return zero && zero.hasStaticShape() && zero.getNumElements() == 1 &&
-         zero.getRank() <= 1 && zero.getElementType() == type.getElementType();
-}
-
-/// Whether W's zero point is absent or a constant of zeros.
-bool hasZeroWeightPoints(Value zero) {
-  if (isAbsent(zero))
-    return true;
-  auto constant = zero.getDefiningOp<onnx::ConstantOp>();
-  auto value = constant ? llvm::dyn_cast_if_present<DenseIntElementsAttr>(
-                              constant.getValueAttr())
-                        : DenseIntElementsAttr();
-  return value && llvm::all_of(value.getValues<APInt>(),
-                               [](const APInt &v) { return v.isZero(); });
-}
 
 /// The checks of the operands both ops share.
 template <typename QConvOp> Claim claimQuantizedOperands(QConvOp op) {
@@ -221,6 +187,37 @@ LogicalResult lowerChannelsLast(fused::BlockedQLinearConvOp op,
 }
 
 } // namespace
+
+RankedTensorType int8Tensor(Value value) {
+  auto type = llvm::dyn_cast_if_present<RankedTensorType>(
+      value ? value.getType() : Type());
+  return type && type.getElementType().isInteger(8) ? type : RankedTensorType();
+}
+
+bool isF32Scale(Value value, int64_t count) {
+  RankedTensorType type = f32Tensor(value);
+  if (!type || !type.hasStaticShape() || type.getRank() > 1)
+    return false;
+  return type.getNumElements() == 1 ||
+         (count > 0 && type.getNumElements() == count);
+}
+
+bool isZeroPointOf(Value value, RankedTensorType type) {
+  auto zero = llvm::dyn_cast<RankedTensorType>(value.getType());
+  return zero && zero.hasStaticShape() && zero.getNumElements() == 1 &&
+         zero.getRank() <= 1 && zero.getElementType() == type.getElementType();
+}
+
+bool hasZeroWeightPoints(Value zero) {
+  if (isAbsent(zero))
+    return true;
+  auto constant = zero.getDefiningOp<onnx::ConstantOp>();
+  auto value = constant ? llvm::dyn_cast_if_present<DenseIntElementsAttr>(
+                              constant.getValueAttr())
+                        : DenseIntElementsAttr();
+  return value && llvm::all_of(value.getValues<APInt>(),
+                               [](const APInt &v) { return v.isZero(); });
+}
 
 std::optional<Claim> claimQuantizedConv(Operation *op) {
   if (auto conv = llvm::dyn_cast<onnx::QLinearConvOp>(op)) {

@@ -29,6 +29,8 @@ LogicalResult lowerNode(Operation *op, DnnlCallBuilder &calls) {
     return lowerQuantizedConv(op, calls);
   if (claimMatMul(op))
     return lowerMatMul(op, calls);
+  if (claimQuantizedMatMul(op))
+    return lowerQuantizedMatMul(op, calls);
   if (claimPooling(op))
     return lowerPooling(op, calls);
   if (claimNormalization(op))

@@ -614,3 +614,90 @@ for threads in (1, 2, 2, 1):
         # Two convolutions: both created at each new count, none at a
         # count seen before.
         assert counts == [2, 2, 0, 0], counts
+
+
+def quantized_mlp(kind):
+    """An MLP's products in ONNX Runtime's two int8 forms, B int8 with zero
+    points 0 (what its quantizers write for QInt8 weights):
+      static:  Q -> QLinearMatMul (per-column B scales) -> QLinearMatMul
+               (per-tensor) -> DQ, A of rank 3 on a 2-D B;
+      dynamic: DynamicQuantizeLinear -> MatMulInteger -> Cast -> Mul
+               (quantize_dynamic's pattern), twice, with a Relu between."""
+    def init(name, value):
+        return numpy_helper.from_array(np.asarray(value), name)
+
+    k, hidden, n = 24, 40, 12
+    w1 = RNG.integers(-127, 128, (k, hidden)).astype(np.int8)
+    w2 = RNG.integers(-127, 128, (hidden, n)).astype(np.int8)
+    inits = [init("w1", w1), init("w2", w2),
+             init("w1z", np.zeros(hidden, np.int8)), init("w2z", np.int8(0))]
+    if kind == "static":
+        inits += [init("xs", np.float32(0.02)), init("xz", np.uint8(128)),
+                  init("w1s", RNG.uniform(0.002, 0.004, hidden).astype(
+                      np.float32)),
+                  init("hs", np.float32(0.3)), init("hz", np.uint8(100)),
+                  init("w2s", np.float32(0.003)),
+                  init("ys", np.float32(0.4)), init("yz", np.uint8(128))]
+        nodes = [
+            helper.make_node("QuantizeLinear", ["x", "xs", "xz"], ["q"]),
+            helper.make_node("QLinearMatMul", ["q", "xs", "xz", "w1", "w1s",
+                                               "w1z", "hs", "hz"], ["h"],
+                             name="qmatmul1"),
+            helper.make_node("QLinearMatMul", ["h", "hs", "hz", "w2", "w2s",
+                                               "w2z", "ys", "yz"], ["yq"],
+                             name="qmatmul2"),
+            helper.make_node("DequantizeLinear", ["yq", "ys", "yz"], ["y"])]
+    else:
+        inits += [init("w1s", np.float32(0.003)), init("w2s", np.float32(0.004))]
+        nodes = []
+        x = "x"
+        for i in (1, 2):
+            nodes += [
+                helper.make_node("DynamicQuantizeLinear", [x],
+                                 [f"q{i}", f"s{i}", f"z{i}"]),
+                helper.make_node("MatMulInteger", [f"q{i}", f"w{i}", f"z{i}",
+                                                   f"w{i}z"], [f"i{i}"],
+                                 name=f"matmul_integer{i}"),
+                helper.make_node("Cast", [f"i{i}"], [f"c{i}"],
+                                 to=TensorProto.FLOAT),
+                helper.make_node("Mul", [f"s{i}", f"w{i}s"], [f"m{i}"]),
+                helper.make_node("Mul", [f"c{i}", f"m{i}"], [f"f{i}"])]
+            x = f"f{i}"
+            if i == 1:
+                nodes.append(helper.make_node("Relu", [x], ["r1"]))
+                x = "r1"
+        nodes.append(helper.make_node("Identity", [x], ["y"]))
+    graph = helper.make_graph(
+        nodes, "qmlp",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["B", 7, k])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)], inits)
+    return helper.make_model(graph,
+                             opset_imports=[helper.make_opsetid("", 17)])
+
+
+@pytest.mark.parametrize("kind,node", [("static", "QLinearMatMul"),
+                                       ("dynamic", "MatMulInteger")])
+def test_int8_products_through_onednn(kind, node):
+    """QLinearMatMul and MatMulInteger on dnnl (oneDNN's int8 matmul; A's
+    zero point at run time, a new one per call in the dynamic form), at two
+    batch sizes, against ONNX Runtime."""
+    model = quantized_mlp(kind)
+    with tempfile.TemporaryDirectory() as tmp:
+        proc, so = compile_cli(model, tmp, *DNNL, "--print-partitions")
+        assert proc.returncode == 0, proc.stderr
+        print(proc.stdout)
+        assert f"dnnl: 1 node ({node} 1)" in proc.stdout or \
+            f"dnnl: 2 nodes ({node} 2)" in proc.stdout, proc.stdout
+        artifact = Artifact(so)
+        for batch in (1, 3):
+            x = (RNG.standard_normal((batch, 7, 24)) * 3).astype(np.float32)
+            got = run_or_skip_without_vnni(artifact, {"x": x})[0]
+            want = run_ort(model, {"x": x})[0]
+            assert got.shape == want.shape
+            if kind == "static":  # within one step of Y, nearly all exact
+                steps = np.abs(got - want) / 0.4
+                assert steps.max() <= 1.01
+                assert np.count_nonzero(steps > 0.5) <= steps.size // 100
+            else:  # integer sums, then the same f32 products
+                assert max_relative_error(got, want) <= 1e-5
+            assert np.unique(want).size > 20
