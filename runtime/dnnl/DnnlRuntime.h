@@ -156,7 +156,10 @@ int32_t _mlir_ciface_onnxc_dnnl_eltwise_f32(onnxc_unranked_memref *slot,
                                             float beta);
 
 /* Inference BatchNormalization of X [N, C, ...] (rank 2..16); scale, bias,
- * mean and var are [C]. */
+ * mean and var are [C]. The compiler does not call it: on plain NCHW
+ * oneDNN 2.6 is slower than the cpu's loop (targets/dnnl
+ * LowerNormalization.cpp); kept, tested, for a partition that keeps
+ * oneDNN's layouts. */
 int32_t _mlir_ciface_onnxc_dnnl_batchnorm_f32(
     onnxc_unranked_memref *slot, onnxc_unranked_memref *x,
     onnxc_unranked_memref *scale, onnxc_unranked_memref *bias,

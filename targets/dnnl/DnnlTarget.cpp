@@ -1,8 +1,8 @@
 //===- DnnlTarget.cpp - The dnnl target: capability, pipeline, artifact ---===//
 //
 // oneDNN's primitives for the nodes where a library beats generated loops:
-// convolutions, matrix products, pooling and normalizations (f32), and
-// int8 convolutions and matrix products. Values stay
+// convolutions, matrix products, pooling and layer normalization (f32),
+// and int8 convolutions and matrix products. Values stay
 // in host memory, so its partitions are lowered to runtime calls and inlined
 // into the host graph. An artifact with dnnl partitions links
 // libonnxc_rt_dnnl.a and needs libdnnl.so.2 at load time; one without links
@@ -29,8 +29,8 @@ class DnnlTarget final : public Target {
 public:
   llvm::StringRef name() const override { return "dnnl"; }
   llvm::StringRef description() const override {
-    return "oneDNN primitives for Conv, MatMul/Gemm, pooling, batch and "
-           "layer normalization (f32), and int8 QLinearConv, QLinearMatMul, "
+    return "oneDNN primitives for Conv, MatMul/Gemm, pooling and layer "
+           "normalization (f32), and int8 QLinearConv, QLinearMatMul, "
            "MatMulInteger";
   }
 
