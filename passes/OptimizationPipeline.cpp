@@ -67,6 +67,10 @@ void buildGraphOptimizationPipeline(OpPassManager &pm, int level) {
     // onnxc dialect's fused ops (Conv/Gemm/MatMul + bias, residual add,
     // activation, the transformer fusions).
     addExtendedFusionPasses(funcPm);
+    // What the QDQ fusions left dequantized for float ops (a convolution
+    // with a float bias, ConvTranspose, Add) becomes float constants, not a
+    // dequantization on every run, and their weights get packed.
+    funcPm.addPass(createDequantizeFoldingPass());
   }
 
   if (level >= 3) {

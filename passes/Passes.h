@@ -41,6 +41,8 @@ constexpr int64_t kDefaultMaxFoldedElements = int64_t(1) << 22;
 std::unique_ptr<mlir::Pass> createConstantFoldingPass();
 /// onnxc-constant-folding creating constants of at most `maxElements`.
 std::unique_ptr<mlir::Pass> createConstantFoldingPass(int64_t maxElements);
+/// onnxc-constant-folding that also folds DequantizeLinear of constants.
+std::unique_ptr<mlir::Pass> createDequantizeFoldingPass();
 /// onnxc-eliminate-redundant-nodes.
 std::unique_ptr<mlir::Pass> createRedundantNodeEliminationPass();
 /// onnxc-cse.

@@ -62,11 +62,17 @@ def ConstantFolding : Pass<"onnxc-constant-folding", "mlir::func::FuncOp"> {
     and elementwise arithmetic on integers and floats. A result with more
     than `max-elements` elements is not folded, so that a small graph cannot
     make compile time memory explode. Ops left without users are erased.
+    DequantizeLinear is folded only with `fold-dequantize` (the graph
+    optimizer's run after the QDQ fusions: before them, a dequantized weight
+    is what FuseQdq matches).
   }];
   let options = [
     Option<"maxElements", "max-elements", "int64_t",
            /*default=*/"onnxc::kDefaultMaxFoldedElements",
-           "the largest result (in elements) a fold may create">
+           "the largest result (in elements) a fold may create">,
+    Option<"foldDequantize", "fold-dequantize", "bool", /*default=*/"false",
+           "also fold DequantizeLinear of constants (weights the QDQ "
+           "fusions left to float ops)">
   ];
   let constructor = "onnxc::createConstantFoldingPass()";
 }

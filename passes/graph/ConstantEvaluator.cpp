@@ -1007,6 +1007,49 @@ EvalStatus evalQuantizeLinear(Eval &e) {
   return e.done(std::move(out));
 }
 
+/// DequantizeLinear of an integer constant to f32: y = (x - zero_point) *
+/// scale, per tensor or per `axis` (not blocked), as ONNX Runtime's kernel:
+/// the difference is exact and the double product of two f32 values rounds
+/// to the f32 product once.
+EvalStatus evalDequantizeLinear(Eval &e) {
+  auto blockSize = e.op->getAttrOfType<IntegerAttr>("block_size");
+  if (!resultElementType(e.op) || !resultElementType(e.op).isF32() ||
+      !e.has(0) || !e.has(1) || e.in(0).isFloat() || !e.in(1).isFloat() ||
+      (blockSize && blockSize.getInt() != 0))
+    return kUnsupported;
+  const HostTensor &x = e.in(0), &scale = e.in(1);
+  int64_t rank = x.shape.size(), count = scale.getNumElements();
+  auto axisAttr = e.op->getAttrOfType<IntegerAttr>("axis");
+  int64_t axis = axisAttr ? axisAttr.getInt() : 1;
+  axis = axis < 0 ? axis + rank : axis;
+  int64_t inner = 1, length = 1;
+  if (count != 1) {
+    if (scale.shape.size() != 1 || axis < 0 || axis >= rank ||
+        x.shape[axis] != count)
+      return kUnsupported;
+    for (int64_t d = axis + 1; d < rank; ++d)
+      inner *= x.shape[d];
+    length = count;
+  }
+  bool hasZero = e.has(2);
+  if (hasZero && e.in(2).getNumElements() != count)
+    return kUnsupported;
+  if (!e.fits(x.shape))
+    return kTooLarge;
+  HostTensor out;
+  out.elementType = resultElementType(e.op);
+  out.shape = x.shape;
+  int64_t n = x.getNumElements();
+  out.floats.reserve(n);
+  for (int64_t i = 0; i < n; ++i) {
+    int64_t c = count == 1 ? 0 : (i / inner) % length;
+    int64_t q = x.getInt(i) - (hasZero ? e.in(2).getInt(c) : 0);
+    out.floats.push_back(static_cast<double>(static_cast<float>(q)) *
+                         static_cast<float>(scale.getFloat(c)));
+  }
+  return e.done(std::move(out));
+}
+
 EvalStatus evalIdentity(Eval &e) {
   if (!e.has(0))
     return kUnsupported;
@@ -1048,6 +1091,7 @@ const llvm::StringMap<Evaluator> &getEvaluators() {
     t["onnx.Expand"] = evalExpand;
     t["onnx.Identity"] = evalIdentity;
     t["onnx.QuantizeLinear"] = evalQuantizeLinear;
+    t["onnx.DequantizeLinear"] = evalDequantizeLinear;
     return t;
   }();
   return table;

@@ -85,7 +85,8 @@ struct ConstantFoldingPass : impl::ConstantFoldingBase<ConstantFoldingPass> {
   bool tryFold(Operation *op, OpBuilder &builder) {
     if (!llvm::isa<onnx::ONNXDialect>(op->getDialect()) ||
         op->getNumRegions() != 0 || !isMemoryEffectFree(op) ||
-        !constfold::canEvaluate(op))
+        !constfold::canEvaluate(op) ||
+        (llvm::isa<onnx::DequantizeLinearOp>(op) && !foldDequantize))
       return false;
     // A graph output stays the result of its node: main_graph's interface
     // (and the buffers the cpu target hands to the caller) stay as they are.
@@ -140,6 +141,12 @@ std::unique_ptr<Pass> createConstantFoldingPass() {
 std::unique_ptr<Pass> createConstantFoldingPass(int64_t maxElements) {
   ConstantFoldingOptions options;
   options.maxElements = maxElements;
+  return std::make_unique<ConstantFoldingPass>(options);
+}
+
+std::unique_ptr<Pass> createDequantizeFoldingPass() {
+  ConstantFoldingOptions options;
+  options.foldDequantize = true;
   return std::make_unique<ConstantFoldingPass>(options);
 }
 
