@@ -47,6 +47,10 @@ typedef struct conv_op {
   int32_t flags;     /* ONNXC_DNNL_CONV_* */
   int chosen;        /* the convolution picks the layouts of X, W and Y */
   int channels_last; /* X and Y are NHWC as given (not chosen) */
+  /* ConvTranspose: a deconvolution, whose weights (ONNX's [C, M/group,
+   * kH, kW]) are described as oneDNN's [M, C, ...] by w_strides. */
+  int transposed;
+  dnnl_dims_t w_strides;
   dnnl_dims_t strides, dilates, pad_begin, pad_end;
   int32_t activation;
   float alpha, beta;
@@ -93,6 +97,15 @@ static dnnl_status_t conv_post_ops(const conv_op *op,
   return s;
 }
 
+/* W as the caller holds it: row-major, or ONNX's ConvTranspose layout. */
+static dnnl_status_t plain_weights_md(const conv_op *op,
+                                      dnnl_memory_desc_t *md) {
+  if (op->transposed)
+    return dnnl_memory_desc_init_by_strides(md, op->w_rank, op->w, op->w_type,
+                                            op->w_strides);
+  return onnxc_dnnl_plain_md_of(md, op->w_rank, op->w, op->w_type);
+}
+
 static dnnl_status_t conv_pd(const void *context, dnnl_primitive_attr_t attr,
                              dnnl_engine_t engine, dnnl_primitive_desc_t *pd) {
   const conv_op *op = context;
@@ -120,13 +133,19 @@ static dnnl_status_t conv_pd(const void *context, dnnl_primitive_attr_t attr,
     s = dnnl_memory_desc_init_by_tag(&weights, op->w_rank, op->w, op->w_type,
                                      dnnl_format_tag_any);
   else if (s == dnnl_success)
-    s = onnxc_dnnl_plain_md_of(&weights, op->w_rank, op->w, op->w_type);
+    s = plain_weights_md(op, &weights);
   dnnl_convolution_desc_t desc;
-  if (s == dnnl_success)
+  const dnnl_memory_desc_t *bias_md =
+      (op->flags & ONNXC_DNNL_CONV_BIAS) ? &bias : NULL;
+  if (s == dnnl_success && op->transposed)
+    s = dnnl_dilated_deconvolution_forward_desc_init(
+        &desc, dnnl_forward_inference, dnnl_deconvolution_direct, &src,
+        &weights, bias_md, &dst, op->strides, op->dilates, op->pad_begin,
+        op->pad_end);
+  else if (s == dnnl_success)
     s = dnnl_dilated_convolution_forward_desc_init(
         &desc, dnnl_forward_inference, dnnl_convolution_direct, &src, &weights,
-        (op->flags & ONNXC_DNNL_CONV_BIAS) ? &bias : NULL, &dst, op->strides,
-        op->dilates, op->pad_begin, op->pad_end);
+        bias_md, &dst, op->strides, op->dilates, op->pad_begin, op->pad_end);
   if (s == dnnl_success)
     s = conv_post_ops(op, attr);
   if (s == dnnl_success)
@@ -174,6 +193,7 @@ static int conv_key(onnxc_dnnl_key *key, const conv_op *op,
   int ok = onnxc_dnnl_key_add(key, op->flags) &&
            onnxc_dnnl_key_add(key, op->chosen) &&
            onnxc_dnnl_key_add(key, op->channels_last) &&
+           onnxc_dnnl_key_add(key, op->transposed) &&
            onnxc_dnnl_key_add(key, op->w_rank) &&
            onnxc_dnnl_key_add(key, op->activation) &&
            onnxc_dnnl_key_add_float(key, op->alpha) &&
@@ -231,8 +251,7 @@ static int32_t conv_arguments(onnxc_dnnl_request *request, const conv_op *op,
   handles[n++] = x->data;
   if (op->flags & ONNXC_DNNL_CONV_CONST_WEIGHTS) {
     request->packed_arg = n;
-    if (onnxc_dnnl_plain_md_of(&request->packed_from, op->w_rank, op->w,
-                               op->w_type) != dnnl_success)
+    if (plain_weights_md(op, &request->packed_from) != dnnl_success)
       return ONNXC_DNNL_ERROR_ARGUMENT;
   } else {
     request->reorder[n] = op->chosen ? ONNXC_DNNL_REORDER_IN : 0;
@@ -303,6 +322,95 @@ int32_t _mlir_ciface_onnxc_dnnl_conv2d_f32(
   if (!conv_key(&request.key, &op, &w))
     return ONNXC_DNNL_ERROR_UNSUPPORTED;
   status = conv_arguments(&request, &op, &x, &w, &bias, &residual, &y, handles);
+  if (status != 0)
+    return status;
+  return onnxc_dnnl_run(slot, &request, handles);
+}
+
+/*===----------------------------------------------------------------------===*
+ * ConvTranspose
+ *===----------------------------------------------------------------------===*/
+
+/* Checks the shapes of a ConvTranspose (W [C, M/group, kH, kW]) and fills
+ * the geometry of its deconvolution; 0 or an error. The end pads are those
+ * of the convolution whose data gradient it is: from Y to X. */
+static int32_t describe_conv_transpose(conv_op *op, const onnxc_dnnl_tensor *x,
+                                       const onnxc_dnnl_tensor *w,
+                                       const onnxc_dnnl_tensor *y,
+                                       int64_t group, const int64_t pad[2],
+                                       const int64_t stride[2],
+                                       const int64_t dilation[2]) {
+  if (group < 1 || x->size[0] != y->size[0] || w->size[0] != x->size[1] ||
+      x->size[1] % group != 0 || y->size[1] != w->size[1] * group ||
+      x->count == 0 || w->count == 0)
+    return ONNXC_DNNL_ERROR_SHAPE;
+  for (int d = 0; d < 2; ++d) {
+    if (!end_pad(y->size[2 + d], x->size[2 + d], w->size[2 + d], stride[d],
+                 dilation[d], pad[d], &op->pad_end[d]))
+      return ONNXC_DNNL_ERROR_SHAPE;
+    op->strides[d] = stride[d];
+    op->dilates[d] = dilation[d] - 1;
+    op->pad_begin[d] = pad[d];
+  }
+  memcpy(op->x, x->size, 4 * sizeof op->x[0]);
+  memcpy(op->y, y->size, 4 * sizeof op->y[0]);
+  int64_t kh = w->size[2], kw = w->size[3], taps = kh * kw;
+  int64_t filters = w->size[1], channels = x->size[1] / group;
+  op->transposed = 1;
+  if (group == 1) {
+    /* [M, C, kH, kW] over ONNX's [C, M, kH, kW]. */
+    const int64_t dims[4] = {filters, x->size[1], kh, kw};
+    const int64_t strides[4] = {taps, filters * taps, kw, 1};
+    op->w_rank = 4;
+    memcpy(op->w, dims, sizeof dims);
+    memcpy(op->w_strides, strides, sizeof strides);
+  } else {
+    /* [G, M/G, C/G, kH, kW] over ONNX's [G * C/G, M/G, kH, kW]. */
+    const int64_t dims[5] = {group, filters, channels, kh, kw};
+    const int64_t strides[5] = {channels * filters * taps, taps, filters * taps,
+                                kw, 1};
+    op->w_rank = 5;
+    memcpy(op->w, dims, sizeof dims);
+    memcpy(op->w_strides, strides, sizeof strides);
+  }
+  return 0;
+}
+
+int32_t _mlir_ciface_onnxc_dnnl_conv_transpose2d_f32(
+    onnxc_unranked_memref *slot, onnxc_unranked_memref *x_ref,
+    onnxc_unranked_memref *w_ref, onnxc_unranked_memref *bias_ref,
+    onnxc_unranked_memref *y_ref, int32_t flags, int64_t pad_top,
+    int64_t pad_left, int64_t stride_h, int64_t stride_w, int64_t dilation_h,
+    int64_t dilation_w, int64_t group) {
+  onnxc_dnnl_tensor x, w, y, bias = {0};
+  int has_bias = (flags & ONNXC_DNNL_CONV_BIAS) != 0;
+  if (!onnxc_dnnl_read(x_ref, 4, 4, &x) || !onnxc_dnnl_read(w_ref, 4, 4, &w) ||
+      !onnxc_dnnl_read(y_ref, 4, 4, &y) ||
+      (has_bias && !onnxc_dnnl_read(bias_ref, 1, 1, &bias)) ||
+      (flags & ~(ONNXC_DNNL_CONV_BIAS | ONNXC_DNNL_CONV_CONST_WEIGHTS)))
+    return ONNXC_DNNL_ERROR_ARGUMENT;
+  if (has_bias && bias.size[0] != y.size[1])
+    return ONNXC_DNNL_ERROR_SHAPE;
+  if (y.count == 0)
+    return 0;
+  conv_op op = {.flags = flags,
+                .x_type = dnnl_f32,
+                .w_type = dnnl_f32,
+                .bias_type = dnnl_f32,
+                .y_type = dnnl_f32};
+  const int64_t pad[2] = {pad_top, pad_left}, stride[2] = {stride_h, stride_w},
+                dilation[2] = {dilation_h, dilation_w};
+  int32_t status =
+      describe_conv_transpose(&op, &x, &w, &y, group, pad, stride, dilation);
+  if (status != 0)
+    return status;
+  op.chosen = choose_layouts(&op);
+  onnxc_dnnl_request request = {
+      .create_pd = conv_pd, .op = &op, .packed_arg = -1};
+  void *handles[4];
+  if (!conv_key(&request.key, &op, &w))
+    return ONNXC_DNNL_ERROR_UNSUPPORTED;
+  status = conv_arguments(&request, &op, &x, &w, &bias, &bias, &y, handles);
   if (status != 0)
     return status;
   return onnxc_dnnl_run(slot, &request, handles);

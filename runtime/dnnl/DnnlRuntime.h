@@ -94,6 +94,17 @@ int32_t _mlir_ciface_onnxc_dnnl_conv2d_f32(
     int64_t dilation_h, int64_t dilation_w, int64_t group, int32_t activation,
     float act_alpha, float act_beta);
 
+/* Y = ConvTranspose(X, W) + bias, ONNX's on NCHW: W [C, M/group, kH, kW],
+ * flags ONNXC_DNNL_CONV_BIAS / _CONST_WEIGHTS, the begin pads (pads that
+ * output_shape or auto_pad imply already resolved), strides and ONNX
+ * dilations; the end pads (output_padding included) follow from Y's size. */
+int32_t _mlir_ciface_onnxc_dnnl_conv_transpose2d_f32(
+    onnxc_unranked_memref *slot, onnxc_unranked_memref *x,
+    onnxc_unranked_memref *w, onnxc_unranked_memref *bias,
+    onnxc_unranked_memref *y, int32_t flags, int64_t pad_top, int64_t pad_left,
+    int64_t stride_h, int64_t stride_w, int64_t dilation_h, int64_t dilation_w,
+    int64_t group);
+
 /* ONNX QLinearConv on NCHW (or, flagged, channels-last) 8-bit X and Y, int8
  * W [M, C/group, kH, kW] whose
  * zero points are all 0 (else ONNXC_DNNL_ERROR_UNSUPPORTED), int32 bias

@@ -76,16 +76,20 @@ private:
 bool hasKnownActivation(mlir::Operation *op);
 
 /// Claims and lowerings, per family (LowerConv.cpp, LowerQuantizedConv.cpp,
-/// LowerMatMul.cpp, LowerPooling.cpp, LowerNormalization.cpp). A claim
-/// returns std::nullopt for ops of other families.
+/// LowerConvTranspose.cpp, LowerMatMul.cpp, LowerPooling.cpp,
+/// LowerNormalization.cpp). A claim returns std::nullopt for ops of other
+/// families.
 std::optional<Claim> claimConv(mlir::Operation *op);
 std::optional<Claim> claimQuantizedConv(mlir::Operation *op);
+std::optional<Claim> claimConvTranspose(mlir::Operation *op);
 std::optional<Claim> claimMatMul(mlir::Operation *op);
 std::optional<Claim> claimQuantizedMatMul(mlir::Operation *op);
 std::optional<Claim> claimPooling(mlir::Operation *op);
 std::optional<Claim> claimNormalization(mlir::Operation *op);
 mlir::LogicalResult lowerConv(mlir::Operation *op, DnnlCallBuilder &calls);
 mlir::LogicalResult lowerQuantizedConv(mlir::Operation *op,
+                                       DnnlCallBuilder &calls);
+mlir::LogicalResult lowerConvTranspose(mlir::Operation *op,
                                        DnnlCallBuilder &calls);
 mlir::LogicalResult lowerMatMul(mlir::Operation *op, DnnlCallBuilder &calls);
 mlir::LogicalResult lowerQuantizedMatMul(mlir::Operation *op,

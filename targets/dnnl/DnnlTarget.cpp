@@ -29,14 +29,16 @@ class DnnlTarget final : public Target {
 public:
   llvm::StringRef name() const override { return "dnnl"; }
   llvm::StringRef description() const override {
-    return "oneDNN primitives for Conv, MatMul/Gemm, pooling and layer "
+    return "oneDNN primitives for Conv, ConvTranspose, MatMul/Gemm, "
+           "pooling and layer "
            "normalization (f32), and int8 QLinearConv, QLinearMatMul, "
            "MatMulInteger";
   }
 
   Claim claim(Operation *op) const override {
-    for (auto family : {claimConv, claimQuantizedConv, claimMatMul,
-                        claimQuantizedMatMul, claimPooling, claimNormalization})
+    for (auto family :
+         {claimConv, claimQuantizedConv, claimConvTranspose, claimMatMul,
+          claimQuantizedMatMul, claimPooling, claimNormalization})
       if (std::optional<Claim> claim = family(op))
         return *claim;
     // oneDNN 2.6's softmax gives the other entries of a row holding a NaN

@@ -27,6 +27,8 @@ LogicalResult lowerNode(Operation *op, DnnlCallBuilder &calls) {
     return lowerConv(op, calls);
   if (claimQuantizedConv(op))
     return lowerQuantizedConv(op, calls);
+  if (claimConvTranspose(op))
+    return lowerConvTranspose(op, calls);
   if (claimMatMul(op))
     return lowerMatMul(op, calls);
   if (claimQuantizedMatMul(op))

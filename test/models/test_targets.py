@@ -702,3 +702,60 @@ def test_int8_products_through_onednn(kind, node):
             else:  # integer sums, then the same f32 products
                 assert max_relative_error(got, want) <= 1e-5
             assert np.unique(want).size > 20
+
+
+CONV_TRANSPOSE_CASES = [  # (name, C, M, group, kernel, attributes, on dnnl)
+    ("strides_bias", 4, 6, 1, (3, 3), dict(strides=[2, 2]), True),
+    ("pads_output_padding_dilations", 4, 5, 1, (3, 2),
+     dict(strides=[3, 2], dilations=[2, 1], pads=[1, 0, 2, 1],
+          output_padding=[1, 1]), True),
+    ("groups", 6, 4, 2, (3, 3), dict(group=2, strides=[2, 2],
+                                     pads=[1, 1, 1, 1]), True),
+    ("depthwise", 8, 8, 8, (4, 4), dict(group=8, strides=[2, 2],
+                                        pads=[1, 1, 1, 1]), True),
+    ("output_shape", 4, 3, 1, (3, 3), dict(strides=[2, 2],
+                                           output_shape=[12, 15]), True),
+    ("same_upper", 4, 3, 1, (3, 3), dict(strides=[2, 2],
+                                         auto_pad="SAME_UPPER"), True),
+    ("output_shape_longer", 4, 3, 1, (3, 3), dict(strides=[2, 2],
+                                                  output_shape=[17, 19]),
+     False),
+]
+
+
+@pytest.mark.parametrize("name,c,m,group,kernel,attrs,on_dnnl",
+                         CONV_TRANSPOSE_CASES,
+                         ids=[case[0] for case in CONV_TRANSPOSE_CASES])
+def test_conv_transpose_through_onednn(name, c, m, group, kernel, attrs,
+                                       on_dnnl):
+    """ConvTranspose on dnnl (oneDNN's deconvolution, W read in ONNX's
+    [C, M/group, kH, kW] memory), against ONNX Runtime, with open image
+    sizes where the pads are explicit; an output_shape past the natural
+    output stays with the cpu, with its reason."""
+    node = helper.make_node("ConvTranspose", ["x", "w", "b"], ["y"],
+                            name="deconv", **attrs)
+    open_sizes = "output_shape" not in attrs and "auto_pad" not in attrs
+    image = ["H", "W"] if open_sizes else [6, 7]
+    graph = helper.make_graph(
+        [node], "deconv",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT,
+                                       ["N", c, *image])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+        [weight("w", [c, m // group, *kernel]), weight("b", [m])])
+    model = helper.make_model(graph,
+                              opset_imports=[helper.make_opsetid("", 17)])
+    with tempfile.TemporaryDirectory() as tmp:
+        proc, so = compile_cli(model, tmp, *DNNL, "--print-partitions")
+        assert proc.returncode == 0, proc.stderr
+        if on_dnnl:
+            assert "dnnl: 1 node (ConvTranspose 1)" in proc.stdout, \
+                proc.stdout
+        else:  # ONNX Runtime rejects such an output_shape: no values
+            assert "dnnl refused 1 ConvTranspose node: an output_shape past " \
+                   "the natural output" in proc.stdout, proc.stdout
+            return
+        artifact = Artifact(so)
+        sizes = [(1, 6, 7), (2, 6, 7)] + ([(1, 5, 9)] if open_sizes else [])
+        for n, h, w in sizes:
+            assert_close(artifact, model, {
+                "x": RNG.standard_normal((n, c, h, w)).astype(np.float32)})
