@@ -2,11 +2,15 @@
 //
 // An elementwise linalg.generic on buffers (every iterator parallel, the
 // output indexed by the loop dims in order) whose innermost loop is static
-// and a multiple of 16 (else 8) becomes an scf.parallel over the outer dims
-// and over chunks of that loop, whose body loads each input as one vector
-// (or one scalar, broadcast, when the input does not vary along the
-// innermost dim), applies the generic's scalar ops to vectors and stores one
-// vector of the output. The blocked (NCHWc) tensors' innermost dim is 16.
+// and a multiple of 16 (else 8), or dynamic, becomes an scf.parallel over
+// the outer dims and over chunks of that loop, whose body loads each input
+// as one vector (or one scalar, broadcast, when the input does not vary
+// along the innermost dim), applies the generic's scalar ops to vectors and
+// stores one vector of the output. The blocked (NCHWc) tensors' innermost
+// dim is 16. A dynamic innermost loop (an image of open size) takes chunks
+// of 16, the row's last one with masked loads and stores, so that it stops
+// at the end of the row; its masked-off lanes compute on ones, which no op
+// traps on (an integer division by zero would).
 //
 // Why not leave it to LLVM's vectorizers: after the workspace plan, the
 // operands are slices of one workspace pointer at offsets LLVM cannot prove
@@ -100,10 +104,11 @@ int64_t vectorWidth(linalg::GenericOp op) {
       op.hasIndexSemantics())
     return 0;
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
-  if (llvm::any_of(ranges, ShapedType::isDynamic))
-    return 0;
   int64_t inner = ranges.back();
-  int64_t width = inner % 16 == 0 ? 16 : inner % 8 == 0 ? 8 : 0;
+  int64_t width = ShapedType::isDynamic(inner) ? 16
+                  : inner % 16 == 0            ? 16
+                  : inner % 8 == 0             ? 8
+                                               : 0;
   if (width == 0)
     return 0;
   OpOperand *init = op.getDpsInitOperand(0);
@@ -163,85 +168,144 @@ SmallVector<Value> indicesOf(OpBuilder &b, Location loc, AffineMap map,
   return indices;
 }
 
+/// One chunk of `width` lanes of `op` at `outer` dims and innermost index
+/// `lane`: each input loaded as a vector (masked by `mask` where it is
+/// not null; masked-off lanes read ones) or a broadcast scalar, the body's
+/// ops on vectors, one (masked) store of the output.
+void emitChunk(OpBuilder &nb, Location nloc, linalg::GenericOp op,
+               int64_t width, ValueRange outer, Value lane, Value mask,
+               Value zero) {
+  unsigned loops = op.getNumLoops();
+  auto vectorOf = [&](Type element) {
+    return VectorType::get({width}, element);
+  };
+  auto broadcast = [&](Value scalar) -> Value {
+    return nb.create<vector::BroadcastOp>(nloc, vectorOf(scalar.getType()),
+                                          scalar);
+  };
+  auto ones = [&](Type element) -> Value {
+    TypedAttr one = isa<FloatType>(element)
+                        ? TypedAttr(nb.getFloatAttr(element, 1.0))
+                        : TypedAttr(nb.getIntegerAttr(element, 1));
+    return nb.create<arith::ConstantOp>(
+        nloc, SplatElementsAttr::get(vectorOf(element), one));
+  };
+  Block &body = op.getRegion().front();
+  IRMapping mapping;
+  for (OpOperand &operand : op->getOpOperands()) {
+    BlockArgument arg = body.getArgument(operand.getOperandNumber());
+    if (op.isDpsInit(&operand) && arg.use_empty())
+      continue;
+    Value source = operand.get();
+    auto memref = dyn_cast<MemRefType>(source.getType());
+    if (!memref) {
+      mapping.map(arg, broadcast(source));
+      continue;
+    }
+    AffineMap map = op.getMatchingIndexingMap(&operand);
+    SmallVector<Value> indices = indicesOf(nb, nloc, map, outer, lane, zero);
+    Type element = memref.getElementType();
+    if (*accessOf(map, loops) != Access::kVector)
+      mapping.map(arg,
+                  broadcast(nb.create<memref::LoadOp>(nloc, source, indices)));
+    else if (mask)
+      mapping.map(arg, nb.create<vector::MaskedLoadOp>(nloc, vectorOf(element),
+                                                       source, indices, mask,
+                                                       ones(element)));
+    else
+      mapping.map(arg, nb.create<vector::LoadOp>(nloc, vectorOf(element),
+                                                 source, indices));
+  }
+  // A value from outside the body is the same in every lane.
+  auto vectorValue = [&](Value v) -> Value {
+    if (Value mapped = mapping.lookupOrNull(v))
+      return mapped;
+    Value splat = broadcast(v);
+    mapping.map(v, splat);
+    return splat;
+  };
+  for (Operation &inner : body.without_terminator()) {
+    Type resultType = vectorOf(inner.getResult(0).getType());
+    if (auto constant = dyn_cast<arith::ConstantOp>(inner)) {
+      auto splat = SplatElementsAttr::get(cast<ShapedType>(resultType),
+                                          constant.getValue());
+      mapping.map(inner.getResult(0),
+                  nb.create<arith::ConstantOp>(nloc, splat));
+      continue;
+    }
+    OperationState state(nloc, inner.getName());
+    for (Value operand : inner.getOperands())
+      state.addOperands(vectorValue(operand));
+    state.addTypes(resultType);
+    state.addAttributes(inner.getAttrs());
+    mapping.map(inner.getResult(0), nb.create(state)->getResult(0));
+  }
+  Value yielded = vectorValue(body.getTerminator()->getOperand(0));
+  OpOperand *init = op.getDpsInitOperand(0);
+  SmallVector<Value> at =
+      indicesOf(nb, nloc, op.getMatchingIndexingMap(init), outer, lane, zero);
+  if (mask)
+    nb.create<vector::MaskedStoreOp>(nloc, init->get(), at, mask, yielded);
+  else
+    nb.create<vector::StoreOp>(nloc, yielded, init->get(), at);
+}
+
+/// The loop ranges of `op`: static ones as constants, dynamic ones as dims
+/// of its output (indexed by the loop dims in order).
+SmallVector<Value> loopRanges(OpBuilder &b, Location loc,
+                              linalg::GenericOp op) {
+  SmallVector<Value> ranges;
+  Value output = op.getDpsInitOperand(0)->get();
+  for (auto [d, range] : llvm::enumerate(op.getStaticLoopRanges()))
+    ranges.push_back(
+        ShapedType::isDynamic(range)
+            ? b.create<memref::DimOp>(loc, output, d).getResult()
+            : b.create<arith::ConstantIndexOp>(loc, range).getResult());
+  return ranges;
+}
+
 void vectorize(linalg::GenericOp op, int64_t width) {
   OpBuilder b(op);
   Location loc = op.getLoc();
-  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  bool dynamicRow = ShapedType::isDynamic(op.getStaticLoopRanges().back());
+  SmallVector<Value> ranges = loopRanges(b, loc, op);
   unsigned loops = ranges.size();
   Value zero = b.create<arith::ConstantIndexOp>(loc, 0);
   Value one = b.create<arith::ConstantIndexOp>(loc, 1);
-  SmallVector<Value> lower(loops, zero), steps(loops, one), upper;
-  for (unsigned d = 0; d + 1 < loops; ++d)
-    upper.push_back(b.create<arith::ConstantIndexOp>(loc, ranges[d]));
-  upper.push_back(b.create<arith::ConstantIndexOp>(loc, ranges.back() / width));
   Value widthValue = b.create<arith::ConstantIndexOp>(loc, width);
+  SmallVector<Value> lower(loops, zero), steps(loops, one);
+  SmallVector<Value> upper(ranges.begin(), ranges.end() - 1);
+  // Whole chunks; with a dynamic row, every chunk that starts in it.
+  Value rowEnd = ranges.back();
+  upper.push_back(b.create<arith::CeilDivUIOp>(loc, rowEnd, widthValue));
 
   b.create<scf::ParallelOp>(
       loc, lower, upper, steps,
       [&](OpBuilder &nb, Location nloc, ValueRange ivs) {
         ValueRange outer = ivs.drop_back();
         Value lane = nb.create<arith::MulIOp>(nloc, ivs.back(), widthValue);
-        auto vectorOf = [&](Type element) {
-          return VectorType::get({width}, element);
-        };
-        auto broadcast = [&](Value scalar) -> Value {
-          return nb.create<vector::BroadcastOp>(
-              nloc, vectorOf(scalar.getType()), scalar);
-        };
-        Block &body = op.getRegion().front();
-        IRMapping mapping;
-        for (OpOperand &operand : op->getOpOperands()) {
-          BlockArgument arg = body.getArgument(operand.getOperandNumber());
-          if (op.isDpsInit(&operand) && arg.use_empty())
-            continue;
-          Value source = operand.get();
-          auto memref = dyn_cast<MemRefType>(source.getType());
-          if (!memref) {
-            mapping.map(arg, broadcast(source));
-            continue;
-          }
-          AffineMap map = op.getMatchingIndexingMap(&operand);
-          SmallVector<Value> indices =
-              indicesOf(nb, nloc, map, outer, lane, zero);
-          if (*accessOf(map, loops) == Access::kVector) {
-            mapping.map(arg, nb.create<vector::LoadOp>(
-                                 nloc, vectorOf(memref.getElementType()),
-                                 source, indices));
-          } else {
-            mapping.map(arg, broadcast(nb.create<memref::LoadOp>(nloc, source,
-                                                                 indices)));
-          }
+        if (!dynamicRow) {
+          emitChunk(nb, nloc, op, width, outer, lane, Value(), zero);
+          return;
         }
-        // A value from outside the body is the same in every lane.
-        auto vectorValue = [&](Value v) -> Value {
-          if (Value mapped = mapping.lookupOrNull(v))
-            return mapped;
-          Value splat = broadcast(v);
-          mapping.map(v, splat);
-          return splat;
-        };
-        for (Operation &inner : body.without_terminator()) {
-          Type resultType = vectorOf(inner.getResult(0).getType());
-          if (auto constant = dyn_cast<arith::ConstantOp>(inner)) {
-            auto splat = SplatElementsAttr::get(cast<ShapedType>(resultType),
-                                                constant.getValue());
-            mapping.map(inner.getResult(0),
-                        nb.create<arith::ConstantOp>(nloc, splat));
-            continue;
-          }
-          OperationState state(nloc, inner.getName());
-          for (Value operand : inner.getOperands())
-            state.addOperands(vectorValue(operand));
-          state.addTypes(resultType);
-          state.addAttributes(inner.getAttrs());
-          mapping.map(inner.getResult(0), nb.create(state)->getResult(0));
-        }
-        Value yielded = vectorValue(body.getTerminator()->getOperand(0));
-        OpOperand *init = op.getDpsInitOperand(0);
-        nb.create<vector::StoreOp>(nloc, yielded, init->get(),
-                                   indicesOf(nb, nloc,
-                                             op.getMatchingIndexingMap(init),
-                                             outer, lane, zero));
+        // Whole chunks unmasked (masked loads of bytes scalarize without
+        // AVX-512), the row's last one masked to the lanes before its end.
+        Value left = nb.create<arith::SubIOp>(nloc, rowEnd, lane);
+        Value whole = nb.create<arith::CmpIOp>(nloc, arith::CmpIPredicate::sge,
+                                               left, widthValue);
+        nb.create<scf::IfOp>(
+            nloc, whole,
+            [&](OpBuilder &tb, Location tloc) {
+              emitChunk(tb, tloc, op, width, outer, lane, Value(), zero);
+              tb.create<scf::YieldOp>(tloc);
+            },
+            [&](OpBuilder &eb, Location eloc) {
+              Value mask = eb.create<vector::CreateMaskOp>(
+                  eloc, VectorType::get({width}, eb.getI1Type()),
+                  ValueRange{left});
+              emitChunk(eb, eloc, op, width, outer, lane, mask, zero);
+              eb.create<scf::YieldOp>(eloc);
+            });
       });
   op.erase();
 }

@@ -152,3 +152,43 @@ func.func @left_alone(%a: memref<4x10xf32>, %b: memref<4x10xf32>,
   }
   return
 }
+
+// -----
+
+// A dynamic innermost loop (an image of open size): chunks of 16 over the
+// row, every one that starts in it (ceil); whole chunks unmasked, the last
+// one with loads and stores masked to the lanes before the row's end
+// (masked-off lanes read ones). The outer range is the output's dim; the
+// per-row bias stays a broadcast scalar.
+// CHECK-LABEL: func.func @dynamic_rows
+// CHECK-DAG: %[[C16:.*]] = arith.constant 16 : index
+// CHECK-DAG: %[[ROWS:.*]] = memref.dim %arg2, %c0
+// CHECK-DAG: %[[COLS:.*]] = memref.dim %arg2, %c1
+// CHECK: %[[CHUNKS:.*]] = arith.ceildivui %[[COLS]], %[[C16]]
+// CHECK: scf.parallel (%[[I:.*]], %[[J:.*]]) = ({{.*}}) to (%[[ROWS]], %[[CHUNKS]])
+// CHECK: %[[LANE:.*]] = arith.muli %[[J]], %[[C16]]
+// CHECK: %[[LEFT:.*]] = arith.subi %[[COLS]], %[[LANE]]
+// CHECK: %[[WHOLE:.*]] = arith.cmpi sge, %[[LEFT]], %[[C16]]
+// CHECK: scf.if %[[WHOLE]] {
+// CHECK: vector.load %arg0[%[[I]], %[[LANE]]]
+// CHECK: arith.divf {{.*}} : vector<16xf32>
+// CHECK: vector.store {{.*}}, %arg2[%[[I]], %[[LANE]]]
+// CHECK: } else {
+// CHECK: %[[MASK:.*]] = vector.create_mask %[[LEFT]] : vector<16xi1>
+// CHECK: %[[ONES:.*]] = arith.constant dense<1.000000e+00> : vector<16xf32>
+// CHECK: vector.maskedload %arg0[%[[I]], %[[LANE]]], %[[MASK]], %[[ONES]]
+// CHECK: memref.load %arg1[%[[I]]]
+// CHECK: vector.maskedstore %arg2[%[[I]], %[[LANE]]], %[[MASK]]
+// CHECK-NOT: linalg.generic
+#id2 = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d0)>
+func.func @dynamic_rows(%x: memref<?x?xf32>, %b: memref<?xf32>,
+                        %y: memref<?x?xf32>) {
+  linalg.generic {indexing_maps = [#id2, #row, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %b : memref<?x?xf32>, memref<?xf32>) outs(%y : memref<?x?xf32>) {
+  ^bb0(%a: f32, %c: f32, %o: f32):
+    %d = arith.divf %a, %c : f32
+    linalg.yield %d : f32
+  }
+  return
+}
