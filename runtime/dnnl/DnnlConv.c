@@ -97,6 +97,14 @@ static dnnl_status_t conv_post_ops(const conv_op *op,
   return s;
 }
 
+/* Whether a W that is not constant is reordered into the layout the
+ * primitive chose on every call: the engine's per-call reorders start
+ * from row-major data, which a ConvTranspose's W (ONNX's [C, M/group, kH,
+ * kW] seen as [M, C, ...]) is not. */
+static int weights_reordered(const conv_op *op) {
+  return op->chosen && !op->transposed;
+}
+
 /* W as the caller holds it: row-major, or ONNX's ConvTranspose layout. */
 static dnnl_status_t plain_weights_md(const conv_op *op,
                                       dnnl_memory_desc_t *md) {
@@ -127,9 +135,11 @@ static dnnl_status_t conv_pd(const void *context, dnnl_primitive_attr_t attr,
       s = onnxc_dnnl_plain_md_of(&dst, 4, op->y, op->y_type);
   }
   /* A constant weight may take whatever layout the convolution likes; so
-   * may any where the layouts are chosen (it is then reordered per call). */
-  if (s == dnnl_success &&
-      (op->chosen || (op->flags & ONNXC_DNNL_CONV_CONST_WEIGHTS)))
+   * may any where the layouts are chosen (it is then reordered per call),
+   * but a ConvTranspose's: the engine reorders from row-major, and its W
+   * is not (it stays as given, see weights_reordered). */
+  if (s == dnnl_success && ((op->flags & ONNXC_DNNL_CONV_CONST_WEIGHTS) ||
+                            weights_reordered(op)))
     s = dnnl_memory_desc_init_by_tag(&weights, op->w_rank, op->w, op->w_type,
                                      dnnl_format_tag_any);
   else if (s == dnnl_success)
@@ -254,7 +264,7 @@ static int32_t conv_arguments(onnxc_dnnl_request *request, const conv_op *op,
     if (plain_weights_md(op, &request->packed_from) != dnnl_success)
       return ONNXC_DNNL_ERROR_ARGUMENT;
   } else {
-    request->reorder[n] = op->chosen ? ONNXC_DNNL_REORDER_IN : 0;
+    request->reorder[n] = weights_reordered(op) ? ONNXC_DNNL_REORDER_IN : 0;
   }
   request->arg_ids[n] = DNNL_ARG_WEIGHTS;
   handles[n++] = w->data;

@@ -5,7 +5,7 @@
 // dilations, pads, bias, residual, activations, constant weights; plain
 // NCHW and the layouts oneDNN picks, odd channel counts), matmuls
 // (batch broadcasting, transposes, every bias shape), pooling (ceil-mode end
-// pads), eltwise, the normalizations. Then the
+// pads), eltwise, the normalizations, ConvTranspose. Then the
 // per-site cache (two shapes on one slot), refused shapes, and four threads
 // on one slot.
 //
@@ -389,6 +389,255 @@ TEST(DnnlConv, RefusesBadShapes) {
             ONNXC_DNNL_ERROR_ARGUMENT);
   for (float v : y.data)
     EXPECT_EQ(v, 0.0f);
+}
+
+//===----------------------------------------------------------------------===//
+// ConvTranspose
+//===----------------------------------------------------------------------===//
+
+struct ConvTransposeCase {
+  int64_t n, c, h, w, m, kh, kw;
+  int64_t sh, sw, dh, dw, pt, pl, pb, pr, oph, opw, group;
+  int32_t flags;
+};
+
+/// ONNX ConvTranspose's output size: the end pads and output_padding are
+/// what the glue reads back from it.
+int64_t transposedSize(int64_t in, int64_t k, int64_t s, int64_t d, int64_t p0,
+                       int64_t p1, int64_t outputPadding) {
+  return (in - 1) * s + (k - 1) * d + 1 - p0 - p1 + outputPadding;
+}
+
+/// Every input pixel scattered through the kernel: Y[n, g*Mg + m, oh, ow]
+/// += X[n, g*Cg + c, ih, iw] * W[g*Cg + c, m, kh, kw], oh = ih*sh - pt +
+/// kh*dh, where it lands inside Y.
+std::vector<float> convTransposeReference(const ConvTransposeCase &k,
+                                          const Tensor &x, const Tensor &w,
+                                          const Tensor &bias, int64_t oh,
+                                          int64_t ow) {
+  std::vector<double> sum((size_t)(k.n * k.m * oh * ow), 0.0);
+  int64_t cg = k.c / k.group, mg = k.m / k.group;
+  for (int64_t n = 0; n < k.n; ++n)
+    for (int64_t g = 0; g < k.group; ++g)
+      for (int64_t c = 0; c < cg; ++c)
+        for (int64_t hi = 0; hi < k.h; ++hi)
+          for (int64_t wi = 0; wi < k.w; ++wi) {
+            double v = x.data[(
+                size_t)(((n * k.c + g * cg + c) * k.h + hi) * k.w + wi)];
+            for (int64_t m = 0; m < mg; ++m)
+              for (int64_t r = 0; r < k.kh; ++r)
+                for (int64_t s = 0; s < k.kw; ++s) {
+                  int64_t i = hi * k.sh - k.pt + r * k.dh;
+                  int64_t j = wi * k.sw - k.pl + s * k.dw;
+                  if (i < 0 || i >= oh || j < 0 || j >= ow)
+                    continue;
+                  sum[(size_t)(((n * k.m + g * mg + m) * oh + i) * ow + j)] +=
+                      v * w.data[(size_t)((((g * cg + c) * mg + m) * k.kh + r) *
+                                              k.kw +
+                                          s)];
+                }
+          }
+  std::vector<float> y(sum.size());
+  for (size_t at = 0; at < y.size(); ++at) {
+    int64_t m = (int64_t)at / (oh * ow) % k.m;
+    y[at] = (float)(sum[at] + ((k.flags & ONNXC_DNNL_CONV_BIAS)
+                                   ? (double)bias.data[(size_t)m]
+                                   : 0.0));
+  }
+  return y;
+}
+
+std::string describe(const ConvTransposeCase &k) {
+  char text[220];
+  std::snprintf(text, sizeof text,
+                "ConvTranspose N%lld C%lld %lldx%lld M%lld k%lldx%lld "
+                "s%lld,%lld d%lld,%lld p%lld,%lld,%lld,%lld op%lld,%lld g%lld "
+                "f%d",
+                (long long)k.n, (long long)k.c, (long long)k.h, (long long)k.w,
+                (long long)k.m, (long long)k.kh, (long long)k.kw,
+                (long long)k.sh, (long long)k.sw, (long long)k.dh,
+                (long long)k.dw, (long long)k.pt, (long long)k.pl,
+                (long long)k.pb, (long long)k.pr, (long long)k.oph,
+                (long long)k.opw, (long long)k.group, k.flags);
+  return text;
+}
+
+/// Runs one case on `slot` and checks it; `seed` varies the data. A
+/// constant weight must be given: its pointer is part of the cache key.
+void checkConvTranspose(const ConvTransposeCase &k, Slot &slot, unsigned seed,
+                        Tensor *weights = nullptr) {
+  int64_t oh = transposedSize(k.h, k.kh, k.sh, k.dh, k.pt, k.pb, k.oph);
+  int64_t ow = transposedSize(k.w, k.kw, k.sw, k.dw, k.pl, k.pr, k.opw);
+  Tensor x({k.n, k.c, k.h, k.w}, seed);
+  Tensor fresh({k.c, k.m / k.group, k.kh, k.kw}, seed + 1);
+  Tensor &w = weights ? *weights : fresh;
+  Tensor bias({k.m}, seed + 2);
+  Tensor y({k.n, k.m, oh, ow},
+           std::vector<float>((size_t)(k.n * k.m * oh * ow), NAN));
+  std::vector<float> expected = convTransposeReference(k, x, w, bias, oh, ow);
+  onnxc_unranked_memref *xr = x.memref();
+  int32_t status = _mlir_ciface_onnxc_dnnl_conv_transpose2d_f32(
+      slot.memref(), xr, w.memref(),
+      (k.flags & ONNXC_DNNL_CONV_BIAS) ? bias.memref() : xr, y.memref(),
+      k.flags, k.pt, k.pl, k.sh, k.sw, k.dh, k.dw, k.group);
+  ASSERT_EQ(status, 0) << describe(k);
+  expectNear(y.data, expected, describe(k));
+}
+
+// Constant weights (and any Y of at least 100 pixels per channel) take the
+// layouts oneDNN picks; the others run on plain NCHW with W read in place.
+// clang-format off
+const ConvTransposeCase kConvTransposeCases[] = {
+    // n  c  h  w   m kh kw sh sw dh dw pt pl pb pr op,op g  flags
+    // Stride 2 with a bias.
+    {1,  4, 6, 6,  6, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 0, 0, 1, kBias},
+    {1,  4, 6, 6,  6, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 0, 0, 1, kBias | kConst},
+    // Pads (1, 0, 2, 1) without and with output_padding 1: Y one row and
+    // one column larger.
+    {1,  3, 5, 7,  4, 3, 3, 2, 2, 1, 1, 1, 0, 2, 1, 0, 0, 1, kBias},
+    {1,  3, 5, 7,  4, 3, 3, 2, 2, 1, 1, 1, 0, 2, 1, 1, 1, 1, kBias},
+    {1,  3, 5, 7,  4, 3, 3, 2, 2, 1, 1, 1, 0, 2, 1, 1, 1, 1, kBias | kConst},
+    // output_padding past the end pad: a negative end pad.
+    {1,  2, 4, 4,  3, 2, 2, 2, 2, 1, 1, 0, 0, 0, 0, 1, 1, 1, 0},
+    {1,  5, 3, 4,  2, 3, 3, 3, 3, 1, 1, 0, 0, 0, 0, 2, 1, 1, kBias | kConst},
+    // Dilation 2; different dilations, strides and pads per dim.
+    {1,  3, 5, 6,  4, 3, 3, 1, 1, 2, 2, 1, 1, 1, 1, 0, 0, 1, kBias},
+    {1,  4, 4, 5,  2, 3, 2, 2, 1, 2, 3, 2, 1, 0, 2, 1, 0, 1, kConst},
+    // Groups 2, and 3 groups of 2 input and 3 output channels.
+    {1,  6, 5, 5,  4, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1, 1, 2, kBias},
+    {1,  6, 5, 5,  4, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1, 1, 2, kBias | kConst},
+    {2,  6, 5, 7,  9, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 3, kConst},
+    // Depthwise: 8 channels, 4x4 kernel, stride 2, pad 1.
+    {1,  8, 6, 6,  8, 4, 4, 2, 2, 1, 1, 1, 1, 1, 1, 0, 0, 8, kBias | kConst},
+    {2,  8, 5, 5,  8, 4, 4, 2, 2, 1, 1, 1, 1, 1, 1, 0, 0, 8, kBias},
+    // 1x1 stride 1.
+    {1, 16, 4, 4,  8, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 1, 0},
+    {1, 16, 4, 4,  8, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 1, kBias | kConst},
+    // Odd channel counts: C 3, M 5; C 17, M 33 (padded channel blocks).
+    {1,  3, 7, 7,  5, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1, 1, 1, kBias | kConst},
+    {1,  3, 7, 7,  5, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1, 1, 1, kBias},
+    {1, 17, 8, 8, 33, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1, 1, 1, kBias},
+    // Batch 2.
+    {2,  5, 4, 6,  7, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 0, 0, 1, kBias},
+    {2,  5, 4, 6,  7, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 0, 0, 1, kConst},
+    // A non-square 6x9 image.
+    {1,  4, 6, 9,  3, 3, 5, 1, 2, 1, 1, 1, 2, 1, 2, 0, 1, 1, kBias | kConst},
+    {1,  4, 6, 9,  3, 3, 5, 1, 2, 1, 1, 1, 2, 1, 2, 0, 1, 1, 0},
+    // Stride larger than the kernel: Y's gaps get the bias alone.
+    {1,  2, 3, 3,  3, 2, 2, 3, 3, 1, 1, 0, 0, 0, 0, 0, 0, 1, kBias},
+    // One output pixel.
+    {1,  4, 1, 1,  3, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 1, kBias | kConst},
+};
+// clang-format on
+
+TEST(DnnlConvTranspose, MatchesTheReference) {
+  unsigned seed = 900;
+  for (const ConvTransposeCase &k : kConvTransposeCases) {
+    Slot slot;
+    Tensor w({k.c, k.m / k.group, k.kh, k.kw}, seed);
+    checkConvTranspose(k, slot, seed += 10, &w);
+    checkConvTranspose(k, slot, seed += 10, &w); // cached, W packed once
+  }
+}
+
+TEST(DnnlConvTranspose, OutputPaddingAddsARowAndAColumn) {
+  // The same X and W on one slot, Y without and with output_padding 1:
+  // two entries, the extra row and column only the bias.
+  const ConvTransposeCase &without = kConvTransposeCases[2];
+  const ConvTransposeCase &with = kConvTransposeCases[3];
+  ASSERT_EQ(transposedSize(with.h, with.kh, with.sh, with.dh, with.pt, with.pb,
+                           with.oph),
+            transposedSize(without.h, without.kh, without.sh, without.dh,
+                           without.pt, without.pb, without.oph) +
+                1);
+  Slot slot;
+  for (int round = 0; round < 2; ++round) {
+    checkConvTranspose(without, slot, 40 + round);
+    checkConvTranspose(with, slot, 40 + round);
+  }
+}
+
+TEST(DnnlConvTranspose, ConstantWeightsPerPointer) {
+  // Packed W keyed by its pointer: a second W on the same site gets its
+  // own entry, and the first stays right.
+  for (const ConvTransposeCase *k :
+       {&kConvTransposeCases[1], &kConvTransposeCases[10],
+        &kConvTransposeCases[12]}) {
+    Tensor w1({k->c, k->m / k->group, k->kh, k->kw}, 5),
+        w2({k->c, k->m / k->group, k->kh, k->kw}, 6);
+    Slot slot;
+    for (int round = 0; round < 2; ++round) {
+      checkConvTranspose(*k, slot, 300 + round, &w1);
+      checkConvTranspose(*k, slot, 400 + round, &w2);
+    }
+  }
+}
+
+TEST(DnnlConvTranspose, WeightsNotConstantAreReadEveryCall) {
+  // Without the flag, W at the same pointer with new contents: on the
+  // plain path (W read in place) and where oneDNN picks the layouts (W
+  // reordered per call).
+  for (const ConvTransposeCase *k :
+       {&kConvTransposeCases[5], &kConvTransposeCases[0],
+        &kConvTransposeCases[18]}) {
+    Tensor w({k->c, k->m / k->group, k->kh, k->kw}, 7);
+    Slot slot;
+    for (int round = 0; round < 3; ++round) {
+      w.data = randomVector(w.data.size(), 70 + (unsigned)round);
+      checkConvTranspose(*k, slot, 500 + round, &w);
+    }
+  }
+}
+
+TEST(DnnlConvTranspose, RefusesBadShapes) {
+  Slot slot;
+  // X [1, 2, 4, 4], W [2, 3, 3, 3], stride 2, no pads: 9 rows, up to 10
+  // with output_padding 1.
+  Tensor x({1, 2, 4, 4}, 1), w({2, 3, 3, 3}, 2);
+  auto run = [&](Tensor &y, Tensor &weights, Tensor *bias, int64_t group) {
+    return _mlir_ciface_onnxc_dnnl_conv_transpose2d_f32(
+        slot.memref(), x.memref(), weights.memref(),
+        bias ? bias->memref() : x.memref(), y.memref(), bias ? kBias : 0, 0, 0,
+        2, 2, 1, 1, group);
+  };
+  Tensor largest({1, 3, 10, 10}, std::vector<float>(300, 0.0f));
+  EXPECT_EQ(run(largest, w, nullptr, 1), 0);
+  // One and two rows past what output_padding allows.
+  Tensor tall({1, 3, 11, 10}, std::vector<float>(330, 0.0f));
+  EXPECT_EQ(run(tall, w, nullptr, 1), ONNXC_DNNL_ERROR_SHAPE);
+  Tensor big({1, 3, 12, 12}, std::vector<float>(432, 0.0f));
+  EXPECT_EQ(run(big, w, nullptr, 1), ONNXC_DNNL_ERROR_SHAPE);
+  Tensor y({1, 3, 9, 9}, std::vector<float>(243, 0.0f));
+  Tensor bias4({4}, 3); // Y has 3 channels
+  EXPECT_EQ(run(y, w, &bias4, 1), ONNXC_DNNL_ERROR_SHAPE);
+  Tensor w3({3, 3, 3, 3}, 4); // 3 input channels, X has 2
+  EXPECT_EQ(run(y, w3, nullptr, 1), ONNXC_DNNL_ERROR_SHAPE);
+  // Y's channels not W's M/group times group; a group that does not
+  // divide C.
+  Tensor y4({1, 4, 9, 9}, std::vector<float>(324, 0.0f));
+  EXPECT_EQ(run(y4, w, nullptr, 1), ONNXC_DNNL_ERROR_SHAPE);
+  Tensor x3({1, 3, 4, 4}, 5);
+  EXPECT_EQ(_mlir_ciface_onnxc_dnnl_conv_transpose2d_f32(
+                slot.memref(), x3.memref(), w3.memref(), x3.memref(),
+                y.memref(), 0, 0, 0, 2, 2, 1, 1, 2),
+            ONNXC_DNNL_ERROR_SHAPE);
+  // A stride of 0, the residual flag, a bad slot.
+  EXPECT_EQ(_mlir_ciface_onnxc_dnnl_conv_transpose2d_f32(
+                slot.memref(), x.memref(), w.memref(), x.memref(), y.memref(),
+                0, 0, 0, 0, 2, 1, 1, 1),
+            ONNXC_DNNL_ERROR_SHAPE);
+  EXPECT_EQ(_mlir_ciface_onnxc_dnnl_conv_transpose2d_f32(
+                slot.memref(), x.memref(), w.memref(), x.memref(), y.memref(),
+                kRes, 0, 0, 2, 2, 1, 1, 1),
+            ONNXC_DNNL_ERROR_ARGUMENT);
+  onnxc_unranked_memref badSlot = *x.memref();
+  EXPECT_EQ(_mlir_ciface_onnxc_dnnl_conv_transpose2d_f32(
+                &badSlot, x.memref(), w.memref(), x.memref(), y.memref(), 0, 0,
+                0, 2, 2, 1, 1, 1),
+            ONNXC_DNNL_ERROR_ARGUMENT);
+  for (const Tensor *t : {&tall, &big, &y, &y4})
+    for (float v : t->data)
+      EXPECT_EQ(v, 0.0f);
 }
 
 //===----------------------------------------------------------------------===//
