@@ -958,6 +958,29 @@ EvalStatus evalExpand(Eval &e) {
       gatherElements(e.in(0), *shape, broadcastIndex(e.in(0).shape, *shape)));
 }
 
+/// Where a Quantize/DequantizeLinear's scale (and zero point) applies over
+/// `x`: one value, or one per step of the `axis` attribute. Element i then
+/// takes value (i / inner) % length (inner = length = 1 per tensor); false
+/// when the scale fits neither form.
+bool quantizationAxis(Eval &e, const HostTensor &x, const HostTensor &scale,
+                      int64_t &inner, int64_t &length) {
+  int64_t rank = x.shape.size(), count = scale.getNumElements();
+  auto axisAttr = e.op->getAttrOfType<IntegerAttr>("axis");
+  int64_t axis = axisAttr ? axisAttr.getInt() : 1;
+  axis = axis < 0 ? axis + rank : axis;
+  inner = 1;
+  length = 1;
+  if (count == 1)
+    return true;
+  if (scale.shape.size() != 1 || axis < 0 || axis >= rank ||
+      x.shape[axis] != count)
+    return false;
+  for (int64_t d = axis + 1; d < rank; ++d)
+    inner *= x.shape[d];
+  length = count;
+  return true;
+}
+
 /// QuantizeLinear of a float constant (a weight a quantizer left as float
 /// behind a QuantizeLinear): y = saturate(round(x / scale) + zero_point),
 /// the division in f32 and rounding half to even, as ONNX Runtime's kernel.
@@ -970,20 +993,9 @@ EvalStatus evalQuantizeLinear(Eval &e) {
       (blockSize && blockSize.getInt() != 0))
     return kUnsupported;
   const HostTensor &x = e.in(0), &scale = e.in(1);
-  int64_t rank = x.shape.size(), count = scale.getNumElements();
-  auto axisAttr = e.op->getAttrOfType<IntegerAttr>("axis");
-  int64_t axis = axisAttr ? axisAttr.getInt() : 1;
-  axis = axis < 0 ? axis + rank : axis;
-  // Elements per step of the axis, and the axis's length.
-  int64_t inner = 1, length = 1;
-  if (count != 1) {
-    if (scale.shape.size() != 1 || axis < 0 || axis >= rank ||
-        x.shape[axis] != count)
-      return kUnsupported;
-    for (int64_t d = axis + 1; d < rank; ++d)
-      inner *= x.shape[d];
-    length = count;
-  }
+  int64_t count = scale.getNumElements(), inner, length;
+  if (!quantizationAxis(e, x, scale, inner, length))
+    return kUnsupported;
   bool hasZero = e.has(2);
   if (hasZero && e.in(2).getNumElements() != count)
     return kUnsupported;
@@ -1018,19 +1030,9 @@ EvalStatus evalDequantizeLinear(Eval &e) {
       (blockSize && blockSize.getInt() != 0))
     return kUnsupported;
   const HostTensor &x = e.in(0), &scale = e.in(1);
-  int64_t rank = x.shape.size(), count = scale.getNumElements();
-  auto axisAttr = e.op->getAttrOfType<IntegerAttr>("axis");
-  int64_t axis = axisAttr ? axisAttr.getInt() : 1;
-  axis = axis < 0 ? axis + rank : axis;
-  int64_t inner = 1, length = 1;
-  if (count != 1) {
-    if (scale.shape.size() != 1 || axis < 0 || axis >= rank ||
-        x.shape[axis] != count)
-      return kUnsupported;
-    for (int64_t d = axis + 1; d < rank; ++d)
-      inner *= x.shape[d];
-    length = count;
-  }
+  int64_t count = scale.getNumElements(), inner, length;
+  if (!quantizationAxis(e, x, scale, inner, length))
+    return kUnsupported;
   bool hasZero = e.has(2);
   if (hasZero && e.in(2).getNumElements() != count)
     return kUnsupported;
