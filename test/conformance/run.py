@@ -9,7 +9,8 @@ release; run.py brings the data folder up to date first):
    symbolic dim of its own, as a user's exported model leaves them, and the
    test data then fixes them at run time). Artifacts
    are cached in --cache under a hash of the model bytes, the onnxc binary's
-   and the cpu runtime archive's mtime and size, and the compile arguments;
+   and the runtime archives' (cpu, dnnl) mtime and size, and the compile
+   arguments;
    compile errors are cached the same way (timeouts are not). Each onnxc
    build gets a subfolder; those of builds unused for 3 days are removed.
    Every run writes its per-test results to CACHE/last-run.json.
@@ -257,17 +258,20 @@ def _file_identity(path):
 
 def toolchain_identity(onnxc):
     """What the artifacts depend on besides the model: the onnxc binary and
-    the cpu runtime archive it links into every artifact."""
+    the runtime archives it links into artifacts (the cpu's into every one,
+    the dnnl target's into those with dnnl partitions)."""
     parts = [_file_identity(onnxc)]
     tools = os.path.dirname(os.path.dirname(os.path.realpath(onnxc)))
-    for candidate in (os.path.join(os.environ.get("ONNXC_RUNTIME_DIR", "/nonexistent"),
-                                   "libonnxc_rt_cpu.a"),
-                      os.path.join(tools, "lib", "onnxc", "libonnxc_rt_cpu.a"),
-                      os.path.join(os.path.dirname(tools), "runtime", "cpu",
-                                   "libonnxc_rt_cpu.a")):
-        if os.path.exists(candidate):
-            parts.append(_file_identity(candidate))
-            break
+    for target in ("cpu", "dnnl"):
+        archive = f"libonnxc_rt_{target}.a"
+        for candidate in (os.path.join(os.environ.get("ONNXC_RUNTIME_DIR",
+                                                      "/nonexistent"), archive),
+                          os.path.join(tools, "lib", "onnxc", archive),
+                          os.path.join(os.path.dirname(tools), "runtime",
+                                       target, archive)):
+            if os.path.exists(candidate):
+                parts.append(_file_identity(candidate))
+                break
     return "\n".join(parts)
 
 
