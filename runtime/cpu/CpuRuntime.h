@@ -341,6 +341,11 @@ int onnxc_rt_take_shape_error(char *message, size_t size);
 /* 1 when the calling thread has an error recorded: runtime/cuda skips the
  * device work of a run that already failed. */
 int onnxc_rt_shape_error_pending(void);
+/* What a target library (runtime/dnnl) says about the call that is about to
+ * fail on the calling thread (static storage); the next
+ * ONNXC_SHAPE_ERROR_LIBRARY_CALL's message is it instead of the status
+ * number. */
+void onnxc_rt_library_message(const char *text);
 
 #ifdef __cplusplus
 } /* extern "C" */

@@ -27,6 +27,10 @@ typedef struct shape_error {
 } shape_error;
 
 static _Thread_local shape_error current;
+/* The library's words for its failing call (onnxc_rt_library_message). */
+static _Thread_local const char *library_message;
+
+void onnxc_rt_library_message(const char *text) { library_message = text; }
 
 void onnxc_rt_shape_error(const char *node, int32_t kind, int64_t a,
                           int64_t b) {
@@ -39,7 +43,10 @@ void onnxc_rt_shape_error(const char *node, int32_t kind, int64_t a,
   current.set = 1;
 }
 
-void onnxc_rt_clear_shape_error(void) { current.set = 0; }
+void onnxc_rt_clear_shape_error(void) {
+  current.set = 0;
+  library_message = NULL;
+}
 
 int onnxc_rt_shape_error_pending(void) { return current.set; }
 
@@ -61,12 +68,9 @@ int onnxc_rt_take_shape_error(char *message, size_t size) {
              node, (long long)current.a, (long long)current.b);
     break;
   case ONNXC_SHAPE_ERROR_LIBRARY_CALL:
-    if (current.a == 105) { /* ONNXC_DNNL_ERROR_NO_VNNI (DnnlRuntime.h) */
-      snprintf(message, size,
-               "node '%s': oneDNN's int8 convolution is exact only on CPUs "
-               "with VNNI (AVX512-VNNI or AVX-VNNI), which this one lacks; "
-               "compile the model without --targets dnnl to run it here",
-               node);
+    if (library_message) {
+      snprintf(message, size, "node '%s': %s", node, library_message);
+      library_message = NULL;
       break;
     }
     snprintf(message, size,

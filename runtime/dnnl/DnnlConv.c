@@ -138,8 +138,8 @@ static dnnl_status_t conv_pd(const void *context, dnnl_primitive_attr_t attr,
    * may any where the layouts are chosen (it is then reordered per call),
    * but a ConvTranspose's: the engine reorders from row-major, and its W
    * is not (it stays as given, see weights_reordered). */
-  if (s == dnnl_success && ((op->flags & ONNXC_DNNL_CONV_CONST_WEIGHTS) ||
-                            weights_reordered(op)))
+  if (s == dnnl_success &&
+      ((op->flags & ONNXC_DNNL_CONV_CONST_WEIGHTS) || weights_reordered(op)))
     s = dnnl_memory_desc_init_by_tag(&weights, op->w_rank, op->w, op->w_type,
                                      dnnl_format_tag_any);
   else if (s == dnnl_success)
@@ -287,6 +287,25 @@ static int32_t conv_arguments(onnxc_dnnl_request *request, const conv_op *op,
   return 0;
 }
 
+/* Finds or creates the primitive of `op` on the slot and runs it (the
+ * residual, when flagged, starts in Y). */
+static int32_t run_conv(onnxc_unranked_memref *slot, const conv_op *op,
+                        const onnxc_dnnl_tensor *x, const onnxc_dnnl_tensor *w,
+                        const onnxc_dnnl_tensor *bias,
+                        const onnxc_dnnl_tensor *residual,
+                        const onnxc_dnnl_tensor *y) {
+  onnxc_dnnl_request request = {
+      .create_pd = conv_pd, .op = op, .packed_arg = -1};
+  void *handles[4];
+  if (!conv_key(&request.key, op, w))
+    return ONNXC_DNNL_ERROR_UNSUPPORTED;
+  int32_t status =
+      conv_arguments(&request, op, x, w, bias, residual, y, handles);
+  if (status != 0)
+    return status;
+  return onnxc_dnnl_run(slot, &request, handles);
+}
+
 int32_t _mlir_ciface_onnxc_dnnl_conv2d_f32(
     onnxc_unranked_memref *slot, onnxc_unranked_memref *x_ref,
     onnxc_unranked_memref *w_ref, onnxc_unranked_memref *bias_ref,
@@ -325,16 +344,7 @@ int32_t _mlir_ciface_onnxc_dnnl_conv2d_f32(
   if (status != 0)
     return status;
   op.chosen = choose_layouts(&op);
-
-  onnxc_dnnl_request request = {
-      .create_pd = conv_pd, .op = &op, .packed_arg = -1};
-  void *handles[4];
-  if (!conv_key(&request.key, &op, &w))
-    return ONNXC_DNNL_ERROR_UNSUPPORTED;
-  status = conv_arguments(&request, &op, &x, &w, &bias, &residual, &y, handles);
-  if (status != 0)
-    return status;
-  return onnxc_dnnl_run(slot, &request, handles);
+  return run_conv(slot, &op, &x, &w, &bias, &residual, &y);
 }
 
 /*===----------------------------------------------------------------------===*
@@ -415,15 +425,7 @@ int32_t _mlir_ciface_onnxc_dnnl_conv_transpose2d_f32(
   if (status != 0)
     return status;
   op.chosen = choose_layouts(&op);
-  onnxc_dnnl_request request = {
-      .create_pd = conv_pd, .op = &op, .packed_arg = -1};
-  void *handles[4];
-  if (!conv_key(&request.key, &op, &w))
-    return ONNXC_DNNL_ERROR_UNSUPPORTED;
-  status = conv_arguments(&request, &op, &x, &w, &bias, &bias, &y, handles);
-  if (status != 0)
-    return status;
-  return onnxc_dnnl_run(slot, &request, handles);
+  return run_conv(slot, &op, &x, &w, &bias, &bias, &y);
 }
 
 /*===----------------------------------------------------------------------===*
@@ -468,8 +470,9 @@ int32_t _mlir_ciface_onnxc_dnnl_qlinear_conv2d(
     return ONNXC_DNNL_ERROR_SHAPE;
   if (has_bias && bias.size[0] != y.size[1])
     return ONNXC_DNNL_ERROR_SHAPE;
-  if (!onnxc_dnnl_has_vnni())
-    return ONNXC_DNNL_ERROR_NO_VNNI;
+  int32_t vnni = onnxc_dnnl_require_vnni();
+  if (vnni != 0)
+    return vnni;
   if (!onnxc_dnnl_zero_weights(w_zero, flags & ONNXC_DNNL_QCONV_W_ZERO,
                                w.size[0]))
     return ONNXC_DNNL_ERROR_UNSUPPORTED;
@@ -508,15 +511,8 @@ int32_t _mlir_ciface_onnxc_dnnl_qlinear_conv2d(
                                 &op.num_scales))
     status = ONNXC_DNNL_ERROR_SHAPE;
   op.scales = scales;
-  onnxc_dnnl_request request = {
-      .create_pd = conv_pd, .op = &op, .packed_arg = -1};
-  void *handles[4];
-  if (status == 0 && !conv_key(&request.key, &op, &w))
-    status = ONNXC_DNNL_ERROR_UNSUPPORTED;
   if (status == 0)
-    status = conv_arguments(&request, &op, &x, &w, &bias, &bias, &y, handles);
-  if (status == 0)
-    status = onnxc_dnnl_run(slot, &request, handles);
+    status = run_conv(slot, &op, &x, &w, &bias, &bias, &y);
   if (scales != stack_scales)
     free(scales);
   return status;

@@ -63,11 +63,12 @@ int onnxc_dnnl_output_scales(const onnxc_unranked_memref *x_scale,
                              const onnxc_unranked_memref *w_scale,
                              const onnxc_unranked_memref *y_scale,
                              int64_t channels, float *scales, int *count);
-/* Whether oneDNN runs VNNI kernels here: without them its int8 kernels add
- * u8 x s8 pairs in saturating 16 bits, which full-range weights overflow
- * (oneDNN documents 7-bit weights for such CPUs), so the glue refuses them
- * (ONNXC_DNNL_ERROR_NO_VNNI). */
-int onnxc_dnnl_has_vnni(void);
+/* 0 when oneDNN runs VNNI kernels here; else ONNXC_DNNL_ERROR_NO_VNNI,
+ * with the run's message saying why (onnxc_rt_library_message): without
+ * VNNI its int8 kernels add u8 x s8 pairs in saturating 16 bits, which
+ * full-range weights overflow (oneDNN documents 7-bit weights for such
+ * CPUs). */
+int32_t onnxc_dnnl_require_vnni(void);
 
 /* Everything a cached primitive depends on, as integers, and as bytes of
  * any length (`extra`, such as per-channel scales; NULL: none), which the

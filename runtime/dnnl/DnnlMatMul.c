@@ -276,8 +276,9 @@ int32_t _mlir_ciface_onnxc_dnnl_qlinear_matmul(
     return ONNXC_DNNL_ERROR_SHAPE;
   if (y.rank > DNNL_MAX_NDIMS)
     return ONNXC_DNNL_ERROR_UNSUPPORTED;
-  if (!onnxc_dnnl_has_vnni())
-    return ONNXC_DNNL_ERROR_NO_VNNI;
+  int32_t vnni = onnxc_dnnl_require_vnni();
+  if (vnni != 0)
+    return vnni;
   int64_t columns = y.size[y.rank - 1];
   if (!onnxc_dnnl_zero_weights(b_zero_ref, flags & ONNXC_DNNL_QMATMUL_B_ZERO,
                                columns))

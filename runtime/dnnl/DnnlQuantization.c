@@ -52,14 +52,18 @@ int onnxc_dnnl_output_scales(const onnxc_unranked_memref *x_ref,
   return 1;
 }
 
-int onnxc_dnnl_has_vnni(void) {
+int32_t onnxc_dnnl_require_vnni(void) {
   switch (dnnl_get_effective_cpu_isa()) {
   case dnnl_cpu_isa_avx512_core_vnni:
   case dnnl_cpu_isa_avx512_core_bf16:
   case dnnl_cpu_isa_avx512_core_amx:
   case dnnl_cpu_isa_avx2_vnni:
-    return 1;
-  default:
     return 0;
+  default:
+    onnxc_rt_library_message(
+        "oneDNN's int8 kernels are exact only on CPUs with VNNI "
+        "(AVX512-VNNI or AVX-VNNI), which this one lacks; compile the "
+        "model without --targets dnnl to run it here");
+    return ONNXC_DNNL_ERROR_NO_VNNI;
   }
 }
