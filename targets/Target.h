@@ -33,6 +33,7 @@
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -86,11 +87,16 @@ struct LoweringOptions {
   std::string triple;
   /// How onnxc was started, to find runtime libraries next to it.
   const char *argv0 = "onnxc";
-  /// --cuda-arch: the GPU architecture the cuda target compiles for.
-  std::string cudaArch = "sm_90";
-  /// --gpu-math tf32: f32 products on the GPU may round their inputs to
-  /// TF32 (10-bit mantissa) for the tensor cores.
-  bool gpuTf32 = false;
+  /// Options meant for one target (`cuda-arch`, `gpu-math`), by name: the
+  /// driver passes them through and each target reads its own.
+  std::map<std::string, std::string> targetOptions;
+
+  /// The value of target option `name`, or `fallback` when not given.
+  llvm::StringRef targetOption(llvm::StringRef name,
+                               llvm::StringRef fallback) const {
+    auto it = targetOptions.find(name.str());
+    return it == targetOptions.end() ? fallback : llvm::StringRef(it->second);
+  }
 };
 
 /// What a target puts into a shared-library artifact.

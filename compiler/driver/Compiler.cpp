@@ -785,8 +785,7 @@ bool compileModel(const CompilerOptions &options) {
   lowering.profile = options.profile;
   lowering.machine = machine->get();
   lowering.triple = options.triple;
-  lowering.cudaArch = options.cudaArch;
-  lowering.gpuTf32 = options.gpuTf32;
+  lowering.targetOptions = options.targetOptions;
   lowering.argv0 = options.argv0;
   // A shared library needs every runtime now; an object file's header
   // names them when they are found.

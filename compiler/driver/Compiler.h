@@ -32,10 +32,9 @@ struct CompilerOptions {
   // --targets, in priority order; the host target (cpu) is always the
   // implicit last.
   std::vector<std::string> targets;
-  // --cuda-arch: what the cuda target compiles kernels for.
-  std::string cudaArch = "sm_90";
-  // --gpu-math tf32|fp32: whether GPU f32 products may use TF32.
-  bool gpuTf32 = false;
+  // Options meant for one target, by name (--cuda-arch: "cuda-arch"),
+  // handed to the targets as they are (LoweringOptions::targetOptions).
+  std::map<std::string, std::string> targetOptions;
   // A status line on stderr while compiling (only shown on a terminal;
   // off with --quiet).
   bool progress = false;

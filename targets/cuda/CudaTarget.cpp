@@ -127,11 +127,17 @@ public:
           llvm::inconvertibleErrorCode(),
           "--emit static cannot use it: device memory is allocated while "
           "the graph runs (compile without --targets cuda)");
-    if (!llvm::StringRef(options.cudaArch).starts_with("sm_"))
+    llvm::StringRef arch = options.targetOption("cuda-arch", kDefaultArch);
+    if (!arch.starts_with("sm_"))
       return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                      "--cuda-arch '%s' is not of the form "
                                      "sm_XY (e.g. sm_90)",
-                                     options.cudaArch.c_str());
+                                     arch.str().c_str());
+    llvm::StringRef math = options.targetOption("gpu-math", "fp32");
+    if (math != "fp32" && math != "tf32")
+      return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                     "--gpu-math '%s' is not fp32 or tf32",
+                                     math.str().c_str());
     return llvm::Error::success();
   }
 

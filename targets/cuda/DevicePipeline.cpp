@@ -189,7 +189,8 @@ void buildDevicePipeline(OpPassManager &pm, const LoweringOptions &options) {
   pm.addPass(bufferization::createOneShotBufferizePass(bufferization));
   pm.addPass(createBufferizationToMemRefPass());
   pm.addPass(createCanonicalizerPass());
-  pm.addPass(createDeviceBuffersPass(options.gpuTf32 ? kAllowTf32 : 0));
+  bool tf32 = options.targetOption("gpu-math", "fp32") == "tf32";
+  pm.addPass(createDeviceBuffersPass(tf32 ? kAllowTf32 : 0));
 
   // Loop nests -> kernels.
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
@@ -203,7 +204,7 @@ void buildDevicePipeline(OpPassManager &pm, const LoweringOptions &options) {
 
   std::string toolkit = findCudaToolkit();
   GpuNVVMAttachTargetOptions attach;
-  attach.chip = options.cudaArch;
+  attach.chip = options.targetOption("cuda-arch", kDefaultArch).str();
   attach.features = "+ptx80";
   attach.optLevel = 3;
   std::string libdevice = libdevicePath(toolkit);

@@ -18,6 +18,10 @@ class Module;
 
 namespace onnxc::cuda {
 
+/// The GPU architecture kernels are compiled for without --cuda-arch (the
+/// H200 the project can borrow).
+inline constexpr const char *kDefaultArch = "sm_90";
+
 /// Moves the cuda partitions of `module` into a device module, leaves the
 /// host graph calling them on host buffers, and lowers the device module to
 /// LLVM IR (host code with the kernels' binary embedded). Null when

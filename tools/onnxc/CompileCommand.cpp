@@ -47,8 +47,8 @@ int runCompile(const CompileOptions &opts) {
   options.cpu = opts.mcpu;
   options.headerPath = opts.header;
   options.name = opts.name;
-  options.cudaArch = opts.cudaArch;
-  options.gpuTf32 = opts.gpuMath == "tf32";
+  options.targetOptions["cuda-arch"] = opts.cudaArch;
+  options.targetOptions["gpu-math"] = opts.gpuMath;
   options.progress = !opts.quiet;
   if (!opts.targets.empty()) {
     llvm::SmallVector<llvm::StringRef> names;
