@@ -65,11 +65,18 @@ static Expected<TensorMeta> tensorMetaOf(mlir::Type type,
   if (meta.name.empty())
     meta.name = (what + Twine(index)).str();
   auto tensorType = llvm::dyn_cast<mlir::RankedTensorType>(type);
-  if (!tensorType)
+  if (!tensorType) {
+    // Shape inference notes where the rank was lost.
+    std::string where;
+    if (attrs)
+      if (auto note = attrs.getAs<mlir::StringAttr>("onnxc.rank_lost_at"))
+        where = ": " + note.str();
     return createStringError(inconvertibleErrorCode(),
                              "%s '%s' has no ranked tensor type (rank "
-                             "unknown after shape inference)",
-                             what.str().c_str(), meta.name.c_str());
+                             "unknown after shape inference)%s",
+                             what.str().c_str(), meta.name.c_str(),
+                             where.c_str());
+  }
   meta.dtype = dtypeOf(tensorType.getElementType());
   if (meta.dtype == ONNXC_DTYPE_UNDEFINED)
     return createStringError(inconvertibleErrorCode(),

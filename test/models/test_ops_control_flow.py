@@ -60,9 +60,11 @@ def test_if_branches_of_different_shapes(cond):
                           "y": uniform(5)})
 
 
-def loop_model(with_trip_count, with_cond, state_type=F):
+def loop_model(with_trip_count, with_cond, state_type=F, counter_shape=()):
     """Loop: state += x * iteration; scan output state; the body's condition
-    is iteration < limit."""
+    is iteration < limit. counter_shape: the declared shape of the iteration
+    number, M and the conditions ([1] as paddle2onnx writes them)."""
+    counter = list(counter_shape)
     body = helper.make_graph(
         [const("one", np.array(1, np.int64)),
          helper.make_node("Cast", ["i"], ["fi"], to=state_type),
@@ -72,17 +74,18 @@ def loop_model(with_trip_count, with_cond, state_type=F):
          helper.make_node("Less", ["next", "limit"], ["c_out"]),
          helper.make_node("Identity", ["s_out"], ["row"])],
         "body",
-        [value("i", I64, []), value("c", B, []), value("s", state_type, None)],
-        [value("c_out", B, []), value("s_out", state_type, None),
+        [value("i", I64, counter), value("c", B, counter),
+         value("s", state_type, None)],
+        [value("c_out", B, counter), value("s_out", state_type, None),
          value("row", state_type, None)])
     inputs = [value("x", state_type, ["n"]), value("s0", state_type, ["n"]),
               value("limit", I64, [])]
     names = ["", "", "s0"]
     if with_trip_count:
-        inputs.append(value("m", I64, []))
+        inputs.append(value("m", I64, counter))
         names[0] = "m"
     if with_cond:
-        inputs.append(value("c0", B, []))
+        inputs.append(value("c0", B, counter))
         names[1] = "c0"
     return model([helper.make_node("Loop", names, ["s_final", "rows"],
                                    body=body)],
@@ -112,6 +115,14 @@ def test_loop_while_without_trip_count():
     feeds = {"x": uniform(2), "s0": uniform(2), "limit": np.array(5),
              "c0": np.array(True)}
     check_against_ort(loop_model(False, True), feeds)
+
+
+def test_loop_counters_of_shape_one():
+    # paddle2onnx declares the iteration number and conditions [1] (PP-
+    # Structure's table decoder); ONNX Runtime takes any one-element tensor.
+    feeds = {"x": uniform(3), "s0": uniform(3), "limit": np.array(5),
+             "m": np.array([7], np.int64), "c0": np.array([True])}
+    check_against_ort(loop_model(True, True, counter_shape=[1]), feeds)
 
 
 def test_loop_unsigned_state():

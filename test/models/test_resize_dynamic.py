@@ -84,3 +84,47 @@ def test_antialias_with_dynamic_dims_names_the_fix():
     with tempfile.TemporaryDirectory() as tmp:
         with pytest.raises(AssertionError, match="--shape"):
             compile_model(model, tmp)
+
+
+@pytest.mark.parametrize("mode", ["nearest", "linear"])
+def test_sizes_taken_from_another_tensor_at_run_time(mode):
+    """An FPN/U-Net neck resizes a map to its skip connection's size:
+    sizes = Concat(Shape(x)[:2], Shape(skip)[2:]) through int32 casts, as
+    paddle2onnx writes it (PP-Structure's table model). The output dims are
+    then only known at run time, and the given sizes are used as they are
+    (stretch)."""
+    def ints(name, values):
+        return numpy_helper.from_array(np.array(values, np.int64), name)
+    nodes = [
+        helper.make_node("Shape", ["x"], ["x_shape"]),
+        helper.make_node("Slice", ["x_shape", "zero", "two"], ["nc"]),
+        helper.make_node("Shape", ["skip"], ["skip_shape"]),
+        helper.make_node("Cast", ["skip_shape"], ["skip_shape32"],
+                         to=TensorProto.INT32),
+        helper.make_node("Slice", ["skip_shape32", "two", "four"], ["hw32"]),
+        helper.make_node("Cast", ["hw32"], ["hw"], to=TensorProto.INT64),
+        helper.make_node("Concat", ["nc", "hw"], ["sizes"], axis=0),
+        helper.make_node("Resize", ["x", "", "", "sizes"], ["y"], mode=mode,
+                         coordinate_transformation_mode="asymmetric"),
+    ]
+    graph = helper.make_graph(
+        nodes, "resize_to_skip",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT,
+                                       ["n", 4, "h", "w"]),
+         helper.make_tensor_value_info("skip", TensorProto.FLOAT,
+                                       ["n", 2, "h2", "w2"])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+        [ints("zero", [0]), ints("two", [2]), ints("four", [4])])
+    model = helper.make_model(graph,
+                              opset_imports=[helper.make_opsetid("", 13)])
+    with tempfile.TemporaryDirectory() as tmp:
+        artifact = Artifact(compile_model(model, tmp))
+        for (h, w), (h2, w2) in [((4, 5), (8, 10)), ((3, 3), (7, 5)),
+                                 ((6, 4), (3, 2))]:
+            feeds = {"x": RNG.standard_normal((1, 4, h, w)).astype(np.float32),
+                     "skip": RNG.standard_normal((1, 2, h2, w2))
+                     .astype(np.float32)}
+            got = artifact.run(feeds)[0]
+            want = run_ort(model, feeds)[0]
+            assert got.shape == want.shape == (1, 4, h2, w2)
+            assert max_relative_error(got, want) < 1e-5, (h2, w2)

@@ -348,6 +348,46 @@ namespace onnxc {
 namespace {
 using namespace onnxc::shape;
 
+bool isUnranked(Type type) {
+  return llvm::isa<onnx::UnknownType, UnrankedTensorType>(type);
+}
+
+/// The node an unranked `value` lost its rank at: going back through
+/// unranked operands, the first op whose operands all have ranks.
+Operation *rankLossOrigin(Value value) {
+  Operation *op = value.getDefiningOp();
+  while (op) {
+    auto unranked = llvm::find_if(op->getOperands(), [](Value operand) {
+      return isUnranked(operand.getType()) && operand.getDefiningOp();
+    });
+    if (unranked == op->getOperands().end())
+      return op;
+    op = (*unranked).getDefiningOp();
+  }
+  return nullptr;
+}
+
+/// What the artifact's error says of an output whose rank is unknown:
+/// where it was lost, and for an If, the usual cause and its fix.
+std::string rankLossNote(Operation *origin) {
+  std::string name;
+  Location loc = origin->getLoc();
+  if (auto fused = llvm::dyn_cast<FusedLoc>(loc))
+    if (!fused.getLocations().empty())
+      loc = fused.getLocations().front();
+  if (auto named = llvm::dyn_cast<NameLoc>(loc))
+    name = named.getName().str();
+  std::string op = origin->getName().stripDialect().str();
+  std::string where = name.empty() ? "an unnamed " + op + " node"
+                                   : "node '" + name + "' (" + op + ")";
+  if (llvm::isa<onnx::IfOp>(origin))
+    return where + " chooses between branches whose outputs have different "
+                   "ranks on a condition known only at run time; fixing the "
+                   "inputs' dims with --shape NAME=DIMS can decide it when "
+                   "compiling";
+  return "the rank is lost at " + where;
+}
+
 struct ShapeInferencePass : impl::OnnxShapeInferenceBase<ShapeInferencePass> {
   void runOnOperation() override {
     func::FuncOp func = getOperation();
@@ -385,16 +425,36 @@ struct ShapeInferencePass : impl::OnnxShapeInferenceBase<ShapeInferencePass> {
           auto nameAttr = func.getResultAttrOfType<StringAttr>(i, "onnxc.name");
           std::string name =
               nameAttr ? nameAttr.getValue().str() : "#" + std::to_string(i);
-          InFlightDiagnostic diag = def ? def->emitError() : func.emitError();
+          // Exporters write stale output shapes (ddddocr's OCR model
+          // declares [1, T] for a [T, 1, C] result); ONNX Runtime runs
+          // such models and warns, so the inferred shape wins. Another
+          // element type is a real contradiction.
+          bool sameElements =
+              inferred.getElementType() == declared.getElementType();
+          InFlightDiagnostic diag =
+              sameElements ? (def ? def->emitWarning() : func.emitWarning())
+                           : (def ? def->emitError() : func.emitError());
           diag << "graph output '" << name << "' has inferred type " << inferred
                << ", incompatible with its declared type " << declared;
-          return failure();
+          if (!sameElements)
+            return failure();
+          diag << "; the inferred shape is used";
+          // Said once: inference runs again after later passes.
+          func.removeResultAttr(
+              i, StringAttr::get(func.getContext(), "onnxc.declared_type"));
+          resultTypes.push_back(value.getType());
+          continue;
         }
         // Only an op result can be refined in place; a graph input returned
         // as an output keeps its own type.
         if (llvm::isa<OpResult>(value))
           value.setType(merged);
       }
+      if (!inferred)
+        if (Operation *origin = rankLossOrigin(value))
+          func.setResultAttr(
+              i, "onnxc.rank_lost_at",
+              StringAttr::get(func.getContext(), rankLossNote(origin)));
       resultTypes.push_back(value.getType());
     }
     func.setType(FunctionType::get(func.getContext(), func.getArgumentTypes(),

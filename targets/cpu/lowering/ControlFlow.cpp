@@ -47,10 +47,17 @@ bool isOneElementInteger(Value value, unsigned bits) {
          type.getElementType().isInteger(bits);
 }
 
-/// A 0-D tensor holding `scalar`.
-Value scalarTensor(OpBuilder &b, Location loc, Value scalar) {
-  return b.create<tensor::FromElementsOp>(
-      loc, RankedTensorType::get({}, scalar.getType()), scalar);
+/// A tensor of the one-element `type` ([], [1], [1, 1]...) holding
+/// `scalar`.
+Value oneElementTensor(OpBuilder &b, Location loc, Value scalar,
+                       RankedTensorType type) {
+  return b.create<tensor::FromElementsOp>(loc, type, scalar);
+}
+
+/// Whether `type` holds one integer of `bits` bits, whatever its rank.
+bool isOneElementIntegerType(RankedTensorType type, unsigned bits) {
+  return type.hasStaticShape() && type.getNumElements() == 1 &&
+         type.getElementType().isInteger(bits);
 }
 
 /// The most general of `types`, all ranked tensors of one element type and
@@ -300,10 +307,13 @@ struct LoopLowering : OpConversionPattern<onnx::LoopOp> {
         yieldedTypes(converter, yield);
     if (failed(argTypes) || failed(bodyTypes))
       return rewriter.notifyMatchFailure(op, "a body value is not a tensor");
-    if ((*argTypes)[0].getRank() != 0 || (*argTypes)[1].getRank() != 0 ||
+    // paddle2onnx declares them [1] where ONNX says scalars; ONNX Runtime
+    // takes any one-element tensor, and so do we.
+    if (!isOneElementIntegerType((*argTypes)[0], 64) ||
+        !isOneElementIntegerType((*argTypes)[1], 1) ||
         !isOneElementInteger(yield.getValues()[0], 1))
       return op.emitError() << "the iteration number and the conditions "
-                               "must be scalars";
+                               "must be one-element tensors (int64, bool)";
 
     // Loop-carried values take the most general of the types they pass
     // through; scan outputs are buffers of rows.
@@ -363,8 +373,9 @@ struct LoopLowering : OpConversionPattern<onnx::LoopOp> {
     Block *after = rewriter.createBlock(&whileOp.getAfter(), {}, carried, locs);
     Value iteration = after->getArgument(0);
     SmallVector<Value> bodyArgs = {
-        scalarTensor(rewriter, loc, iteration),
-        scalarTensor(rewriter, loc, after->getArgument(1))};
+        oneElementTensor(rewriter, loc, iteration, (*argTypes)[0]),
+        oneElementTensor(rewriter, loc, after->getArgument(1),
+                         (*argTypes)[1])};
     for (unsigned j = 0; j < numStates; ++j)
       bodyArgs.push_back(after->getArgument(2 + j));
     ValueRange results =

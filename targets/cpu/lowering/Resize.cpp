@@ -265,8 +265,8 @@ int64_t givenLength(Value v) {
 }
 
 /// The output size of a resized axis of input size `in` that shape
-/// inference left dynamic, as ONNX defines it: the given size (`given`,
-/// stretch policy) or round(in * scale) under another policy; else
+/// inference left dynamic, as ONNX defines it: the given size (`given`, an
+/// i64, stretch policy) or round(in * scale) under another policy; else
 /// floor(in * scale) (under tf_crop_and_resize too, as ONNX Runtime).
 Value outputSize(OpBuilder &b, Location loc, OpFoldResult in, Value scale,
                  Value given, StringRef policy) {
@@ -353,11 +353,11 @@ struct ResizeLowering : OpConversionPattern<onnx::ResizeOp> {
       for (auto [i, axis] : llvm::enumerate(axes)) {
         Value size = rewriter.create<tensor::ExtractOp>(
             loc, sizes, indexConst(rewriter, loc, i));
-        size =
-            rewriter.create<arith::SIToFPOp>(loc, rewriter.getF64Type(), size);
         givenSizes.push_back(size);
+        Value sizeF64 =
+            rewriter.create<arith::SIToFPOp>(loc, rewriter.getF64Type(), size);
         axisScales.push_back(
-            m.div(size, indexToF64(rewriter, loc, inSizes[axis])));
+            m.div(sizeF64, indexToF64(rewriter, loc, inSizes[axis])));
       }
       if (policy != "stretch") {
         Value scale = axisScales[0];
