@@ -157,10 +157,10 @@ int32_t _mlir_ciface_onnxc_rt_matmul_integer_packed(
 
 /* ONNX QLinearMatMul the same way: Y (u8, or s8 with Y_SIGNED) =
  * saturate(round(sums * a_scale * b_scale[j] / y_scale) + y_zero), the
- * multiplier rounded to f32 at each step and applied in f64 (the ONNX
- * reference). a_scale, y_scale and the zero points of A and Y have one
- * element; b_scale and B's zero point one or N. flags: the A_SIGNED /
- * B_SIGNED bits above, and: */
+ * multiplier and the product in f32 as ONNX Runtime computes them
+ * (onnxc_requantize in kernels/QGemm.h). a_scale, y_scale and the zero points
+ * of A and Y have one element; b_scale and B's zero point one or N. flags: the
+ * A_SIGNED / B_SIGNED bits above, and: */
 enum { ONNXC_QLINEAR_MATMUL_Y_SIGNED = 16 };
 int32_t _mlir_ciface_onnxc_rt_qlinear_matmul(
     onnxc_unranked_memref *a, onnxc_unranked_memref *a_scale,
@@ -194,8 +194,8 @@ void _mlir_ciface_onnxc_rt_conv2d_f32(
  * C/group, kH, kW] into Y [N, M, OH, OW] through the int8 GEMM: X to
  * pixel-major rows, windows gathered per pixel block, W packed once into
  * `slot` per group, then y = saturate(round((acc + bias) * multiplier[m]) +
- * y_zero) with multiplier = x_scale * w_scale[m] / y_scale rounded to f32
- * at each step, as the ONNX reference does. Scales are f32 memrefs of one
+ * y_zero) with multiplier = x_scale * w_scale[m] / y_scale, multiplier and
+ * product in f32 as ONNX Runtime computes them. Scales are f32 memrefs of one
  * element (w_scale: one or M), zero points 8-bit (w_zero: one or M), bias
  * int32 [M] when flagged. The end pads follow from Y's size. Returns
  * ONNXC_KERNEL_OK, or an ONNXC_KERNEL_* (geometry that disagrees, no

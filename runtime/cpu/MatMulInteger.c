@@ -39,11 +39,11 @@ static int32_t zero_point(const onnxc_byte_view *v, int64_t index,
 }
 
 /* QLinearMatMul's requantization: per column of Y, the multiplier
- * a_scale * b_scale[j] / y_scale (rounded to f32 at each step, as the ONNX
- * reference) as a double; and Y's zero point and signedness. */
+ * a_scale * b_scale[j] / y_scale (in f32, as ONNX Runtime computes it);
+ * and Y's zero point and signedness. */
 typedef struct requantization {
-  const double *scale;     /* [N] */
-  const double *zero_bias; /* [N] zeros: QLinearMatMul has no bias */
+  const float *scale;       /* [N] */
+  const int32_t *zero_bias; /* [N] zeros: QLinearMatMul has no bias */
   int32_t y_zero;
   int y_signed;
 } requantization;
@@ -183,10 +183,14 @@ int32_t _mlir_ciface_onnxc_rt_qlinear_matmul(
       !onnxc_read_byte_view(y_zero_point, 1, &y_zero) || count(&y_zero) != 1)
     return ONNXC_KERNEL_BAD_OPERANDS;
   int64_t n = b_view.size[1];
-  double *scales = malloc((size_t)(n ? n : 1) * 2 * sizeof(double));
-  if (!scales)
+  float *scales = malloc((size_t)(n ? n : 1) * sizeof(float));
+  int32_t *zeros = calloc((size_t)(n ? n : 1), sizeof(int32_t));
+  if (!scales || !zeros) {
+    free(scales);
+    free(zeros);
     return ONNXC_KERNEL_OUT_OF_MEMORY;
-  requantization rq = {scales, scales + n, 0,
+  }
+  requantization rq = {scales, zeros, 0,
                        (flags & ONNXC_QLINEAR_MATMUL_Y_SIGNED) != 0};
   rq.y_zero = zero_point(&y_zero, 0, rq.y_signed);
   int32_t status = ONNXC_KERNEL_OK;
@@ -196,7 +200,6 @@ int32_t _mlir_ciface_onnxc_rt_qlinear_matmul(
       status = ONNXC_KERNEL_BAD_OPERANDS;
     float product = as * bs, quotient = product / ys; /* f32 steps */
     scales[j] = quotient;
-    scales[n + j] = 0.0;
   }
   if (status == ONNXC_KERNEL_OK)
     status = matmul_integer(
@@ -206,5 +209,6 @@ int32_t _mlir_ciface_onnxc_rt_qlinear_matmul(
             : NULL,
         flags | ONNXC_MATMUL_INTEGER_A_ZERO | ONNXC_MATMUL_INTEGER_B_ZERO, &rq);
   free(scales);
+  free(zeros);
   return status;
 }

@@ -20,6 +20,7 @@
 #include "CpuRuntime.h"
 #include "MemrefView.h"
 #include "ThreadPool.h"
+#include "kernels/QDepthwise.h"
 #include "kernels/QGemm.h"
 
 #include <stdatomic.h>
@@ -125,8 +126,8 @@ typedef struct qconv_job {
   const int32_t *w_zero;
   ptrdiff_t w_zero_stride;
   const int32_t *tap_weights; /* NHWC depthwise: [kH * kW][C], w - w_zero */
-  const double *multiplier; /* [M] */
-  const double *bias;       /* [M], zeros without one */
+  const float *multiplier;    /* [M] */
+  const int32_t *bias;        /* [M], zeros without one */
   char *y;                  /* the image's [M, OH * OW] */
   int s32;                  /* ConvInteger: int32 sums out, no scales */
   int gemm_threads;
@@ -219,7 +220,7 @@ static void block_task(void *context, size_t task, int worker) {
   p.a_zero_point = job->x_zero;
   p.b_zero_point = job->w_zero + g * job->mg * job->w_zero_stride;
   p.b_zero_point_stride = job->w_zero_stride;
-  /* Requantized in the GEMM's epilogue, in f64 as the ONNX reference; or
+  /* Requantized in the GEMM's epilogue (onnxc_requantize); or
    * ConvInteger's int32 sums. */
   p.output = job->s32 ? ONNXC_QGEMM_OUTPUT_S32 : ONNXC_QGEMM_OUTPUT_Q8;
   p.c = tile;
@@ -298,10 +299,9 @@ static void depthwise_task(void *context, size_t task, int worker) {
             out[ox] += wv * ((int32_t)(row[ox * sw] ^ x_flip) - offset);
       }
     }
-  const double lo = job->y_signed ? -128.0 : 0.0;
-  const double hi = job->y_signed ? 127.0 : 255.0;
-  const double zero = job->y_zero;
-  double multiplier = job->multiplier[ch], bias = job->bias[ch];
+  const int32_t lo = job->y_signed ? -128 : 0, hi = job->y_signed ? 127 : 255;
+  float multiplier = job->multiplier[ch];
+  int32_t bias = job->bias[ch];
   if (job->s32) {
     memcpy((int32_t *)(job->y_all + image * job->y_image) + ch * plane, acc,
            (size_t)plane * sizeof(int32_t));
@@ -310,62 +310,47 @@ static void depthwise_task(void *context, size_t task, int worker) {
   }
   uint8_t *y = (uint8_t *)job->y_all + image * job->y_image + ch * plane;
   for (int64_t q = 0; q < plane; ++q)
-    y[q] = onnxc_requantize_f64(acc[q], bias, multiplier, zero, lo, hi);
+    y[q] = onnxc_requantize(acc[q], bias, multiplier, job->y_zero, lo, hi);
   free(acc);
 }
 
-/* One output row of one image of an NHWC depthwise convolution: for each
- * output pixel, each tap inside X adds (x - x_zero) * (w - w_zero) for all
- * channels at once (a loop over contiguous channels the compiler
- * vectorizes), then the channels are requantized together. */
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__SANITIZE_THREAD__)
-/* The loop over channels widens to the CPU's vectors: baseline x86-64 has no
- * 32-bit vector multiply. */
-#define ONNXC_VECTOR_CLONES                                                    \
-  __attribute__((target_clones("avx512f", "avx2", "default")))
-#else
-#define ONNXC_VECTOR_CLONES
-#endif
-
-ONNXC_VECTOR_CLONES
+/* One output row of one image of an NHWC depthwise convolution
+ * (kernels/QDepthwise.h). */
 static void depthwise_nhwc_task(void *context, size_t task, int worker) {
   (void)worker;
   qconv_job *job = context;
   int64_t c = job->c, image = (int64_t)task / job->oh;
   int64_t oy = (int64_t)task % job->oh;
-  int32_t *acc = malloc((size_t)c * sizeof(int32_t));
-  if (!acc) {
+  int32_t *scratch = malloc((size_t)c * sizeof(int32_t));
+  if (!scratch) {
     job->failed = 1;
     return;
   }
-  const uint8_t *x = job->x + image * job->x_image;
+  onnxc_qdepthwise_params p = {
+      .x = job->x + image * job->x_image,
+      .h = job->h,
+      .w = job->w,
+      .c = c,
+      .kh = job->kh,
+      .kw = job->kw,
+      .ow = job->ow,
+      .stride_h = job->stride_h,
+      .stride_w = job->stride_w,
+      .pad_top = job->pad_top,
+      .pad_left = job->pad_left,
+      .dilation_h = job->dilation_h,
+      .dilation_w = job->dilation_w,
+      .tap_weights = job->tap_weights,
+      .x_zero = job->x_zero,
+      .x_signed = job->x_signed,
+      .bias = job->bias,
+      .multiplier = job->multiplier,
+      .y_zero = job->y_zero,
+      .y_signed = job->y_signed,
+  };
   uint8_t *y = (uint8_t *)job->y_all + image * job->y_image + oy * job->ow * c;
-  const double lo = job->y_signed ? -128.0 : 0.0;
-  const double hi = job->y_signed ? 127.0 : 255.0;
-  const double zero = job->y_zero;
-  /* An s8 byte read as u8 and flipped is x + 128: subtract both. */
-  int32_t x_flip = job->x_signed ? 128 : 0, offset = x_flip + job->x_zero;
-  for (int64_t ox = 0; ox < job->ow; ++ox, y += c) {
-    memset(acc, 0, (size_t)c * sizeof(int32_t));
-    for (int64_t i = 0; i < job->kh; ++i) {
-      int64_t iy = oy * job->stride_h - job->pad_top + i * job->dilation_h;
-      if (iy < 0 || iy >= job->h)
-        continue;
-      for (int64_t j = 0; j < job->kw; ++j) {
-        int64_t ix = ox * job->stride_w - job->pad_left + j * job->dilation_w;
-        if (ix < 0 || ix >= job->w)
-          continue;
-        const uint8_t *px = x + (iy * job->w + ix) * c;
-        const int32_t *wt = job->tap_weights + (i * job->kw + j) * c;
-        for (int64_t ch = 0; ch < c; ++ch)
-          acc[ch] += wt[ch] * ((int32_t)(px[ch] ^ x_flip) - offset);
-      }
-    }
-    for (int64_t ch = 0; ch < c; ++ch)
-      y[ch] = onnxc_requantize_f64(acc[ch], job->bias[ch], job->multiplier[ch],
-                                   zero, lo, hi);
-  }
-  free(acc);
+  onnxc_qdepthwise_nhwc_row(&p, oy, y, scratch);
+  free(scratch);
 }
 
 /* W - w_zero of a depthwise W ([C, 1, kH, kW]) as [kH * kW][C] int32. */
@@ -422,11 +407,12 @@ typedef struct qconv_call {
 } qconv_call;
 
 /* Per output channel: the requantization multiplier (x_scale * w_scale /
- * y_scale, rounded to f32 at each step), the bias as a double, and W's zero
- * point. ConvInteger: multipliers and biases 0, zero points as flagged. */
+ * y_scale in f32, as ONNX Runtime computes it), the int32 bias, and W's
+ * zero point. ConvInteger: multipliers and biases 0, zero points as
+ * flagged. */
 static int32_t channel_parameters(const qconv_call *call, int64_t m,
-                                  int w_signed, double *multiplier,
-                                  double *bias, int32_t *zeros) {
+                                  int w_signed, float *multiplier,
+                                  int32_t *bias, int32_t *zeros) {
   float xs = 1.0f, ys = 1.0f;
   if (!call->s32 && (!read_float(call->x_scale, 0, 1, &xs) ||
                      !read_float(call->y_scale, 0, 1, &ys)))
@@ -447,8 +433,8 @@ static int32_t channel_parameters(const qconv_call *call, int64_t m,
     if (!call->s32 && !read_float(call->w_scale, j, m, &ws))
       return ONNXC_KERNEL_BAD_OPERANDS;
     float product = xs * ws, quotient = product / ys; /* f32 steps */
-    multiplier[j] = call->s32 ? 0.0 : quotient;
-    bias[j] = bias_values ? bias_values[j] : 0.0;
+    multiplier[j] = call->s32 ? 0.0f : quotient;
+    bias[j] = bias_values ? bias_values[j] : 0;
     ptrdiff_t at = w_zero_count == 1 ? 0 : j * w_zero.stride[0];
     zeros[j] = !has_w_zero ? 0
                : w_signed  ? ((const int8_t *)w_zero.data)[at]
@@ -545,7 +531,8 @@ static int32_t quantized_conv2d(const qconv_call *call) {
       !read_byte(call->y_zero, job.y_signed, &job.y_zero))
     return ONNXC_KERNEL_BAD_OPERANDS;
 
-  double *multiplier = malloc((size_t)m * 2 * sizeof(double));
+  float *multiplier = malloc((size_t)m * sizeof(float));
+  int32_t *bias = malloc((size_t)m * sizeof(int32_t));
   int32_t *zeros = malloc((size_t)m * sizeof(int32_t));
   int depthwise = cg == 1 && m == c && group == c;
   uint8_t *pixels = last ? NULL : malloc((size_t)(h * wd * c) + 1);
@@ -561,9 +548,8 @@ static int32_t quantized_conv2d(const qconv_call *call) {
   if (!weights && !depthwise)
     weights = own = pack_weights(w.data, m, cg, kh, kw, group, w_signed);
   int32_t status = ONNXC_KERNEL_OUT_OF_MEMORY;
-  if (multiplier && zeros && (pixels || last) && (weights || depthwise))
-    status = channel_parameters(call, m, w_signed, multiplier, multiplier + m,
-                                zeros);
+  if (multiplier && bias && zeros && (pixels || last) && (weights || depthwise))
+    status = channel_parameters(call, m, w_signed, multiplier, bias, zeros);
   int32_t *taps = NULL;
   if (status == ONNXC_KERNEL_OK && depthwise && last &&
       !(taps = depthwise_tap_weights(w.data, w_signed, zeros, c, kh * kw)))
@@ -571,7 +557,7 @@ static int32_t quantized_conv2d(const qconv_call *call) {
   if (status == ONNXC_KERNEL_OK) {
     job.weights = weights;
     job.multiplier = multiplier;
-    job.bias = multiplier + m;
+    job.bias = bias;
     job.w_zero = zeros;
     job.w_zero_stride = 1;
     job.weights_data = w.data;
@@ -585,6 +571,7 @@ static int32_t quantized_conv2d(const qconv_call *call) {
   free(taps);
   free(pixels);
   free(zeros);
+  free(bias);
   free(multiplier);
   return status;
 }

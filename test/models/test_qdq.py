@@ -272,3 +272,135 @@ def test_qlinear_convs_with_and_without_bias_in_one_model():
     want = run_ort(model, feeds)[0]
     assert np.unique(want).size > 10
     assert np.max(np.abs(got - want)) <= 0.1 * 1.001
+
+
+@pytest.mark.parametrize("x_type,w_type,y_type", [
+    (np.uint8, np.int8, np.uint8), (np.int8, np.int8, np.int8),
+    (np.uint8, np.uint8, np.uint8)])
+def test_requantized_bytes_equal_onnxruntime(x_type, w_type, y_type):
+    """QLinearConv (per-channel W scales, a bias) and QLinearMatMul with
+    constant weights (the int8 kernels: GEMM, depthwise rows, their AVX-512
+    epilogues) and the same ops with their weights fed as inputs (the
+    generated loops) give ONNX Runtime's bytes exactly: both requantize as
+    MLAS does, in f32, where the ONNX reference's f64 product can round
+    across a half the other way. Scales are drawn so that products land
+    near halves."""
+    def init(name, value):
+        return numpy_helper.from_array(np.asarray(value), name)
+
+    def ints(dtype, shape):
+        info = np.iinfo(dtype)
+        return RNG.integers(info.min, info.max + 1, shape).astype(dtype)
+
+    c, m, k = 24, 24, 40
+    zero = {np.uint8: 128, np.int8: 0}
+    inits = [
+        init("xs", np.float32(0.0173)), init("xz", x_type(zero[x_type] - 3)),
+        init("ws", RNG.uniform(0.004, 0.03, m).astype(np.float32)),
+        init("wz", np.zeros(m, w_type)),
+        init("ys", np.float32(0.0911)), init("yz", y_type(zero[y_type] + 5)),
+        init("b", RNG.integers(-4000, 4000, m).astype(np.int32)),
+        init("dw_s", RNG.uniform(0.004, 0.03, c).astype(np.float32)),
+        init("dw_z", np.zeros(c, w_type)),
+        init("mb_s", np.float32(0.0041)), init("mb_z", w_type(zero[w_type])),
+    ]
+    w, dw, mb = ints(w_type, (m, c, 3, 3)), ints(w_type, (c, 1, 3, 3)), \
+        ints(w_type, (k, 8))
+    conv_in = ["x", "xs", "xz", "W", "ws", "wz", "ys", "yz", "b"]
+    dw_in = ["y1", "ys", "yz", "DW", "dw_s", "dw_z", "ys", "yz"]
+    nodes = [
+        helper.make_node("QLinearConv", conv_in, ["y1"], pads=[1, 1, 1, 1]),
+        helper.make_node("QLinearConv", dw_in, ["y2"], pads=[1, 1, 1, 1],
+                         group=c),
+        helper.make_node("Reshape", ["y2", "rows"], ["flat"]),
+        helper.make_node("QLinearMatMul", ["flat", "ys", "yz", "MB", "mb_s",
+                                           "mb_z", "xs", "yz"], ["y3"]),
+    ]
+    inits.append(init("rows", np.array([-1, k], np.int64)))
+    shape = [1, c, 6, 10]
+    outputs = [helper.make_tensor_value_info(n, y_type_proto, None)
+               for n, y_type_proto in
+               (("y1", helper.np_dtype_to_tensor_dtype(np.dtype(y_type))),
+                ("y2", helper.np_dtype_to_tensor_dtype(np.dtype(y_type))),
+                ("y3", helper.np_dtype_to_tensor_dtype(np.dtype(y_type))))]
+    x_proto = helper.np_dtype_to_tensor_dtype(np.dtype(x_type))
+    weights = {"W": w, "DW": dw, "MB": mb}
+    feeds = {"x": ints(x_type, shape)}
+    for fed in (False, True):
+        graph_inputs = [helper.make_tensor_value_info("x", x_proto, shape)]
+        graph_inits = list(inits)
+        for name, value in weights.items():
+            if fed:
+                graph_inputs.append(helper.make_tensor_value_info(
+                    name, helper.np_dtype_to_tensor_dtype(value.dtype),
+                    value.shape))
+                feeds[name] = value
+            else:
+                graph_inits.append(init(name, value))
+        model = helper.make_model(
+            helper.make_graph(nodes, "requantize", graph_inputs, outputs,
+                              graph_inits),
+            opset_imports=[helper.make_opsetid("", 19)])
+        model.ir_version = 9
+        want = run_ort(model, feeds)
+        with tempfile.TemporaryDirectory() as tmp:
+            got = Artifact(compile_model(model, tmp)).run(feeds)
+        for name, g, wv in zip(("y1", "y2", "y3"), got, want):
+            assert np.unique(wv).size > 20, name  # not all saturated
+            assert np.array_equal(g, wv), (
+                f"{name} ({'fed' if fed else 'constant'} weights): "
+                f"{int((g != wv).sum())} of {wv.size} bytes differ")
+
+
+def test_requantization_rounds_as_onnxruntime_at_halves():
+    """Products that land within f32 rounding of a half: ONNX Runtime
+    requantizes in f32 (MLAS), the ONNX reference in f64, and the two round
+    some of these to neighbouring bytes. A [256, 1] x [1, 128] QLinearMatMul
+    (every u8 of A against 128 s8 weights, one product per output) with
+    scales searched until the two formulas disagree on some outputs; onnxc
+    must give ONNX Runtime's bytes there, with B constant (the int8 GEMM)
+    and fed as an input (the generated loop)."""
+    a = np.arange(256, dtype=np.uint8).reshape(256, 1)
+    b = np.concatenate([np.arange(-64, 0), np.arange(1, 65)]).astype(
+        np.int8).reshape(1, 128)
+    acc = (a.astype(np.int64) - 128) * b.astype(np.int64)
+    search = np.random.default_rng(5)
+    for _ in range(3000):
+        a_s, b_s, y_s = (np.float32(v) for v in search.uniform(0.001, 0.05, 3))
+        m = np.float32(np.float32(a_s * b_s) / y_s)
+        f32 = np.rint(acc.astype(np.float32) * m)
+        f64 = np.rint(acc.astype(np.float64) * np.float64(m))
+        inside = np.abs(f32) < 120  # not saturated either way
+        if ((f32 != f64) & inside).any():
+            break
+    else:
+        pytest.fail("no scales found whose f32 and f64 products round apart")
+    inits = [numpy_helper.from_array(np.asarray(v), n) for n, v in (
+        ("as", a_s), ("az", np.uint8(128)), ("bs", b_s), ("bz", np.int8(0)),
+        ("ys", y_s), ("yz", np.uint8(128)))]
+    node = helper.make_node("QLinearMatMul", ["A", "as", "az", "B", "bs", "bz",
+                                              "ys", "yz"], ["Y"])
+    for fed in (False, True):
+        inputs = [helper.make_tensor_value_info("A", TensorProto.UINT8,
+                                                [256, 1])]
+        graph_inits = list(inits)
+        feeds = {"A": a}
+        if fed:
+            inputs.append(helper.make_tensor_value_info("B", TensorProto.INT8,
+                                                        [1, 128]))
+            feeds["B"] = b
+        else:
+            graph_inits.append(numpy_helper.from_array(b, "B"))
+        model = helper.make_model(
+            helper.make_graph([node], "halves", inputs,
+                              [helper.make_tensor_value_info(
+                                  "Y", TensorProto.UINT8, None)], graph_inits),
+            opset_imports=[helper.make_opsetid("", 19)])
+        want = run_ort(model, feeds)[0]
+        assert np.array_equal(want.astype(np.int64) - 128,
+                              np.clip(f32, -128, 127)), "ORT is not f32"
+        with tempfile.TemporaryDirectory() as tmp:
+            got = Artifact(compile_model(model, tmp)).run(feeds)[0]
+        assert np.array_equal(got, want), (
+            f"{'fed' if fed else 'constant'} B: "
+            f"{int((got != want).sum())} bytes differ from ONNX Runtime")

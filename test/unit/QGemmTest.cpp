@@ -89,12 +89,11 @@ void runCase(const QCase &c, int threads) {
   p.b_scale = bScale.data();
   p.b_scale_stride = 1;
   p.bias = c.bias ? bias.data() : nullptr;
-  std::vector<double> qScale(c.n), qBias(c.n);
+  std::vector<float> qScale(c.n);
+  std::vector<int32_t> qBias(c.n);
   for (size_t j = 0; j < c.n; ++j) {
-    qScale[j] = 1.0 / static_cast<double>(900 + 37 * (j % 11));
-    qBias[j] = c.bias
-                   ? static_cast<double>(static_cast<int>(j * 97 % 4001) - 2000)
-                   : 0.0;
+    qScale[j] = 1.0f / static_cast<float>(900 + 37 * (j % 11));
+    qBias[j] = c.bias ? static_cast<int32_t>(j * 97 % 4001) - 2000 : 0;
   }
   if (c.q8) {
     p.output = ONNXC_QGEMM_OUTPUT_Q8;

@@ -73,7 +73,7 @@ Operands makeOperands(const ConvCase &t, unsigned seed) {
 std::vector<uint8_t> reference(const ConvCase &t, const Operands &o) {
   int64_t cg = t.c / t.group, mg = t.m / t.group;
   std::vector<uint8_t> y(t.n * t.m * o.oh * o.ow);
-  double lo = t.ySigned ? -128 : 0, hi = t.ySigned ? 127 : 255;
+  float lo = t.ySigned ? -128 : 0, hi = t.ySigned ? 127 : 255;
   for (int64_t n = 0; n < t.n; ++n)
     for (int64_t m = 0; m < t.m; ++m)
       for (int64_t oy = 0; oy < o.oh; ++oy)
@@ -97,14 +97,16 @@ std::vector<uint8_t> reference(const ConvCase &t, const Operands &o) {
                     byteValue(o.wZero[m], t.wSigned);
                 sum += xv * wv;
               }
+          // ONNX Runtime's requantization: f32 multiplier and product,
+          // rounded half to even, then the zero point.
           float product = o.xScale * o.wScale[m];
           float multiplier = product / o.yScale;
-          double v = (static_cast<double>(sum) + (t.bias ? o.bias[m] : 0)) *
-                         multiplier +
-                     byteValue(o.yZero, t.ySigned);
-          v = std::nearbyint(std::fmin(std::fmax(v, lo), hi));
+          int32_t zero = byteValue(o.yZero, t.ySigned);
+          float v =
+              static_cast<float>(sum + (t.bias ? o.bias[m] : 0)) * multiplier;
+          v = std::nearbyint(std::fmin(std::fmax(v, lo - zero), hi - zero));
           y[((n * t.m + m) * o.oh + oy) * o.ow + ox] =
-              static_cast<uint8_t>(static_cast<int32_t>(v));
+              static_cast<uint8_t>(static_cast<int32_t>(v) + zero);
         }
   return y;
 }

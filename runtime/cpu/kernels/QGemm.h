@@ -60,31 +60,32 @@ typedef struct onnxc_qgemm_params {
   const float *b_scale;
   ptrdiff_t b_scale_stride;
   const float *bias;
-  /* Q8 output (QLinearConv / QLinearMatMul): C (bytes) = saturate(round(
-   * (acc + q_bias[j]) * q_scale[j] + y_zero_point)), in f64 as the ONNX
-   * reference computes it, rounding half to even; q_bias[j] is the int32
-   * bias as a double (0 without one). s8 when y_signed, else u8. */
-  const double *q_scale;
-  const double *q_bias;
+  /* Q8 output (QLinearConv / QLinearMatMul): C (bytes) =
+   * onnxc_requantize(acc, q_bias[j], q_scale[j], ...): s8 when y_signed,
+   * else u8. q_bias[j] is the int32 bias (0 without one). */
+  const float *q_scale;
+  const int32_t *q_bias;
   int32_t y_zero_point;
   int y_signed;
 } onnxc_qgemm_params;
 
-/* One requantized 8-bit output: saturate(round((acc + bias) * multiplier +
- * zero)) in f64, rounding half to even, in [lo, hi] (the output type's
- * range), as the Q8 epilogue and QLinearConv's depthwise loops compute it.
- * Inline so that loops over it vectorize; their files are compiled with
- * -ffp-contract=off, so the multiply and the add round apart as in the
- * ONNX reference. */
-static inline uint8_t onnxc_requantize_f64(int32_t acc, double bias,
-                                           double multiplier, double zero,
-                                           double lo, double hi) {
-  const double magic = 6755399441055744.0; /* 1.5 * 2^52 */
-  double v = ((double)acc + bias) * multiplier + zero;
-  v = v < lo ? lo : v;
-  v = v > hi ? hi : v;
+/* One requantized 8-bit output as ONNX Runtime computes it (MLAS's
+ * requantization, which its QLinearConv, QLinearMatMul and depthwise
+ * kernels share): v = (float)(acc + bias) * scale in f32, clamped to
+ * [lo - zero, hi - zero], rounded half to even, plus zero; [lo, hi] is the
+ * output type's range. The ONNX reference computes the product in f64; the
+ * two differ by one step where the f32 product rounds across a half
+ * (docs/internals.md). Inline so that loops over it vectorize; their files
+ * are compiled with -ffp-contract=off. A NaN scale gives lo. */
+static inline uint8_t onnxc_requantize(int32_t acc, int32_t bias, float scale,
+                                       int32_t zero, int32_t lo, int32_t hi) {
+  const float magic = 12582912.0f; /* 1.5 * 2^23: rounds |v| < 2^22 */
+  float v = (float)(int32_t)((uint32_t)acc + (uint32_t)bias) * scale;
+  float low = (float)(lo - zero), high = (float)(hi - zero);
+  v = v >= low ? v : low;
+  v = v <= high ? v : high;
   v = (v + magic) - magic;
-  return (uint8_t)(int32_t)v;
+  return (uint8_t)((int32_t)v + zero);
 }
 
 /* A K x N B packed for a micro-kernel (opaque). */

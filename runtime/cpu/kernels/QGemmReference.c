@@ -28,12 +28,14 @@ void onnxc_qgemm_reference(size_t m, size_t n, size_t k, const void *b,
       if (p->output == ONNXC_QGEMM_OUTPUT_S32) {
         ((int32_t *)p->c)[ci] = acc;
       } else if (p->output == ONNXC_QGEMM_OUTPUT_Q8) {
-        double v = nearbyint(((double)acc + p->q_bias[j]) * p->q_scale[j] +
-                             p->y_zero_point);
-        double lo = p->y_signed ? -128 : 0, hi = p->y_signed ? 127 : 255;
-        ((uint8_t *)p->c)[ci] = (uint8_t)(int32_t)(v < lo   ? lo
-                                                   : v > hi ? hi
-                                                            : v);
+        /* ONNX Runtime's requantization, written out (QGemm.h). */
+        float v = (float)(int32_t)((uint32_t)acc + (uint32_t)p->q_bias[j]) *
+                  p->q_scale[j];
+        int32_t zero = p->y_zero_point;
+        float lo = (float)((p->y_signed ? -128 : 0) - zero);
+        float hi = (float)((p->y_signed ? 127 : 255) - zero);
+        v = v >= lo ? (v <= hi ? v : hi) : lo;
+        ((uint8_t *)p->c)[ci] = (uint8_t)((int32_t)nearbyintf(v) + zero);
       } else {
         float scale = p->a_scale * p->b_scale[(ptrdiff_t)j * p->b_scale_stride];
         float y = (float)acc * scale;

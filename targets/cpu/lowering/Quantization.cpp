@@ -10,7 +10,8 @@
 //
 // QLinearMatMul is MatMulInteger followed by a requantization; ConvInteger
 // and QLinearConv convolve the zero-point-corrected integers in f64 (exact)
-// with the float Conv lowering.
+// with the float Conv lowering. Requantization is ONNX Runtime's: multiplier
+// and product in the scales' type (f32), as the runtime's int8 kernels.
 // DynamicQuantizeLinear derives a uint8 scale and zero point from x's range.
 // BitCast reinterprets each element's bits as a type of the same width.
 //
@@ -360,10 +361,34 @@ struct DynamicQuantizeLinearLowering
   }
 };
 
+/// ONNX Runtime's requantization of an integer sum `acc` (of type `arith`,
+/// the scales' compute type): clamp(acc * multiplier, lo - zero, hi - zero)
+/// rounded half to even, plus `zero` (of `arith`; null: 0), as the i8 of
+/// `yInt`. For f32 scales this is MLAS's f32 arithmetic, which the
+/// runtime's int8 kernels share (kernels/QGemm.h), so both paths give the
+/// same bytes.
+Value requantizeSum(OpBuilder &b, Location l, Value acc, Value multiplier,
+                    Value zero, IntegerType yInt, Type arith) {
+  double lo = yInt.isUnsigned() ? 0 : -128, hi = yInt.isUnsigned() ? 255 : 127;
+  Value low = scalarConst(b, l, arith, lo), high = scalarConst(b, l, arith, hi);
+  if (zero) {
+    low = b.create<arith::SubFOp>(l, low, zero);
+    high = b.create<arith::SubFOp>(l, high, zero);
+  }
+  Value r = b.create<arith::MulFOp>(l, acc, multiplier);
+  r = b.create<arith::MinimumFOp>(l, b.create<arith::MaximumFOp>(l, r, low),
+                                  high);
+  r = b.create<math::RoundEvenOp>(l, r);
+  if (zero)
+    r = b.create<arith::AddFOp>(l, r, zero);
+  Value wide = b.create<arith::FPToSIOp>(l, b.getI32Type(), r);
+  return b.create<arith::TruncIOp>(l, b.getI8Type(), wide);
+}
+
 /// QLinearMatMul: MatMulInteger(a, b, a_zp, b_zp) (lowered by MatMul.cpp's
 /// pattern), then y = saturate(rint(C * (a_scale * b_scale / y_scale)) +
-/// y_zp). The multiplier is computed in the scales' type and applied in f64,
-/// as the reference's numpy promotion does. b_scale may be per column.
+/// y_zp). The multiplier and the product are computed in the scales' type
+/// (requantizeSum). b_scale may be per column.
 struct QLinearMatMulLowering : OpConversionPattern<onnx::QLinearMatMulOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -439,22 +464,10 @@ struct QLinearMatMulLowering : OpConversionPattern<onnx::QLinearMatMulOp> {
           Value multiplier = inScaleType(b.create<arith::DivFOp>(
               l, inScaleType(b.create<arith::MulFOp>(l, aScale, bScale)),
               yScale));
-          Value d = b.create<arith::MulFOp>(
-              l, castScalar(b, l, args[0], b.getI32Type(), f64),
-              castScalar(b, l, multiplier, arith, f64));
-          d = b.create<arith::AddFOp>(l, d,
-                                      castScalar(b, l, args[4], yInt, f64));
-          Value rounded = b.create<math::RoundEvenOp>(l, d);
-          double lo = yInt.isUnsigned() ? 0 : -128,
-                 hi = yInt.isUnsigned() ? 255 : 127;
-          Value clamped = b.create<arith::MinimumFOp>(
-              l,
-              b.create<arith::MaximumFOp>(l, rounded,
-                                          scalarConst(b, l, f64, lo)),
-              scalarConst(b, l, f64, hi));
-          Value wide = b.create<arith::FPToSIOp>(l, b.getI32Type(), clamped);
+          Value acc = castScalar(b, l, args[0], b.getI32Type(), arith);
+          Value zero = castScalar(b, l, args[4], yInt, arith);
           b.create<linalg::YieldOp>(
-              l, Value(b.create<arith::TruncIOp>(l, b.getI8Type(), wide)));
+              l, requantizeSum(b, l, acc, multiplier, zero, yInt, arith));
         });
     rewriter.replaceOp(op, generic.getResult(0));
     return success();
@@ -647,26 +660,18 @@ struct QLinearConvLowering : OpConversionPattern<onnx::QLinearConvOp> {
           Value multiplier = inScaleType(b.create<arith::DivFOp>(
               l, inScaleType(b.create<arith::MulFOp>(l, xScale, wScale)),
               yScale));
+          // The sum (exact in f64) plus the bias, then rounded once to
+          // the scales' type, as ONNX Runtime converts its int32 sum.
           Value acc = args[0];
           unsigned next = 4;
           Value zero;
           if (hasZero)
-            zero = castScalar(b, l, args[next++], yInt, f64);
+            zero = castScalar(b, l, args[next++], yInt, arith);
           if (hasBias)
             acc = b.create<arith::AddFOp>(
                 l, acc, castScalar(b, l, args[next++], b.getI32Type(), f64));
-          Value r = b.create<arith::MulFOp>(
-              l, acc, castScalar(b, l, multiplier, arith, f64));
-          if (zero)
-            r = b.create<arith::AddFOp>(l, r, zero);
-          double lo = yInt.isUnsigned() ? 0 : -128;
-          double hi = yInt.isUnsigned() ? 255 : 127;
-          r = b.create<arith::MinimumFOp>(
-              l, b.create<arith::MaximumFOp>(l, r, scalarConst(b, l, f64, lo)),
-              scalarConst(b, l, f64, hi));
-          r = b.create<math::RoundEvenOp>(l, r);
-          Value wide = b.create<arith::FPToSIOp>(l, b.getI32Type(), r);
-          return b.create<arith::TruncIOp>(l, b.getI8Type(), wide);
+          acc = castScalar(b, l, acc, f64, arith);
+          return requantizeSum(b, l, acc, multiplier, zero, yInt, arith);
         });
     rewriter.replaceOp(op, result);
     return success();
