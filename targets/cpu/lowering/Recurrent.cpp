@@ -23,6 +23,7 @@
 #include "targets/cpu/lowering/IndexingUtils.h"
 #include "targets/cpu/lowering/LinalgBuilders.h"
 #include "targets/cpu/lowering/Patterns.h"
+#include "targets/cpu/lowering/RuntimeCall.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -249,14 +250,41 @@ Value convertElements(OpBuilder &b, Location loc, Value value, Type to) {
                               });
 }
 
-/// `a * b^T` for `a` [M, K] and `b` [N, K].
-Value matmulTransposeB(OpBuilder &b, Location loc, Value lhs, Value rhs) {
-  Type element = llvm::cast<RankedTensorType>(lhs.getType()).getElementType();
-  Value init =
-      zeroFilled(b, loc, element,
-                 {tensorSize(b, loc, lhs, 0), tensorSize(b, loc, rhs, 0)});
-  return b.create<linalg::MatmulTransposeBOp>(loc, ValueRange{lhs, rhs}, init)
-      .getResult(0);
+/// `a * b^T` for `a` [M, K] and `b` [N, K]: a call of the runtime's GEMM
+/// when `gemm` (its rank-2 wrapper, RuntimeHelpers.cpp) is declared and the
+/// operands are f32, else a linalg product. In a step the hidden state has
+/// a few rows, which the GEMM's small-M path multiplies at a fraction of
+/// the linalg loops' time (docs/benchmarks-pypi.md).
+Value matmulTransposeB(OpBuilder &b, Location loc, Value lhs, Value rhs,
+                       func::FuncOp gemm) {
+  auto lhsType = llvm::cast<RankedTensorType>(lhs.getType());
+  auto rhsType = llvm::cast<RankedTensorType>(rhs.getType());
+  Type element = lhsType.getElementType();
+  SmallVector<OpFoldResult> sizes = {tensorSize(b, loc, lhs, 0),
+                                     tensorSize(b, loc, rhs, 0)};
+  if (!gemm || !element.isF32()) {
+    Value init = zeroFilled(b, loc, element, sizes);
+    return b.create<linalg::MatmulTransposeBOp>(loc, ValueRange{lhs, rhs}, init)
+        .getResult(0);
+  }
+  auto resultType = RankedTensorType::get(
+      {lhsType.getDimSize(0), rhsType.getDimSize(0)}, element);
+  Value buffer = allocRuntimeResult(b, loc, resultType, sizes);
+  Value aRef = runtimeCallArgument(b, loc, lhs);
+  auto i32 = [&](int32_t v) -> Value {
+    return b.create<arith::ConstantIntOp>(loc, v, 32);
+  };
+  auto f32 = [&](float v) -> Value {
+    return b.create<arith::ConstantOp>(loc, b.getF32FloatAttr(v));
+  };
+  // MatMul.c's flags: B transposed (2); no bias (the third memref is A
+  // again), alpha 1, no activation.
+  b.create<func::CallOp>(loc, gemm,
+                         ValueRange{aRef, runtimeCallArgument(b, loc, rhs),
+                                    aRef, castToDynamicMemref(b, loc, buffer),
+                                    i32(2), f32(1.0f), f32(0.0f), i32(0),
+                                    f32(0.0f), f32(0.0f)});
+  return runtimeResultTensor(b, loc, resultType, buffer);
 }
 
 /// Operands of one per-step linalg.generic over [batch, hidden], each read
@@ -295,6 +323,7 @@ struct RecurrentInputs {
   std::optional<double> clip;
   bool linearBeforeReset = false;
   bool inputForget = false;
+  func::FuncOp gemm; // the runtime GEMM's wrapper, or null (linalg)
 };
 
 /// The per-direction pieces a step reads: [hidden] slices of B (W's biases,
@@ -405,7 +434,8 @@ DirectionWeights RecurrentBuilder::prepareDirection(int64_t d) {
   // X * W^T for every step at once: X's rows in memory order.
   Value xRows = b.create<tensor::CollapseShapeOp>(
       loc, in.x, SmallVector<ReassociationIndices>{{0, 1}, {2}});
-  dw.inputProjection = matmulTransposeB(b, loc, xRows, rows(in.w, 0, gates));
+  dw.inputProjection =
+      matmulTransposeB(b, loc, xRows, rows(in.w, 0, gates), in.gemm);
 
   if (in.kind == CellKind::Gru && !in.linearBeforeReset) {
     // The candidate multiplies r * H by R's h rows, so it has its own matmul.
@@ -454,7 +484,7 @@ SmallVector<Value> RecurrentBuilder::step(OpBuilder &nb, Location nl,
     rowStride = seq;
   else
     rowOffset = nb.create<arith::MulIOp>(nl, t, toValue(nb, nl, batch));
-  Value recurrent = matmulTransposeB(nb, nl, h, dw.recurrence);
+  Value recurrent = matmulTransposeB(nb, nl, h, dw.recurrence, in.gemm);
   OpFoldResult zero = nb.getIndexAttr(0), one = nb.getIndexAttr(1);
   auto xGate = [&](int64_t g) {
     return gateTile(nb, nl, dw.inputProjection, rowOffset, rowStride, g);
@@ -512,7 +542,8 @@ SmallVector<Value> RecurrentBuilder::step(OpBuilder &nb, Location nl,
                                        .getResult()});
               })
             .getResult(0);
-    gruResetHidden = matmulTransposeB(nb, nl, resetHidden, dw.gruCandidate);
+    gruResetHidden =
+        matmulTransposeB(nb, nl, resetHidden, dw.gruCandidate, in.gemm);
   }
   int candidateIdx = gruResetHidden ? ops.tile(gruResetHidden) : -1;
   for (int64_t g = 0; g < gates; ++g) {
@@ -713,6 +744,7 @@ struct RecurrentLowering : OpConversionPattern<OpTy> {
       in.linearBeforeReset = op.getLinearBeforeReset() != 0;
     in.batchFirst = op.getLayout() != 0;
     in.direction = op.getDirection();
+    in.gemm = lookupRuntimeCallee(op);
     if (std::optional<APFloat> clip = op.getClip())
       in.clip = clip->convertToDouble();
 

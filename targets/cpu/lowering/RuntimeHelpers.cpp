@@ -413,6 +413,42 @@ std::optional<RuntimeHelper> quantizedConvHelper(Operation *op) {
                        b.getFunctionType(targetInputs, {i32})};
 }
 
+/// The wrapper of the packed GEMM (runtime/cpu/MatMul.c) for operands of
+/// these ranks: its one C entry point takes unranked memrefs, and a wrapper
+/// per operand-rank combination casts to them. `packed`: B's cache slot
+/// follows the result; `prepacked`: B is the compiler's 1-D packed copy,
+/// followed by its layout's ISA and op(B)'s K and N.
+RuntimeHelper gemmHelper(MLIRContext *ctx, int64_t aRank, int64_t bRank,
+                         int64_t biasRank, int64_t resultRank, bool packed,
+                         bool prepacked) {
+  Builder b(ctx);
+  Type i32 = b.getI32Type(), i64 = b.getI64Type(), f32 = b.getF32Type();
+  auto dynamic = [&](int64_t rank) {
+    return MemRefType::get(SmallVector<int64_t>(rank, ShapedType::kDynamic),
+                           f32);
+  };
+  auto any = UnrankedMemRefType::get(f32, 0);
+  StringRef base = prepacked ? "onnxc_rt_matmul_prepacked_f32"
+                   : packed  ? "onnxc_rt_matmul_packed_f32"
+                             : "onnxc_rt_matmul_f32";
+  if (prepacked)
+    bRank = 1;
+  std::string wrapper = llvm::formatv("{0}_r{1}_{2}_{3}_{4}", base, aRank,
+                                      bRank, biasRank, resultRank);
+  SmallVector<Type> wrapperInputs{dynamic(aRank), dynamic(bRank),
+                                  dynamic(biasRank), dynamic(resultRank)};
+  SmallVector<Type> targetInputs(4, any);
+  for (SmallVector<Type> *types : {&wrapperInputs, &targetInputs}) {
+    if (packed)
+      types->push_back(packedBSlotType(ctx));
+    if (prepacked)
+      types->append({i32, i64, i64});
+    types->append({i32, f32, f32, i32, f32, f32});
+  }
+  return RuntimeHelper{wrapper, b.getFunctionType(wrapperInputs, {}),
+                       base.str(), b.getFunctionType(targetInputs, {})};
+}
+
 /// Whether `op` lowers to a kernel call that returns a status the lowering
 /// checks (emitKernelStatusCheck): it then needs the shape-error callee
 /// even in a module without dynamic dims.
@@ -481,37 +517,21 @@ std::optional<RuntimeHelper> runtimeHelperFor(Operation *op) {
       bias = ranked(op->getOperand(2));
     if (!a || !bm || !bias)
       return std::nullopt;
-    auto dynamic = [&](RankedTensorType t) {
-      return MemRefType::get(
-          SmallVector<int64_t>(t.getRank(), ShapedType::kDynamic), f32);
-    };
-    auto any = UnrankedMemRefType::get(f32, 0);
     // A constant B (kPackedBSlotAttr) also passes its cache slot; one the
-    // compiler packed (kPrepackedBAttr) is passed as that 1-D copy, with
-    // its layout's ISA and op(B)'s K and N.
+    // compiler packed (kPrepackedBAttr) is passed as that 1-D copy.
     bool packed = op->hasAttr(kPackedBSlotAttr);
-    bool prepacked = packed && op->hasAttr(kPrepackedBAttr);
-    StringRef base = prepacked ? "onnxc_rt_matmul_prepacked_f32"
-                     : packed  ? "onnxc_rt_matmul_packed_f32"
-                               : "onnxc_rt_matmul_f32";
-    int64_t bRank = prepacked ? 1 : bm.getRank();
-    std::string wrapper =
-        llvm::formatv("{0}_r{1}_{2}_{3}_{4}", base, a.getRank(), bRank,
-                      bias.getRank(), resultType.getRank());
-    SmallVector<Type> wrapperInputs{
-        dynamic(a),
-        MemRefType::get(SmallVector<int64_t>(bRank, ShapedType::kDynamic), f32),
-        dynamic(bias), dynamic(resultType)};
-    SmallVector<Type> targetInputs(4, any);
-    for (SmallVector<Type> *types : {&wrapperInputs, &targetInputs}) {
-      if (packed)
-        types->push_back(packedBSlotType(ctx));
-      if (prepacked)
-        types->append({i32, i64, i64});
-      types->append({i32, f32, f32, i32, f32, f32});
-    }
-    return RuntimeHelper{wrapper, b.getFunctionType(wrapperInputs, {}),
-                         base.str(), b.getFunctionType(targetInputs, {})};
+    return gemmHelper(ctx, a.getRank(), bm.getRank(), bias.getRank(),
+                      resultType.getRank(), packed,
+                      packed && op->hasAttr(kPrepackedBAttr));
+  }
+  if (name == "onnx.RNN" || name == "onnx.GRU" || name == "onnx.LSTM") {
+    // The per-step products of the recurrent lowering (Recurrent.cpp): the
+    // hidden state [batch, hidden] times R's rows transposed, whose few
+    // rows take the GEMM's small-M path (R read as it is, no packing).
+    auto x = llvm::dyn_cast<RankedTensorType>(op->getOperand(0).getType());
+    if (!x || !x.getElementType().isF32())
+      return std::nullopt;
+    return gemmHelper(ctx, 2, 2, 2, 2, /*packed=*/false, /*prepacked=*/false);
   }
   if (name == "onnx.DynamicQuantizeLinear") {
     // lowering/DynamicQuantizeCall.cpp, runtime/cpu/DynamicQuantize.c.
