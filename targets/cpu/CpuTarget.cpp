@@ -122,6 +122,10 @@ void CpuTarget::buildHostPipeline(OpPassManager &pm,
   // Constant GEMM weights are packed now, for the CPU the artifact targets,
   // so that its first run does not pack them (not for a static artifact,
   // which has no GEMM kernel).
+  // Upsampling ConvTransposes (k = s) as 1x1 convolutions, which the
+  // kernels below run (at -O0 the graph stays as written).
+  if (options.optLevel >= 1)
+    pm.addNestedPass<func::FuncOp>(createDecomposeConvTransposePass());
   if (!options.staticMemory) {
     pm.addPass(createPrepackGemmWeightsPass(
         options.machine ? gemmPackingIsa(*options.machine) : 0));

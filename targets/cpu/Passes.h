@@ -29,6 +29,7 @@ std::unique_ptr<mlir::Pass> createPrepackGemmWeightsPass(int32_t isa);
 /// Winograd weights for the constant 3x3 convolutions the runtime computes
 /// by Winograd F(2x2, 3x3) (see transforms/WinogradConvWeights.cpp).
 std::unique_ptr<mlir::Pass> createWinogradConvWeightsPass();
+std::unique_ptr<mlir::Pass> createDecomposeConvTransposePass();
 
 /// tensor.expand_shape with dynamic dims -> tensor.reshape (see
 /// transforms/DynamicExpandShapeToReshape.cpp); defined by the generated

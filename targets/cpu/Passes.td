@@ -82,6 +82,21 @@ def WinogradConvWeights
   let dependentDialects = ["mlir::memref::MemRefDialect"];
 }
 
+def DecomposeConvTranspose
+    : Pass<"onnxc-decompose-conv-transpose", "mlir::func::FuncOp"> {
+  let summary = "Non-overlapping ConvTranspose as a 1x1 Conv and DepthToSpace";
+  let description = [{
+    Rewrites each f32 2-D ConvTranspose whose square kernel equals its
+    strides, with a constant W, group 1 and no pads, dilations or output
+    padding, into a 1x1 onnx.Conv into M*s*s channels (W and the bias
+    rearranged at compile time) followed by onnx.DepthToSpace(s, CRD), so
+    that it runs on the convolution kernels. Runs on the host graph before
+    its lowering (transforms/DecomposeConvTranspose.cpp says why it is
+    legal).
+  }];
+  let constructor = "onnxc::cpu::createDecomposeConvTransposePass()";
+}
+
 def DynamicExpandShapeToReshape
     : Pass<"onnxc-dynamic-expand-shape-to-reshape", "mlir::func::FuncOp"> {
   let summary = "Rewrite tensor.expand_shape with dynamic dims to tensor.reshape";

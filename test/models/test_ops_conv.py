@@ -94,6 +94,15 @@ CONV_TRANSPOSE = [
      dict(strides=[2, 1, 2], pads=[0, 1, 0, 1, 0, 0]), None),
     ("symbolic_spatial", [f(2, 3, 5, 6), f(3, 2, 3, 3), f(2)],
      dict(strides=[2, 2], pads=[2, 0, 1, 3]), {0: [0, 2, 3]}),
+    # Kernel = strides (upsampling heads): a 1x1 Conv and DepthToSpace on
+    # the cpu (transforms/DecomposeConvTranspose.cpp); with open image
+    # sizes, a bias, more channels than the block, and k = 3.
+    ("kernel_is_stride_2", [f(1, 24, 6, 10), f(24, 24, 2, 2), f(24)],
+     dict(strides=[2, 2], kernel_shape=[2, 2]), {0: [0, 2, 3]}),
+    ("kernel_is_stride_3_no_bias", [f(2, 5, 4, 3), f(5, 7, 3, 3), None],
+     dict(strides=[3, 3]), None),
+    ("kernel_is_stride_one_output", [f(1, 16, 5, 7), f(16, 1, 2, 2), f(1)],
+     dict(strides=[2, 2], pads=[0, 0, 0, 0], dilations=[1, 1]), {0: [2, 3]}),
 ]
 
 
