@@ -122,10 +122,13 @@ void CpuTarget::buildHostPipeline(OpPassManager &pm,
   // Constant GEMM weights are packed now, for the CPU the artifact targets,
   // so that its first run does not pack them (not for a static artifact,
   // which has no GEMM kernel).
-  // Upsampling ConvTransposes (k = s) as 1x1 convolutions, which the
-  // kernels below run (at -O0 the graph stays as written).
-  if (options.optLevel >= 1)
+  // Upsampling ConvTransposes (k = s) as 1x1 convolutions, and 1-D
+  // convolutions as 2-D ones, which the kernels below run (at -O0 the graph
+  // stays as written). A static artifact lowers both to loops either way.
+  if (options.optLevel >= 1 && !options.staticMemory) {
     pm.addNestedPass<func::FuncOp>(createDecomposeConvTransposePass());
+    pm.addNestedPass<func::FuncOp>(createConv1dAsConv2dPass());
+  }
   if (!options.staticMemory) {
     pm.addPass(createPrepackGemmWeightsPass(
         options.machine ? gemmPackingIsa(*options.machine) : 0));

@@ -30,6 +30,7 @@ std::unique_ptr<mlir::Pass> createPrepackGemmWeightsPass(int32_t isa);
 /// by Winograd F(2x2, 3x3) (see transforms/WinogradConvWeights.cpp).
 std::unique_ptr<mlir::Pass> createWinogradConvWeightsPass();
 std::unique_ptr<mlir::Pass> createDecomposeConvTransposePass();
+std::unique_ptr<mlir::Pass> createConv1dAsConv2dPass();
 
 /// tensor.expand_shape with dynamic dims -> tensor.reshape (see
 /// transforms/DynamicExpandShapeToReshape.cpp); defined by the generated

@@ -82,6 +82,20 @@ def WinogradConvWeights
   let dependentDialects = ["mlir::memref::MemRefDialect"];
 }
 
+def Conv1dAsConv2d
+    : Pass<"onnxc-conv1d-as-conv2d", "mlir::func::FuncOp"> {
+  let summary = "1-D f32 Conv/FusedConv as 2-D ones over a unit dim";
+  let description = [{
+    Rewrites each f32 onnx.Conv and onnxc.FusedConv over [N, C, L] into
+    Unsqueeze (axis 2) of X, W and the residual, the 2-D convolution with
+    its window attributes moved to two dims, and Squeeze of the result, so
+    that it runs on the runtime's 2-D convolution kernels. Runs on the host
+    graph before its lowering (transforms/Conv1dAsConv2d.cpp).
+  }];
+  let constructor = "onnxc::cpu::createConv1dAsConv2dPass()";
+  let dependentDialects = ["::onnxc::onnx::ONNXDialect"];
+}
+
 def DecomposeConvTranspose
     : Pass<"onnxc-decompose-conv-transpose", "mlir::func::FuncOp"> {
   let summary = "Non-overlapping ConvTranspose as a 1x1 Conv and DepthToSpace";
@@ -95,6 +109,7 @@ def DecomposeConvTranspose
     legal).
   }];
   let constructor = "onnxc::cpu::createDecomposeConvTransposePass()";
+  let dependentDialects = ["::onnxc::onnx::ONNXDialect"];
 }
 
 def DynamicExpandShapeToReshape
