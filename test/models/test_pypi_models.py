@@ -69,7 +69,10 @@ def fetch_archive(entry):
         command = [sys.executable, "-m", "pip", "download", "--no-deps",
                    "--quiet", "--dest", CACHE, spec]
         command += ["--no-binary", ":all:"] if wants_sdist else []
-        done = subprocess.run(command, capture_output=True, text=True)
+        for _ in range(3):  # a dropped connection is retried
+            done = subprocess.run(command, capture_output=True, text=True)
+            if done.returncode == 0 or os.path.exists(path):
+                break
         if done.returncode != 0 and not os.path.exists(path):
             text = done.stderr + done.stdout
             if any(s in text for s in ("Network is unreachable",
