@@ -40,7 +40,6 @@ namespace onnxc::cpu {
 namespace {
 
 // Must match runtime/cpu/CpuRuntime.h and kernels/Gemm.h.
-enum : int32_t { kTransA = 1, kTransB = 2, kHasBias = 4 };
 enum : int32_t {
   kActNone = 0,
   kActRelu = 1,
@@ -175,8 +174,8 @@ Value buildCall(ConversionPatternRewriter &rewriter, Operation *op,
                             rewriter.create<memref::GetGlobalOp>(
                                 loc, global.getType(), prepacked.getValue()));
     auto bType = llvm::cast<RankedTensorType>(b.getType());
-    bool transB = flags & kTransB;
-    flags &= ~kTransB;
+    bool transB = flags & kGemmTransB;
+    flags &= ~kGemmTransB;
     auto i64 = [&](int64_t v) -> Value {
       return rewriter.create<arith::ConstantIntOp>(loc, v, 64);
     };
@@ -192,7 +191,7 @@ Value buildCall(ConversionPatternRewriter &rewriter, Operation *op,
   Value biasRef =
       thirdOperand ? runtimeCallArgument(rewriter, loc, thirdOperand) : aRef;
   if (bias)
-    flags |= kHasBias;
+    flags |= kGemmHasBias;
   auto i32 = [&](int32_t v) -> Value {
     return rewriter.create<arith::ConstantIntOp>(loc, v, 32);
   };
@@ -313,7 +312,7 @@ LogicalResult lowerGemm(ConversionPatternRewriter &rewriter, Operation *op,
       mixedDims(rewriter, loc, b)[transB ? 0 : 1]};
   reportDimMismatch(rewriter, loc, a, transA ? 0 : 1, b, transB ? 1 : 0,
                     /*broadcasts=*/false, ShapeErrorKind::InnerDims);
-  int32_t flags = (transA ? kTransA : 0) | (transB ? kTransB : 0);
+  int32_t flags = (transA ? kGemmTransA : 0) | (transB ? kGemmTransB : 0);
   Value result =
       buildCall(rewriter, op, loc, callee, a, b, bias, present(c) ? c : Value(),
                 resultType, sizes, flags, alpha, beta, act);

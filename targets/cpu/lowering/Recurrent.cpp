@@ -21,6 +21,7 @@
 
 #include "compiler/dialect/OnnxDialect.h"
 #include "targets/cpu/lowering/IndexingUtils.h"
+#include "targets/cpu/lowering/KernelActivation.h"
 #include "targets/cpu/lowering/LinalgBuilders.h"
 #include "targets/cpu/lowering/Patterns.h"
 #include "targets/cpu/lowering/RuntimeCall.h"
@@ -277,13 +278,15 @@ Value matmulTransposeB(OpBuilder &b, Location loc, Value lhs, Value rhs,
   auto f32 = [&](float v) -> Value {
     return b.create<arith::ConstantOp>(loc, b.getF32FloatAttr(v));
   };
-  // MatMul.c's flags: B transposed (2); no bias (the third memref is A
-  // again), alpha 1, no activation.
+  // B transposed; no bias (the third memref is A again), alpha 1, no
+  // activation.
+  KernelActivation none;
   b.create<func::CallOp>(loc, gemm,
                          ValueRange{aRef, runtimeCallArgument(b, loc, rhs),
                                     aRef, castToDynamicMemref(b, loc, buffer),
-                                    i32(2), f32(1.0f), f32(0.0f), i32(0),
-                                    f32(0.0f), f32(0.0f)});
+                                    i32(kGemmTransB), f32(1.0f), f32(0.0f),
+                                    i32(none.kind), f32(none.alpha),
+                                    f32(none.beta)});
   return runtimeResultTensor(b, loc, resultType, buffer);
 }
 

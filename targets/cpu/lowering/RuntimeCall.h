@@ -26,6 +26,14 @@ namespace onnxc::cpu {
 
 /// The declared wrapper that `op`'s lowering calls, or null (the declaring
 /// pass did not run, or skipped it: `--emit static`).
+/// The flags of the runtime GEMM's entry point (onnxc_rt_matmul_f32 and its
+/// packed forms). Must match runtime/cpu/CpuRuntime.h.
+enum GemmCallFlag : int32_t {
+  kGemmTransA = 1,
+  kGemmTransB = 2,
+  kGemmHasBias = 4
+};
+
 inline mlir::func::FuncOp lookupRuntimeCallee(mlir::Operation *op) {
   std::optional<RuntimeHelper> helper = runtimeHelperFor(op);
   if (!helper)
