@@ -20,6 +20,7 @@
 #include "CpuRuntime.h"
 #include "MemrefView.h"
 #include "ThreadPool.h"
+#include "kernels/QConvIndirect.h"
 #include "kernels/QDepthwise.h"
 #include "kernels/QGemm.h"
 
@@ -27,11 +28,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* W packed per group, for one call site. */
+/* W packed for one call site: for the indirect kernel (kernels/
+ * QConvIndirect.h), or per group for the GEMM. */
 typedef struct qconv_weights {
   const void *source; /* the W it was packed from */
   int64_t groups;
   struct qconv_weights *next; /* the registry, for the unload */
+  onnxc_qconv_indirect_weights *indirect;
   onnxc_qgemm_packed_b *packed[];
 } qconv_weights;
 
@@ -40,6 +43,8 @@ static _Atomic(qconv_weights *) weights_registry;
 static void free_weights(qconv_weights *e) {
   for (int64_t g = 0; e && g < e->groups; ++g)
     onnxc_qgemm_free_packed_b(e->packed[g]);
+  if (e)
+    onnxc_qconv_indirect_free(e->indirect);
   free(e);
 }
 
@@ -52,11 +57,23 @@ __attribute__((destructor)) static void free_weights_registry(void) {
   }
 }
 
-/* Group g of W ([M, Cg, kH, kW]) as K x Mg with K in (kh, kw, c) order. */
+/* W for the indirect kernel (`indirect`), or group g of W ([M, Cg, kH, kW])
+ * as K x Mg with K in (kh, kw, c) order for the GEMM. */
 static qconv_weights *pack_weights(const char *w, int64_t m, int64_t cg,
                                    int64_t kh, int64_t kw, int64_t groups,
-                                   int w_signed) {
+                                   int w_signed, int indirect) {
   int64_t mg = m / groups, k = cg * kh * kw;
+  if (indirect) {
+    qconv_weights *e = calloc(1, sizeof *e);
+    if (e && !(e->indirect = onnxc_qconv_indirect_pack((const int8_t *)w, m, cg,
+                                                       kh, kw, groups))) {
+      free(e);
+      return NULL;
+    }
+    if (e)
+      e->source = w;
+    return e;
+  }
   qconv_weights *e = calloc(1, sizeof *e + (size_t)groups * sizeof(void *));
   char *reordered = malloc((size_t)(k * mg));
   if (!e || !reordered) {
@@ -94,10 +111,12 @@ static qconv_weights *pack_weights(const char *w, int64_t m, int64_t cg,
  * NULL when the slot holds another W (the caller packs for itself). */
 static qconv_weights *cached_weights(qconv_weights **slot, const char *w,
                                      int64_t m, int64_t cg, int64_t kh,
-                                     int64_t kw, int64_t groups, int w_signed) {
+                                     int64_t kw, int64_t groups, int w_signed,
+                                     int indirect) {
   qconv_weights *e = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
   if (!e) {
-    qconv_weights *mine = pack_weights(w, m, cg, kh, kw, groups, w_signed);
+    qconv_weights *mine =
+        pack_weights(w, m, cg, kh, kw, groups, w_signed, indirect);
     if (!mine)
       return NULL;
     if (__atomic_compare_exchange_n(slot, &e, mine, 0, __ATOMIC_ACQ_REL,
@@ -111,7 +130,10 @@ static qconv_weights *cached_weights(qconv_weights **slot, const char *w,
       free_weights(mine);
     }
   }
-  return e->source == w && e->groups == groups ? e : NULL;
+  int same_form = (e->indirect != NULL) == (indirect != 0);
+  return e->source == w && (indirect || e->groups == groups) && same_form
+             ? e
+             : NULL;
 }
 
 typedef struct qconv_job {
@@ -443,8 +465,37 @@ static int32_t channel_parameters(const qconv_call *call, int64_t m,
   return ONNXC_KERNEL_OK;
 }
 
+/* Every image of an NHWC convolution through the indirect kernel. */
+static void run_images_indirect(qconv_job *job, const onnxc_byte_view *x,
+                                const onnxc_byte_view *y, int64_t n) {
+  onnxc_qconv_indirect_params p = {
+      .h = job->h,
+      .w = job->w,
+      .c = job->c,
+      .oh = job->oh,
+      .ow = job->ow,
+      .stride_h = job->stride_h,
+      .stride_w = job->stride_w,
+      .pad_top = job->pad_top,
+      .pad_left = job->pad_left,
+      .dilation_h = job->dilation_h,
+      .dilation_w = job->dilation_w,
+      .x_zero = job->x_zero,
+      .bias = job->bias,
+      .multiplier = job->multiplier,
+      .y_zero = job->y_zero,
+      .y_signed = job->y_signed,
+  };
+  for (int64_t image = 0; image < n && !job->failed; ++image) {
+    p.x = (const uint8_t *)x->data + image * x->stride[0];
+    p.y = (uint8_t *)y->data + image * y->stride[0];
+    if (onnxc_qconv_indirect(job->weights->indirect, &p, 0) != 0)
+      job->failed = 1;
+  }
+}
+
 /* Runs the prepared job over every image: depthwise planes, or blocks of
- * output pixels through the GEMM. */
+ * output pixels through the indirect kernel or the GEMM. */
 static void run_images(qconv_job *job, const onnxc_byte_view *x,
                        const onnxc_byte_view *y, int64_t n, int depthwise,
                        uint8_t *pixels) {
@@ -458,6 +509,10 @@ static void run_images(qconv_job *job, const onnxc_byte_view *x,
       onnxc_parallel_for((size_t)(n * job->oh), 0, depthwise_nhwc_task, job);
     else
       onnxc_parallel_for((size_t)(n * job->c), 0, depthwise_task, job);
+    return;
+  }
+  if (job->weights->indirect) {
+    run_images_indirect(job, x, y, n);
     return;
   }
   int64_t k = job->kh * job->kw * job->cg, plane = job->oh * job->ow;
@@ -479,6 +534,21 @@ static void run_images(qconv_job *job, const onnxc_byte_view *x,
     job->y = y->data + image * y->stride[0] * (ptrdiff_t)y_element;
     onnxc_parallel_for(tasks, spread ? 0 : 1, block_task, job);
   }
+}
+
+/* Whether the indirect kernel (kernels/QConvIndirect.h) takes this
+ * convolution: NHWC, u8 X, s8 W with every zero point 0, a requantized
+ * output, and channels per group it reads in four-byte groups (or one
+ * group). */
+static int takes_indirect_kernel(const qconv_job *job, const int32_t *w_zero,
+                                 int64_t m, int w_signed) {
+  if (!job->channels_last || job->s32 || job->x_signed || !w_signed ||
+      !onnxc_qconv_indirect_supported(job->cg, job->c / job->cg))
+    return 0;
+  for (int64_t j = 0; j < m; ++j)
+    if (w_zero[j] != 0)
+      return 0;
+  return 1;
 }
 
 /* Whether a 4-D byte view is dense in row-major order (batch aside). */
@@ -541,15 +611,21 @@ static int32_t quantized_conv2d(const qconv_call *call) {
           ? (qconv_weights **)((int64_t *)call->slot->aligned +
                                call->slot->offset)
           : NULL;
+  int32_t status = ONNXC_KERNEL_OUT_OF_MEMORY;
+  if (multiplier && bias && zeros && (pixels || last))
+    status = channel_parameters(call, m, w_signed, multiplier, bias, zeros);
+  int indirect = status == ONNXC_KERNEL_OK && !depthwise &&
+                 takes_indirect_kernel(&job, zeros, m, w_signed);
   qconv_weights *own = NULL;
   const qconv_weights *weights =
-      cache ? cached_weights(cache, w.data, m, cg, kh, kw, group, w_signed)
-            : NULL;
-  if (!weights && !depthwise)
-    weights = own = pack_weights(w.data, m, cg, kh, kw, group, w_signed);
-  int32_t status = ONNXC_KERNEL_OUT_OF_MEMORY;
-  if (multiplier && bias && zeros && (pixels || last) && (weights || depthwise))
-    status = channel_parameters(call, m, w_signed, multiplier, bias, zeros);
+      cache && status == ONNXC_KERNEL_OK
+          ? cached_weights(cache, w.data, m, cg, kh, kw, group, w_signed,
+                           indirect)
+          : NULL;
+  if (status == ONNXC_KERNEL_OK && !weights && !depthwise &&
+      !(weights = own =
+            pack_weights(w.data, m, cg, kh, kw, group, w_signed, indirect)))
+    status = ONNXC_KERNEL_OUT_OF_MEMORY;
   int32_t *taps = NULL;
   if (status == ONNXC_KERNEL_OK && depthwise && last &&
       !(taps = depthwise_tap_weights(w.data, w_signed, zeros, c, kh * kw)))

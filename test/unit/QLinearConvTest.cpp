@@ -27,6 +27,9 @@ struct ConvCase {
   int64_t n, c, h, w, m, kh, kw, group;
   int64_t stride, pad, dilation;
   bool xSigned, wSigned, ySigned, bias;
+  // W's zero points all 0 (ONNX Runtime's quantizer's s8 weights): with u8
+  // X and NHWC, the indirect kernel's case (kernels/QConvIndirect.h).
+  bool symmetricW = false;
 };
 
 struct Operands {
@@ -55,8 +58,9 @@ Operands makeOperands(const ConvCase &t, unsigned seed) {
   std::uniform_real_distribution<float> scale(0.001f, 0.01f);
   for (int64_t j = 0; j < t.m; ++j) {
     o.wScale.push_back(scale(rng));
-    o.wZero.push_back(static_cast<uint8_t>(t.wSigned ? byte(rng) % 9 - 4
-                                                     : 120 + byte(rng) % 9));
+    o.wZero.push_back(static_cast<uint8_t>(t.symmetricW ? 0
+                                           : t.wSigned  ? byte(rng) % 9 - 4
+                                                        : 120 + byte(rng) % 9));
     o.bias.push_back(byte(rng) * 40 - 5000);
   }
   o.xZero = static_cast<uint8_t>(t.xSigned ? -3 : 131);
@@ -199,7 +203,30 @@ INSTANTIATE_TEST_SUITE_P(
                  true},
         ConvCase{1, 40, 13, 11, 40, 3, 3, 40, 2, 1, 1, true, true, false, true},
         ConvCase{1, 17, 9, 9, 17, 5, 5, 17, 1, 2, 1, false, false, true, false},
-        ConvCase{1, 32, 7, 7, 32, 3, 3, 32, 1, 2, 2, false, true, false,
+        ConvCase{1, 32, 7, 7, 32, 3, 3, 32, 1, 2, 2, false, true, false, true},
+        // The indirect kernel: 1x1, 3x3 with pads, strides and dilations,
+        // groups of 8 channels, 40 and 70 output channels (a partial
+        // panel), pixel counts that leave partial tiles and several
+        // blocks, two images, u8 and s8 Y.
+        ConvCase{1, 16, 9, 7, 40, 1, 1, 1, 1, 0, 1, false, true, false, true,
+                 true},
+        ConvCase{2, 8, 10, 9, 20, 3, 3, 1, 1, 1, 1, false, true, true, true,
+                 true},
+        ConvCase{1, 64, 14, 14, 70, 3, 3, 1, 1, 1, 1, false, true, false, true,
+                 true},
+        ConvCase{1, 12, 11, 13, 33, 3, 3, 1, 2, 1, 1, false, true, false, false,
+                 true},
+        ConvCase{1, 16, 12, 12, 24, 3, 3, 2, 1, 2, 2, false, true, true, true,
+                 true},
+        ConvCase{1, 4, 23, 19, 64, 5, 5, 1, 2, 2, 1, false, true, false, true,
+                 true},
+        // Channels not a multiple of 4: one group reads a padded copy of X
+        // (a stem convolution), several groups take the GEMM.
+        ConvCase{1, 3, 17, 15, 32, 7, 7, 1, 2, 3, 1, false, true, false, true,
+                 true},
+        ConvCase{2, 5, 9, 8, 12, 3, 3, 1, 1, 1, 1, false, true, true, false,
+                 true},
+        ConvCase{1, 6, 9, 9, 12, 3, 3, 2, 1, 1, 1, false, true, false, true,
                  true}));
 
 TEST(QLinearConvNhwc, RefusesStridedViews) {
