@@ -12,7 +12,11 @@
 // (an omitted one is 0), per tensor except the weight's: per output channel
 // (DQ axis 0) for Conv, per column (axis 1 of a 2-D B) for MatMul. A bias
 // must be the int32 constant dequantized with scale xs * ws and zero point
-// 0 (what the quantizer writes); the float result must have no other user.
+// 0 (what the quantizer writes), or a float constant (what it writes when
+// the bias is not an initializer, e.g. a Paddle export's Constant node),
+// which is quantized here as ONNX Runtime's BiasQuantization does:
+// round_half_even(b / f32(xs * ws)) to int32, so both engines run the same
+// integer convolution. The float result must have no other user.
 // A DQ output may have others (a residual block's input feeds its first
 // conv, its shortcut and the residual Add): the fused op reads the DQ's
 // quantized input, and the DQ stays for the other users.
@@ -25,6 +29,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Pass/Pass.h"
 
+#include <algorithm>
 #include <cmath>
 
 namespace onnxc {
@@ -169,7 +174,33 @@ static bool isProductScale(ArrayRef<double> biasScales, double inputScale,
   return true;
 }
 
-/// Q(Conv(DQ(x), DQ(w), [DQ(b)])) -> QLinearConv.
+/// A constant f32 bias of `channels` values quantized to int32 with scales
+/// f32(inputScale * weightScales[c]), rounded half to even and saturated;
+/// null when `bias` is not such a constant.
+static DenseElementsAttr quantizeFloatBias(Value bias, int64_t channels,
+                                           double inputScale,
+                                           ArrayRef<double> weightScales) {
+  DenseFPElementsAttr values = getFloatConstant(bias);
+  if (!values || !values.getElementType().isF32() ||
+      values.getType().getRank() != 1 || values.getNumElements() != channels ||
+      (weightScales.size() != 1 && int64_t(weightScales.size()) != channels))
+    return {};
+  SmallVector<int32_t> quantized;
+  for (auto [c, b] : llvm::enumerate(values.getValues<float>())) {
+    double w = weightScales.size() == 1 ? weightScales[0] : weightScales[c];
+    float scale = float(inputScale) * float(w);
+    float rounded = std::nearbyint(b / scale);
+    if (std::isnan(rounded))
+      return {};
+    double clamped = std::clamp(double(rounded), -2147483648.0, 2147483647.0);
+    quantized.push_back(int32_t(clamped));
+  }
+  auto type = RankedTensorType::get({channels},
+                                    IntegerType::get(bias.getContext(), 32));
+  return DenseElementsAttr::get(type, ArrayRef<int32_t>(quantized));
+}
+
+/// Q(Conv(DQ(x), DQ(w), [DQ(b) or b])) -> QLinearConv.
 struct FuseQdqConv : RewritePattern {
   FuseQdqConv(MLIRContext *ctx) : RewritePattern("onnx.Conv", 1, ctx) {}
 
@@ -183,14 +214,20 @@ struct FuseQdqConv : RewritePattern {
     if (!x || !w)
       return rewriter.notifyMatchFailure(conv, "inputs are not dequantized");
     Value bias = conv->getOperand(2);
+    DenseElementsAttr floatBias;
     if (!isOmitted(bias)) {
       std::optional<Dequantized> b = matchDequantize(bias, 0, 32);
-      if (!b || !b->hasZeroZeroPoint() ||
-          !isProductScale(b->scales, x->scales[0], w->scales))
+      if (b && b->hasZeroZeroPoint() &&
+          isProductScale(b->scales, x->scales[0], w->scales))
+        bias = b->quantized;
+      else if (!(floatBias = quantizeFloatBias(
+                     bias, get8BitType(w->quantized).getDimSize(0),
+                     x->scales[0], w->scales)))
         return rewriter.notifyMatchFailure(conv, "bias is not int32 x*w");
-      bias = b->quantized;
     }
     Location loc = rewriter.getFusedLoc({conv->getLoc(), quantize->getLoc()});
+    if (floatBias)
+      bias = createConstant(rewriter, loc, floatBias);
     x->materialize(rewriter, loc);
     w->materialize(rewriter, loc);
     OperationState state(loc, "onnx.QLinearConv");

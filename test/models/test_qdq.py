@@ -237,6 +237,44 @@ def test_qdq_chain_runs_channels_last_with_open_image_sizes():
                 f"{h}x{w}: max error {err:.3g} > one step {step:.3g}"
 
 
+def test_float_bias_from_a_constant_node_is_quantized():
+    """A Conv whose bias is a Constant node (Paddle's exports write them
+    so) keeps a float bias in ONNX Runtime's QDQ file; FuseQdq quantizes it
+    to int32 as ONNX Runtime's BiasQuantization does, so every convolution
+    reaches the int8 kernel (it used to stay a float convolution over
+    dequantized weights), and the output stays within one step of ONNX
+    Runtime's."""
+    model = fully_convolutional_model()
+    graph = model.graph
+    inits = {t.name: t for t in graph.initializer}
+    for name in ("b1", "b2", "b3"):
+        graph.initializer.remove(inits[name])
+        graph.node.insert(0, helper.make_node(
+            "Constant", [], [name], value=inits[name]))
+    with tempfile.TemporaryDirectory() as tmp:
+        qdq = quantize(model, {"x": [1, 3, 16, 20]}, tmp, per_channel=True)
+        path = os.path.join(tmp, "qdq.onnx")
+        producers = {o: n.op_type for n in qdq.graph.node for o in n.output}
+        biases = [producers.get(n.input[2]) for n in qdq.graph.node
+                  if n.op_type == "Conv"]
+        assert biases == ["Constant"] * 3, biases
+        ops = optimized_ops(path, 2)
+        assert "onnx.Conv" not in ops, ops
+        # (channels-last regions write QLinearConv as its blocked form)
+        assert ops.count("onnx.QLinearConv") + ops.count(
+            "onnxc.BlockedQLinearConv") == 3, sorted(set(ops))
+        artifact = os.path.join(tmp, "fcn.so")
+        proc = subprocess.run([onnxc_binary(), "compile", path, "-o",
+                               artifact], capture_output=True, text=True)
+        assert proc.returncode == 0, proc.stderr
+        step = output_scale(qdq)
+        feeds = {"x": RNG.standard_normal((1, 3, 12, 18)).astype(np.float32)}
+        want = run_ort(qdq, feeds, optimize=False)[0]
+        got = Artifact(artifact).run(feeds)[0]
+        err = np.max(np.abs(got.astype(np.float64) - want))
+        assert err <= step * 1.001, f"max error {err:.3g} > {step:.3g}"
+
+
 def test_qlinear_convs_with_and_without_bias_in_one_model():
     """Two QLinearConv nodes, the first with an int32 bias and the second
     without, share the kernel's one signature: the absent bias crosses as

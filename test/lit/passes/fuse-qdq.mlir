@@ -140,3 +140,29 @@ func.func @weight_axis_1(%xq: tensor<1x3x4x4xui8>) -> tensor<1x3x2x2xui8> {
   %y = "onnx.QuantizeLinear"(%c, %ys, %yz) : (tensor<1x3x2x2xf32>, tensor<f32>, tensor<ui8>) -> tensor<1x3x2x2xui8>
   return %y : tensor<1x3x2x2xui8>
 }
+
+// -----
+
+// A float bias (a Constant node, not an initializer: ONNX Runtime's
+// quantizer leaves it float) is quantized to int32 with scale
+// f32(x_scale * w_scale[c]), rounded half to even: 0.1875 / 0.125 = 1.5
+// -> 2 and -0.03125 / 0.0625 = -0.5 -> 0.
+// CHECK-LABEL: func.func @conv_float_bias
+// CHECK: %[[B:.*]] = "onnx.Constant"() <{value = dense<[2, 0]> : tensor<2xi32>}>
+// CHECK: "onnx.QLinearConv"(%arg0, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[B]])
+// CHECK-NOT: onnx.Conv"
+func.func @conv_float_bias(%xq: tensor<1x3x4x4xui8>) -> tensor<1x2x4x4xui8> {
+  %xs = "onnx.Constant"() <{value = dense<0.5> : tensor<f32>}> : () -> tensor<f32>
+  %xz = "onnx.Constant"() <{value = dense<128> : tensor<ui8>}> : () -> tensor<ui8>
+  %wq = "onnx.Constant"() <{value = dense<3> : tensor<2x3x3x3xi8>}> : () -> tensor<2x3x3x3xi8>
+  %ws = "onnx.Constant"() <{value = dense<[0.25, 0.125]> : tensor<2xf32>}> : () -> tensor<2xf32>
+  %wz = "onnx.Constant"() <{value = dense<0> : tensor<2xi8>}> : () -> tensor<2xi8>
+  %b = "onnx.Constant"() <{value = dense<[0.1875, -0.03125]> : tensor<2xf32>}> : () -> tensor<2xf32>
+  %ys = "onnx.Constant"() <{value = dense<0.75> : tensor<f32>}> : () -> tensor<f32>
+  %yz = "onnx.Constant"() <{value = dense<100> : tensor<ui8>}> : () -> tensor<ui8>
+  %x = "onnx.DequantizeLinear"(%xq, %xs, %xz) : (tensor<1x3x4x4xui8>, tensor<f32>, tensor<ui8>) -> tensor<1x3x4x4xf32>
+  %w = "onnx.DequantizeLinear"(%wq, %ws, %wz) <{axis = 0 : i64}> : (tensor<2x3x3x3xi8>, tensor<2xf32>, tensor<2xi8>) -> tensor<2x3x3x3xf32>
+  %c = "onnx.Conv"(%x, %w, %b) <{pads = [1, 1, 1, 1]}> : (tensor<1x3x4x4xf32>, tensor<2x3x3x3xf32>, tensor<2xf32>) -> tensor<1x2x4x4xf32>
+  %y = "onnx.QuantizeLinear"(%c, %ys, %yz) : (tensor<1x2x4x4xf32>, tensor<f32>, tensor<ui8>) -> tensor<1x2x4x4xui8>
+  return %y : tensor<1x2x4x4xui8>
+}
