@@ -442,3 +442,61 @@ def test_requantization_rounds_as_onnxruntime_at_halves():
         assert np.array_equal(got, want), (
             f"{'fed' if fed else 'constant'} B: "
             f"{int((got != want).sum())} bytes differ from ONNX Runtime")
+
+
+@pytest.mark.parametrize("q_type,params,per_axis", [
+    (TensorProto.UINT8, ((0.05, 128), (0.05, 128)), False),
+    (TensorProto.INT8, ((0.037, -3), (0.02, 5)), False),
+    (TensorProto.UINT16, ((0.001, 30000), (0.002, 1000)), False),
+    (TensorProto.INT16, ((0.0007, 0), (0.0007, 0)), False),
+    (TensorProto.UINT8, ((0.05, 100), (0.05, 100)), True)],
+    ids=["u8", "s8_other_params", "u16", "s16", "u8_per_axis"])
+def test_fake_quantization_equals_the_reference(q_type, params, per_axis):
+    """DequantizeLinear(QuantizeLinear(x)) between float ops, the fake
+    quantization QDQ files write around every op they leave float, runs as
+    one f32 loop without the integer conversions (the cpu target's
+    QuantizeRoundTripLowering); it must give the reference's values exactly,
+    at halves (which round to even), beyond the range (which saturates) and
+    with the second op's scale and zero point differing from the first's."""
+    from onnx.reference import ReferenceEvaluator
+
+    np_type = helper.tensor_dtype_to_np_dtype(q_type).type
+    (s1, z1), (s2, z2) = params
+    channels = 3
+    if per_axis:
+        scale1 = np.array([s1, 2 * s1, 0.5 * s1], np.float32)
+        zero1 = np.array([z1, z1 + 7, z1 - 9], np_type)
+    else:
+        scale1, zero1 = np.float32(s1), np_type(z1)
+    inits = [numpy_helper.from_array(np.asarray(v), n) for n, v in [
+        ("s1", scale1), ("z1", zero1), ("s2", np.float32(s2)),
+        ("z2", np_type(z2)), ("one", np.float32(1.0))]]
+    q_attrs = {"axis": 1} if per_axis else {}
+    nodes = [helper.make_node("Add", ["x", "one"], ["a"]),
+             helper.make_node("QuantizeLinear", ["a", "s1", "z1"], ["q"],
+                              **q_attrs),
+             helper.make_node("DequantizeLinear", ["q", "s2", "z2"], ["d"]),
+             helper.make_node("Mul", ["d", "one"], ["y"])]
+    graph = helper.make_graph(
+        nodes, "fake_quant",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT,
+                                       [2, channels, 40])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)], inits)
+    model = helper.make_model(graph,
+                              opset_imports=[helper.make_opsetid("", 21)])
+    model.ir_version = 10
+    info = np.iinfo(np_type)
+    step = np.broadcast_to(np.reshape(scale1, (1, -1, 1)) if per_axis else
+                           scale1, (2, channels, 40)).astype(np.float32)
+    # Halves of steps around the zero point, and far past both ends.
+    k = RNG.integers(-300, 300, (2, channels, 40)).astype(np.float32) + 0.5
+    x = k * step - 1
+    # (Not beyond int32: the reference converts to int32 before it clips.)
+    x[0, :, :2] = np.stack([(info.min - 3000.0) * step[0, :, 0],
+                            (info.max + 3000.0) * step[0, :, 0]], axis=1)
+    feeds = {"x": x.astype(np.float32)}
+    want = ReferenceEvaluator(model).run(None, feeds)[0]
+    with tempfile.TemporaryDirectory() as tmp:
+        got = Artifact(compile_model(model, tmp)).run(feeds)[0]
+    assert np.unique(want).size > 50
+    np.testing.assert_array_equal(got, want)

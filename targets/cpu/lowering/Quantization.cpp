@@ -141,6 +141,23 @@ FailureOr<QuantOperands> collect(Operation *op, ConversionPatternRewriter &r,
   return result;
 }
 
+/// round_half_even(quotient) + zeroPoint (null: 0) saturated to the range
+/// of `yInt`, still in the float type `arith`: the integer QuantizeLinear
+/// writes, before its conversion.
+Value roundAndSaturate(OpBuilder &b, Location l, Value quotient,
+                       Value zeroPoint, IntegerType yInt, Type arith) {
+  Value rounded = b.create<math::RoundEvenOp>(l, quotient);
+  if (zeroPoint)
+    rounded = b.create<arith::AddFOp>(l, rounded, zeroPoint);
+  unsigned w = yInt.getWidth();
+  double lo = yInt.isUnsigned() ? 0 : -std::ldexp(1.0, w - 1);
+  double hi =
+      yInt.isUnsigned() ? std::ldexp(1.0, w) - 1 : std::ldexp(1.0, w - 1) - 1;
+  return b.create<arith::MinimumFOp>(
+      l, b.create<arith::MaximumFOp>(l, rounded, scalarConst(b, l, arith, lo)),
+      scalarConst(b, l, arith, hi));
+}
+
 /// QuantizeLinear(x, y_scale, y_zero_point?) -> y.
 struct QuantizeLinearLowering : OpConversionPattern<onnx::QuantizeLinearOp> {
   using OpConversionPattern::OpConversionPattern;
@@ -215,20 +232,15 @@ struct QuantizeLinearLowering : OpConversionPattern<onnx::QuantizeLinearOp> {
           if (toFloat8) {
             y = castScalar(b, l, quotient, arith, yElement, saturate);
           } else {
-            Value rounded = b.create<math::RoundEvenOp>(l, quotient);
-            if (q->hasZeroPoint)
-              rounded = b.create<arith::AddFOp>(
-                  l, rounded, castScalar(b, l, args[2], yElement, arith));
+            Value zeroPoint = q->hasZeroPoint
+                                  ? castScalar(b, l, args[2], yElement, arith)
+                                  : Value();
+            Value clamped =
+                roundAndSaturate(b, l, quotient, zeroPoint, yInt, arith);
+            // The clamped value fits 32 bits for every width but 32.
             unsigned w = yInt.getWidth();
-            double lo = yInt.isUnsigned() ? 0 : -std::ldexp(1.0, w - 1);
-            double hi = yInt.isUnsigned() ? std::ldexp(1.0, w) - 1
-                                          : std::ldexp(1.0, w - 1) - 1;
-            Value clamped = b.create<arith::MinimumFOp>(
-                l,
-                b.create<arith::MaximumFOp>(l, rounded,
-                                            scalarConst(b, l, arith, lo)),
-                scalarConst(b, l, arith, hi));
-            Value wide = b.create<arith::FPToSIOp>(l, b.getI64Type(), clamped);
+            Value wide = b.create<arith::FPToSIOp>(
+                l, w < 32 ? b.getI32Type() : b.getI64Type(), clamped);
             y = b.create<arith::TruncIOp>(l, b.getIntegerType(w), wide);
           }
           b.create<linalg::YieldOp>(l, y);
@@ -280,6 +292,80 @@ struct DequantizeLinearLowering
           Value scale = castScalar(b, l, args[1], scaleElement, arith);
           Value y = b.create<arith::MulFOp>(l, x, scale);
           b.create<linalg::YieldOp>(l, castScalar(b, l, y, arith, yElement));
+        });
+    rewriter.replaceOp(op, generic.getResult(0));
+    return success();
+  }
+};
+
+/// DequantizeLinear(QuantizeLinear(x, s1, z1), s2, z2) on f32 with 8- or
+/// 16-bit integers in between, the fake quantization a QDQ model writes
+/// around every float op, as one loop in f32:
+///   y = (saturate(round_half_even(x / s1) + z1) - z2) * s2.
+/// The saturated value is an integer of at most 16 bits, exact in f32, so
+/// this is the two ops' result without the conversions to and from the
+/// integer type (half of the loop's instructions). The QuantizeLinear
+/// stays for its other users, if any.
+struct QuantizeRoundTripLowering
+    : OpConversionPattern<onnx::DequantizeLinearOp> {
+  QuantizeRoundTripLowering(const TypeConverter &converter, MLIRContext *ctx)
+      : OpConversionPattern(converter, ctx, /*benefit=*/2) {}
+
+  static bool isF32(Value v) { return onnxElementType(v).isF32(); }
+
+  LogicalResult
+  matchAndRewrite(onnx::DequantizeLinearOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto quantize = op.getX().getDefiningOp<onnx::QuantizeLinearOp>();
+    if (!quantize || quantize.getPrecision() != 0 || !isF32(quantize.getX()) ||
+        !isF32(quantize.getYScale()) || !isF32(op.getXScale()) ||
+        !isF32(op.getY()))
+      return rewriter.notifyMatchFailure(op, "not an f32 round trip");
+    auto yInt = llvm::dyn_cast<IntegerType>(onnxElementType(op.getX()));
+    if (!yInt || (yInt.getWidth() != 8 && yInt.getWidth() != 16))
+      return rewriter.notifyMatchFailure(op, "not 8- or 16-bit integers");
+    RankedTensorType resultType =
+        convertedResultType(*getTypeConverter(), op.getOperation());
+    if (!resultType)
+      return rewriter.notifyMatchFailure(op, "result is not ranked");
+    Value x = rewriter.getRemappedValue(quantize.getX());
+    FailureOr<QuantOperands> q = collect(
+        quantize, rewriter, x, rewriter.getRemappedValue(quantize.getYScale()),
+        rewriter.getRemappedValue(quantize.getYZeroPoint()),
+        quantize.getYZeroPoint(), quantize.getAxis(), quantize.getBlockSize());
+    if (failed(q))
+      return failure();
+    FailureOr<QuantOperands> dq =
+        collect(op, rewriter, adaptor.getX(), adaptor.getXScale(),
+                adaptor.getXZeroPoint(), op.getXZeroPoint(), op.getAxis(),
+                op.getBlockSize());
+    if (failed(dq))
+      return failure();
+    // x, s1, [z1], s2, [z2]; the maps the same with the output's last.
+    SmallVector<Value> operands(q->operands);
+    operands.append(dq->operands.begin() + 1, dq->operands.end());
+    SmallVector<AffineMap> maps(q->maps.begin(), q->maps.end() - 1);
+    maps.append(dq->maps.begin() + 1, dq->maps.end());
+    unsigned secondScale = q->operands.size();
+    Location loc = op.getLoc();
+    Type f32 = rewriter.getF32Type();
+    auto generic = rewriter.create<linalg::GenericOp>(
+        loc, resultType, operands,
+        emptyTensor(rewriter, loc, resultType, tensorSizes(rewriter, loc, x)),
+        maps,
+        SmallVector<utils::IteratorType>(resultType.getRank(),
+                                         utils::IteratorType::parallel),
+        [&](OpBuilder &b, Location l, ValueRange args) {
+          auto zeroPoint = [&](bool given, unsigned index) {
+            return given ? castScalar(b, l, args[index], yInt, f32) : Value();
+          };
+          Value quotient = b.create<arith::DivFOp>(l, args[0], args[1]);
+          Value y = roundAndSaturate(b, l, quotient,
+                                     zeroPoint(q->hasZeroPoint, 2), yInt, f32);
+          if (Value z = zeroPoint(dq->hasZeroPoint, secondScale + 1))
+            y = b.create<arith::SubFOp>(l, y, z);
+          y = b.create<arith::MulFOp>(l, y, args[secondScale]);
+          b.create<linalg::YieldOp>(l, y);
         });
     rewriter.replaceOp(op, generic.getResult(0));
     return success();
@@ -724,9 +810,9 @@ struct BitCastLowering : OpConversionPattern<onnx::BitCastOp> {
 void populateQuantizationPatterns(const TypeConverter &typeConverter,
                                   RewritePatternSet &patterns) {
   patterns.add<QuantizeLinearLowering, DequantizeLinearLowering,
-               DynamicQuantizeLinearLowering, QLinearMatMulLowering,
-               ConvIntegerLowering, QLinearConvLowering, BitCastLowering>(
-      typeConverter, patterns.getContext());
+               QuantizeRoundTripLowering, DynamicQuantizeLinearLowering,
+               QLinearMatMulLowering, ConvIntegerLowering, QLinearConvLowering,
+               BitCastLowering>(typeConverter, patterns.getContext());
 }
 
 } // namespace onnxc::cpu
