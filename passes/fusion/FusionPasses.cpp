@@ -22,6 +22,9 @@ void addBasicFusionPasses(mlir::OpPassManager &funcPm) {
 void addExtendedFusionPasses(mlir::OpPassManager &funcPm) {
   // QDQ first: the float Conv/MatMul between DQ and Q must still be bare.
   funcPm.addPass(createFuseQdqPass());
+  // Then the pairs around data movement (Resize, MaxPool, Reshape...): the
+  // quantized ops it leaves read and write 8-bit tensors directly.
+  funcPm.addPass(createDropQdqAroundDataMovementPass());
   // Attention next: it reads the scale and mask off the Q*K^T MatMul before
   // the MatMul scale fusion would fold them away.
   funcPm.addPass(createFuseAttentionPass());

@@ -25,6 +25,7 @@ std::unique_ptr<mlir::Pass> createFuseBiasGeluPass();
 std::unique_ptr<mlir::Pass> createFuseBiasSoftmaxPass();
 std::unique_ptr<mlir::Pass> createFuseEmbedLayerNormPass();
 std::unique_ptr<mlir::Pass> createFuseQdqPass();
+std::unique_ptr<mlir::Pass> createDropQdqAroundDataMovementPass();
 
 /// Level 1 (basic): Conv+BatchNorm/Mul/Add folding, MatMul+bias, GELU and
 /// LayerNorm recognition. Adds to `funcPm`, a pass manager on func.func

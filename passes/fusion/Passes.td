@@ -158,4 +158,16 @@ def FuseQdq : Pass<"onnxc-fuse-qdq", "mlir::func::FuncOp"> {
   let constructor = "onnxc::createFuseQdqPass()";
 }
 
+def DropQdqAroundDataMovement
+    : Pass<"onnxc-drop-qdq-around-data-movement", "mlir::func::FuncOp"> {
+  let summary = "Run data movement ops between DQ and Q on the 8-bit tensor";
+  let description = [{
+    QuantizeLinear(op(DequantizeLinear(q, s, z)), s, z) with the same scale
+    and zero point, where op only moves or selects elements (Transpose,
+    Reshape, Squeeze, Unsqueeze, Flatten, Identity, DepthToSpace,
+    SpaceToDepth, MaxPool, nearest Resize), becomes op(q): exact.
+  }];
+  let constructor = "onnxc::createDropQdqAroundDataMovementPass()";
+}
+
 #endif // ONNXC_PASSES_FUSION_PASSES_TD

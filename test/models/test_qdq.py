@@ -207,6 +207,29 @@ def fully_convolutional_model():
     return model
 
 
+def compile_with_stats(path, artifact):
+    """`onnxc compile` with default options; returns its pass statistics."""
+    proc = subprocess.run([onnxc_binary(), "compile", path, "-o", artifact,
+                           "--print-pass-stats"],
+                          capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    return proc.stderr
+
+
+def assert_within_one_step(qdq, artifact, sizes):
+    """The artifact's output at each (h, w) is within one output step of
+    ONNX Runtime's on the QDQ model as written."""
+    step = output_scale(qdq)
+    for h, w in sizes:
+        feeds = {"x": RNG.standard_normal((1, 3, h, w)).astype(np.float32)}
+        want = run_ort(qdq, feeds, optimize=False)[0]
+        got = Artifact(artifact).run(feeds)[0]
+        assert got.shape == want.shape, (h, w)
+        err = np.max(np.abs(got.astype(np.float64) - want))
+        assert err <= step * 1.001, \
+            f"{h}x{w}: max error {err:.3g} > one step {step:.3g}"
+
+
 def test_qdq_chain_runs_channels_last_with_open_image_sizes():
     """The int8 convolutions of a chain run NHWC (the cpu target's
     onnxc-quantized-channels-last), compiled with default options and no
@@ -217,24 +240,12 @@ def test_qdq_chain_runs_channels_last_with_open_image_sizes():
         qdq = quantize(model, {"x": [1, 3, 16, 20]}, tmp, per_channel=True)
         path = os.path.join(tmp, "qdq.onnx")
         artifact = os.path.join(tmp, "fcn.so")
-        proc = subprocess.run([onnxc_binary(), "compile", path, "-o",
-                               artifact, "--print-pass-stats"],
-                              capture_output=True, text=True)
-        assert proc.returncode == 0, proc.stderr
-        stats = re.search(r"onnxc-quantized-channels-last: \d+ "
-                          r"skipped-regions (\d+) channels-last-convs",
-                          proc.stderr)
-        assert stats and int(stats.group(1)) == 3, proc.stderr
-        step = output_scale(qdq)
-        for h, w in [(16, 20), (9, 13), (32, 8)]:
-            feeds = {"x": RNG.standard_normal((1, 3, h, w)).astype(
-                np.float32)}
-            want = run_ort(qdq, feeds, optimize=False)[0]
-            got = Artifact(artifact).run(feeds)[0]
-            assert got.shape == want.shape, (h, w)
-            err = np.max(np.abs(got.astype(np.float64) - want))
-            assert err <= step * 1.001, \
-                f"{h}x{w}: max error {err:.3g} > one step {step:.3g}"
+        stats = compile_with_stats(path, artifact)
+        regions = re.search(r"onnxc-quantized-channels-last: \d+ "
+                            r"skipped-regions (\d+) channels-last-convs",
+                            stats)
+        assert regions and int(regions.group(1)) == 3, stats
+        assert_within_one_step(qdq, artifact, [(16, 20), (9, 13), (32, 8)])
 
 
 def test_float_bias_from_a_constant_node_is_quantized():
@@ -264,15 +275,8 @@ def test_float_bias_from_a_constant_node_is_quantized():
         assert ops.count("onnx.QLinearConv") + ops.count(
             "onnxc.BlockedQLinearConv") == 3, sorted(set(ops))
         artifact = os.path.join(tmp, "fcn.so")
-        proc = subprocess.run([onnxc_binary(), "compile", path, "-o",
-                               artifact], capture_output=True, text=True)
-        assert proc.returncode == 0, proc.stderr
-        step = output_scale(qdq)
-        feeds = {"x": RNG.standard_normal((1, 3, 12, 18)).astype(np.float32)}
-        want = run_ort(qdq, feeds, optimize=False)[0]
-        got = Artifact(artifact).run(feeds)[0]
-        err = np.max(np.abs(got.astype(np.float64) - want))
-        assert err <= step * 1.001, f"max error {err:.3g} > {step:.3g}"
+        compile_with_stats(path, artifact)
+        assert_within_one_step(qdq, artifact, [(12, 18)])
 
 
 def test_qlinear_convs_with_and_without_bias_in_one_model():
@@ -500,3 +504,42 @@ def test_fake_quantization_equals_the_reference(q_type, params, per_axis):
         got = Artifact(compile_model(model, tmp)).run(feeds)[0]
     assert np.unique(want).size > 50
     np.testing.assert_array_equal(got, want)
+
+
+def test_data_movement_runs_on_the_quantized_tensor():
+    """ONNX Runtime's quantizer gives a MaxPool's and a nearest Resize's
+    output the scale and zero point of their input; onnxc then runs them on
+    the 8-bit tensor (passes/fusion/DropQdqAroundDataMovement.cpp), which is
+    exact, and the output stays within one step of ONNX Runtime's."""
+    node = helper.make_node
+    def weights(name, shape, scale):
+        return numpy_helper.from_array(
+            (RNG.standard_normal(shape) * scale).astype(np.float32), name)
+    inits = [weights("w1", (8, 3, 3, 3), 0.3), weights("b1", (8,), 0.1),
+             weights("w2", (4, 8, 3, 3), 0.3), weights("b2", (4,), 0.1),
+             numpy_helper.from_array(np.array([1, 1, 2, 2], np.float32),
+                                     "scales")]
+    nodes = [node("Conv", ["x", "w1", "b1"], ["c1"], pads=[1, 1, 1, 1]),
+             node("MaxPool", ["c1"], ["p"], kernel_shape=[3, 3],
+                  strides=[2, 2], pads=[1, 1, 1, 1]),
+             node("Resize", ["p", "", "scales"], ["r"], mode="nearest",
+                  coordinate_transformation_mode="asymmetric",
+                  nearest_mode="floor"),
+             node("Conv", ["r", "w2", "b2"], ["y"], pads=[1, 1, 1, 1])]
+    graph = helper.make_graph(
+        nodes, "qdq_movement",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT,
+                                       [1, 3, "h", "w"])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)], inits)
+    model = helper.make_model(graph,
+                              opset_imports=[helper.make_opsetid("", 17)])
+    model.ir_version = 8
+    with tempfile.TemporaryDirectory() as tmp:
+        qdq = quantize(model, {"x": [1, 3, 16, 20]}, tmp, per_channel=True)
+        path = os.path.join(tmp, "qdq.onnx")
+        artifact = os.path.join(tmp, "movement.so")
+        stats = compile_with_stats(path, artifact)
+        moved = re.search(r"onnxc-drop-qdq-around-data-movement: (\d+) ",
+                          stats)
+        assert moved and int(moved.group(1)) == 2, stats
+        assert_within_one_step(qdq, artifact, [(16, 20), (9, 14)])

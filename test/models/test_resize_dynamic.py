@@ -42,7 +42,7 @@ CASES = [
 ]
 
 
-def resize_model(attrs, scales, sizes, roi):
+def resize_model(attrs, scales, sizes, roi, elem_type=TensorProto.FLOAT):
     inits, inputs = [], ["x"]
     for name, values, dtype in (("roi", roi, np.float32),
                                 ("scales", scales, np.float32),
@@ -57,8 +57,8 @@ def resize_model(attrs, scales, sizes, roi):
     node = helper.make_node("Resize", inputs, ["y"], **attrs)
     graph = helper.make_graph(
         [node], "resize",
-        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 3, "h", "w"])],
-        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)], inits)
+        [helper.make_tensor_value_info("x", elem_type, [1, 3, "h", "w"])],
+        [helper.make_tensor_value_info("y", elem_type, None)], inits)
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 19)])
     model.ir_version = 9
     return model
@@ -76,6 +76,46 @@ def test_dynamic_spatial_dims(name, attrs, scales, sizes, roi):
             want = run_ort(model, {"x": x})[0]
             assert got.shape == want.shape, (h, w)
             assert max_relative_error(got, want) < 1e-5, (h, w)
+
+
+NEAREST = [("floor", "asymmetric", [1, 1, 2, 2]),
+           ("ceil", "half_pixel", [1, 1, 1.5, 0.75]),
+           ("round_prefer_floor", "align_corners", [1, 1, 2, 3]),
+           ("round_prefer_ceil", "pytorch_half_pixel", [1, 1, 0.6, 3]),
+           ("round_prefer_floor", "half_pixel_symmetric", [1, 1, 1.7, 2])]
+
+
+@pytest.mark.parametrize("elem_type", [TensorProto.UINT8, TensorProto.INT8,
+                                       TensorProto.INT32, TensorProto.FLOAT],
+                         ids=["u8", "s8", "i32", "f32_inf"])
+@pytest.mark.parametrize("nearest_mode,transform,scales", NEAREST,
+                         ids=[f"{c[0]}_{c[1]}" for c in NEAREST])
+def test_nearest_gathers_any_element_type(elem_type, nearest_mode, transform,
+                                          scales):
+    """Nearest mode reads one input element per output element (an index
+    table per axis and one gather): integer tensors (what a QDQ model's
+    Resize runs on once its DequantizeLinear/QuantizeLinear pair is
+    dropped) and infinities, which the weighted sum of the two taps used to
+    turn into NaN (0 * inf), equal ONNX Runtime's exactly."""
+    model = resize_model(dict(mode="nearest", nearest_mode=nearest_mode,
+                              coordinate_transformation_mode=transform),
+                         scales, None, None, elem_type)
+    dtype = helper.tensor_dtype_to_np_dtype(elem_type)
+    with tempfile.TemporaryDirectory() as tmp:
+        artifact = Artifact(compile_model(model, tmp))
+        for h, w in [(8, 10), (5, 7), (1, 4)]:
+            if dtype == np.float32:
+                x = RNG.standard_normal((1, 3, h, w)).astype(np.float32)
+                x[0, 0, :, ::2] = np.inf
+                x[0, 1, ::2, :] = -np.inf
+            else:
+                info = np.iinfo(dtype)
+                x = RNG.integers(info.min, info.max, (1, 3, h, w),
+                                 endpoint=True).astype(dtype)
+            got = artifact.run({"x": x})[0]
+            want = run_ort(model, {"x": x})[0]
+            assert got.dtype == want.dtype and got.shape == want.shape
+            np.testing.assert_array_equal(got, want, err_msg=f"{h}x{w}")
 
 
 def test_antialias_with_dynamic_dims_names_the_fix():

@@ -816,6 +816,51 @@ static OpFoldResult divideSize(OpBuilder &b, Location loc, OpFoldResult size,
       loc, toValue(b, loc, size), indexConst(b, loc, divisor)));
 }
 
+/// DepthToSpace as one gather over the output (N, D, H*b, W*b), D = C/b^2:
+///   y[n, d, r, s] = x[n, channel, r / b, s / b]
+/// with channel (r % b, s % b, d) in DCR, (d, r % b, s % b) in CRD. Written
+/// in output order, the innermost loop stores contiguously and reads b
+/// input planes in step; a 6-D transpose of the expanded input instead
+/// runs an innermost loop of b iterations.
+static Value depthToSpaceGather(OpBuilder &b, Location loc, Value input,
+                                ArrayRef<OpFoldResult> dims, OpFoldResult depth,
+                                int64_t block, bool dcr) {
+  auto inputType = llvm::cast<RankedTensorType>(input.getType());
+  auto times = [&](OpFoldResult size) -> OpFoldResult {
+    if (std::optional<int64_t> known = getConstantIntValue(size))
+      return b.getIndexAttr(*known * block);
+    return b
+        .create<arith::MulIOp>(loc, toValue(b, loc, size),
+                               indexConst(b, loc, block))
+        .getResult();
+  };
+  SmallVector<OpFoldResult> sizes = {dims[0], depth, times(dims[2]),
+                                     times(dims[3])};
+  SmallVector<int64_t> shape;
+  for (OpFoldResult size : sizes)
+    shape.push_back(getConstantIntValue(size).value_or(ShapedType::kDynamic));
+  Value depthValue = toValue(b, loc, depth);
+  return buildIndexedGeneric(
+      b, loc, emptyTensor(b, loc, inputType.clone(shape), sizes), {}, {},
+      [&](OpBuilder &nb, Location nloc, ValueRange ivs, ValueRange) -> Value {
+        Value bs = indexConst(nb, nloc, block);
+        auto mul = [&](Value x, Value y) {
+          return nb.create<arith::MulIOp>(nloc, x, y).getResult();
+        };
+        auto add = [&](Value x, Value y) {
+          return nb.create<arith::AddIOp>(nloc, x, y).getResult();
+        };
+        Value row = nb.create<arith::DivUIOp>(nloc, ivs[2], bs);
+        Value col = nb.create<arith::DivUIOp>(nloc, ivs[3], bs);
+        Value i = nb.create<arith::RemUIOp>(nloc, ivs[2], bs);
+        Value j = nb.create<arith::RemUIOp>(nloc, ivs[3], bs);
+        Value channel = dcr ? add(mul(add(mul(i, bs), j), depthValue), ivs[1])
+                            : add(mul(add(mul(ivs[1], bs), i), bs), j);
+        return nb.create<tensor::ExtractOp>(
+            nloc, input, ValueRange{ivs[0], channel, row, col});
+      });
+}
+
 /// onnx.DepthToSpace: (N, C, H, W) -> (N, C/b^2, H*b, W*b). DCR splits C as
 /// (b, b, C/b^2), CRD as (C/b^2, b, b).
 struct DepthToSpaceLowering : OpConversionPattern<onnx::DepthToSpaceOp> {
@@ -837,19 +882,9 @@ struct DepthToSpaceLowering : OpConversionPattern<onnx::DepthToSpaceOp> {
     if (failed(readBlockDims(op, rewriter, input, block,
                              {1, block * block, 1, 1}, dims)))
       return failure();
-    OpFoldResult blockSize = rewriter.getIndexAttr(block);
     OpFoldResult depth = divideSize(rewriter, loc, dims[1], block * block);
-    SmallVector<OpFoldResult> expanded = {dims[0]};
-    if (dcr)
-      expanded.append({blockSize, blockSize, depth});
-    else
-      expanded.append({depth, blockSize, blockSize});
-    expanded.append({dims[2], dims[3]});
-    SmallVector<int64_t> perm = dcr ? SmallVector<int64_t>{0, 3, 4, 1, 5, 2}
-                                    : SmallVector<int64_t>{0, 1, 4, 2, 5, 3};
     Value result =
-        blockShuffle(rewriter, loc, input, {{0}, {1, 2, 3}, {4}, {5}}, expanded,
-                     perm, {{0}, {1}, {2, 3}, {4, 5}});
+        depthToSpaceGather(rewriter, loc, input, dims, depth, block, dcr);
     rewriter.replaceOp(op, castIfNeeded(rewriter, loc, result, type));
     return success();
   }

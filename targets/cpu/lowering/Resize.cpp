@@ -16,7 +16,10 @@
 // could not fix is computed as ONNX Runtime does, floor(in * scale), the
 // given size, or round(in * scale) under a keep_aspect_ratio_policy. Antialias
 // needs static sizes (its window width is fixed by the smallest scale). Half
-// floats are computed in f32.
+// floats are computed in f32. Nearest mode (but tf_crop_and_resize) is no
+// weighted sum: each resized axis gets a table of the input index of every
+// output index, and one gather reads through all tables, for any element
+// type (a QDQ model's Resize runs on uint8) and with infinities intact.
 //
 //===----------------------------------------------------------------------===//
 
@@ -78,6 +81,63 @@ Value indexToF64(OpBuilder &b, Location loc, OpFoldResult size) {
                                    llvm::cast<Value>(size)));
 }
 
+/// The source coordinate x of output coordinate `y` (f64) along an axis of
+/// `inF` input and `outSize` output elements under `transform`; with
+/// tf_crop_and_resize, `outside` is set to whether x lies outside the input.
+Value sourceCoordinate(ScalarFloatMath &m, StringRef t, Value y, Value inF,
+                       Value outSize, Value scale, Value roiStart, Value roiEnd,
+                       Value *outside) {
+  using P = arith::CmpFPredicate;
+  Value inLast = m.sub(inF, m.c(1));
+  Value width = m.mul(scale, inF);
+  Value single = m.cmp(P::OEQ, width, m.c(1));
+  Value halfPixel = m.sub(m.div(m.add(y, m.c(0.5)), scale), m.c(0.5));
+  Value x;
+  if (t == "align_corners") {
+    x = m.select(single, m.c(0), m.div(m.mul(y, inLast), m.sub(width, m.c(1))));
+  } else if (t == "asymmetric") {
+    x = m.div(y, scale);
+  } else if (t == "tf_crop_and_resize") {
+    Value span = m.sub(roiEnd, roiStart);
+    x = m.select(single, m.div(m.mul(span, inLast), m.c(2)),
+                 m.div(m.mul(m.mul(y, span), inLast), m.sub(width, m.c(1))));
+    x = m.add(x, m.mul(roiStart, inLast));
+    *outside = m.b.create<arith::OrIOp>(m.loc, m.cmp(P::OLT, x, m.c(0)),
+                                        m.cmp(P::OGT, x, inLast));
+  } else if (t == "pytorch_half_pixel") {
+    x = m.select(single, m.c(-0.5), halfPixel);
+  } else if (t == "half_pixel_symmetric") {
+    Value adjustment = m.div(outSize, width);
+    Value offset = m.mul(m.mul(inF, m.c(0.5)), m.sub(m.c(1), adjustment));
+    x = m.add(offset, halfPixel);
+  } else {
+    x = halfPixel;
+  }
+  return x;
+}
+
+/// The `n` input indices (f64, not yet clamped) around source coordinate x
+/// that a nearest, linear or cubic resize reads, as the reference picks
+/// them.
+SmallVector<Value> tapIndices(ScalarFloatMath &m, int64_t n, Value x) {
+  using P = arith::CmpFPredicate;
+  int64_t pad = (n + 1) / 2;
+  Value padded = m.add(x, m.c(double(pad)));
+  Value p = m.floor(padded);
+  Value frac = m.sub(padded, p);
+  Value offset =
+      n % 2 == 0
+          ? m.select(m.cmp(P::OEQ, frac, m.c(0)), m.c(-double(n / 2)),
+                     m.c(-double(n / 2) + 1))
+          : m.select(m.cmp(P::OLE, frac, m.c(0.5)), m.c(-double((n - 1) / 2)),
+                     m.c(-double((n - 1) / 2) + 1));
+  Value first = m.sub(m.add(p, offset), m.c(double(pad)));
+  SmallVector<Value> taps;
+  for (int64_t k = 0; k < n; ++k)
+    taps.push_back(m.add(first, m.c(double(k))));
+  return taps;
+}
+
 /// Resizes `input` (elements of the compute type) along `axis` from `in` to
 /// `out` elements (static or index values). `scale` is the f64 scale;
 /// `roiStart`/`roiEnd` are f64 roi values for tf_crop_and_resize (null
@@ -108,33 +168,9 @@ Value resizeAxis(OpBuilder &b, Location loc, const ResizeConfig &config,
             nloc, nb.getF64Type(),
             nb.create<arith::IndexCastOp>(nloc, nb.getI64Type(), o));
         Value inF = inSize;
-        Value inLast = m.sub(inF, m.c(1));
-        Value width = m.mul(scale, inF);
-        Value single = m.cmp(P::OEQ, width, m.c(1));
-        Value halfPixel = m.sub(m.div(m.add(y, m.c(0.5)), scale), m.c(0.5));
-        Value x, outside;
-        if (t == "align_corners") {
-          x = m.select(single, m.c(0),
-                       m.div(m.mul(y, inLast), m.sub(width, m.c(1))));
-        } else if (t == "asymmetric") {
-          x = m.div(y, scale);
-        } else if (t == "tf_crop_and_resize") {
-          Value span = m.sub(roiEnd, roiStart);
-          x = m.select(
-              single, m.div(m.mul(span, inLast), m.c(2)),
-              m.div(m.mul(m.mul(y, span), inLast), m.sub(width, m.c(1))));
-          x = m.add(x, m.mul(roiStart, inLast));
-          outside = nb.create<arith::OrIOp>(nloc, m.cmp(P::OLT, x, m.c(0)),
-                                            m.cmp(P::OGT, x, inLast));
-        } else if (t == "pytorch_half_pixel") {
-          x = m.select(single, m.c(-0.5), halfPixel);
-        } else if (t == "half_pixel_symmetric") {
-          Value adjustment = m.div(outSize, width);
-          Value offset = m.mul(m.mul(inF, m.c(0.5)), m.sub(m.c(1), adjustment));
-          x = m.add(offset, halfPixel);
-        } else {
-          x = halfPixel;
-        }
+        Value outside;
+        Value x = sourceCoordinate(m, t, y, inF, outSize, scale, roiStart,
+                                   roiEnd, &outside);
         Value floorX = m.floor(x);
         Value ratio =
             m.select(m.cmp(P::OEQ, x, floorX), m.c(1), m.sub(x, floorX));
@@ -183,21 +219,7 @@ Value resizeAxis(OpBuilder &b, Location loc, const ResizeConfig &config,
             w = m.div(w, sum);
         } else {
           weights = tapWeights(m, config, ratio);
-          int64_t n = weights.size();
-          // The n nearest indices, as the reference picks them.
-          int64_t pad = (n + 1) / 2;
-          Value padded = m.add(x, m.c(double(pad)));
-          Value p = m.floor(padded);
-          Value frac = m.sub(padded, p);
-          Value offset = n % 2 == 0 ? m.select(m.cmp(P::OEQ, frac, m.c(0)),
-                                               m.c(-double(n / 2)),
-                                               m.c(-double(n / 2) + 1))
-                                    : m.select(m.cmp(P::OLE, frac, m.c(0.5)),
-                                               m.c(-double((n - 1) / 2)),
-                                               m.c(-double((n - 1) / 2) + 1));
-          Value first = m.sub(m.add(p, offset), m.c(double(pad)));
-          for (int64_t k = 0; k < n; ++k)
-            taps.push_back(m.add(first, m.c(double(k))));
+          taps = tapIndices(m, weights.size(), x);
         }
         int64_t n = weights.size();
         if (config.excludeOutside) {
@@ -248,6 +270,68 @@ Value resizeAxis(OpBuilder &b, Location loc, const ResizeConfig &config,
       });
 }
 
+/// Nearest mode without tf_crop_and_resize reads one input element per
+/// output element: along each resized axis, the input index of output index
+/// o is the same for every element, so it is computed once per o into this
+/// 1-D index table of `out` entries (the tap of weight 1, edge-clamped; o
+/// itself where `skip` holds).
+Value nearestIndexTable(OpBuilder &b, Location loc, const ResizeConfig &config,
+                        OpFoldResult in, OpFoldResult out, Value scale,
+                        Value skip) {
+  std::optional<int64_t> staticOut = getConstantIntValue(out);
+  auto type = RankedTensorType::get(
+      {staticOut ? *staticOut : ShapedType::kDynamic}, b.getIndexType());
+  Value inIndex = getValueOrCreateConstantIndexOp(b, loc, in);
+  Value inSize = indexToF64(b, loc, in), outSize = indexToF64(b, loc, out);
+  return buildIndexedGeneric(
+      b, loc, emptyTensor(b, loc, type, {out}), {}, {},
+      [&](OpBuilder &nb, Location nloc, ValueRange ivs, ValueRange) -> Value {
+        using P = arith::CmpFPredicate;
+        ScalarFloatMath m{nb, nloc, nb.getF64Type()};
+        Value o = ivs[0];
+        Value y = nb.create<arith::SIToFPOp>(
+            nloc, nb.getF64Type(),
+            nb.create<arith::IndexCastOp>(nloc, nb.getI64Type(), o));
+        Value x = sourceCoordinate(m, config.transform, y, inSize, outSize,
+                                   scale, {}, {}, nullptr);
+        Value floorX = m.floor(x);
+        Value ratio =
+            m.select(m.cmp(P::OEQ, x, floorX), m.c(1), m.sub(x, floorX));
+        SmallVector<Value> weights = tapWeights(m, config, ratio);
+        SmallVector<Value> taps = tapIndices(m, 2, x);
+        Value tap =
+            m.select(m.cmp(P::OGT, weights[0], m.c(0.5)), taps[0], taps[1]);
+        Value index = nb.create<arith::IndexCastOp>(
+            nloc, nb.getIndexType(),
+            nb.create<arith::FPToSIOp>(nloc, nb.getI64Type(), tap));
+        index = clampIntoBounds(nb, nloc, index, inIndex);
+        if (skip)
+          index = nb.create<arith::SelectOp>(nloc, skip, o, index);
+        return index;
+      });
+}
+
+/// result[i0, ..] = input[t0[i0], ..], with ti the index table of axis i
+/// (null for an axis that is not resized: ti[i] = i). Any element type.
+Value gatherNearest(OpBuilder &b, Location loc, Value input,
+                    ArrayRef<Value> tables, ArrayRef<OpFoldResult> sizes) {
+  auto inputType = llvm::cast<RankedTensorType>(input.getType());
+  SmallVector<int64_t> shape;
+  for (OpFoldResult size : sizes)
+    shape.push_back(getConstantIntValue(size).value_or(ShapedType::kDynamic));
+  auto type = RankedTensorType::get(shape, inputType.getElementType());
+  return buildIndexedGeneric(
+      b, loc, emptyTensor(b, loc, type, sizes), {}, {},
+      [&](OpBuilder &nb, Location nloc, ValueRange ivs, ValueRange) -> Value {
+        SmallVector<Value> at;
+        for (auto [table, iv] : llvm::zip(tables, ivs))
+          at.push_back(
+              table ? nb.create<tensor::ExtractOp>(nloc, table, iv).getResult()
+                    : iv);
+        return nb.create<tensor::ExtractOp>(nloc, input, at);
+      });
+}
+
 /// Element `i` of a 1-D float tensor as f64.
 Value extractF64(OpBuilder &b, Location loc, Value tensor, int64_t i) {
   Value v = b.create<tensor::ExtractOp>(loc, tensor, indexConst(b, loc, i));
@@ -292,7 +376,12 @@ struct ResizeLowering : OpConversionPattern<onnx::ResizeOp> {
     Location loc = op.getLoc();
     Value input = adaptor.getX();
     auto inputType = llvm::dyn_cast<RankedTensorType>(input.getType());
-    if (!inputType || !isElementKind(onnxElementType(op.getX()), kFloat))
+    // Nearest mode (except tf_crop_and_resize, whose extrapolation value
+    // is a float) only moves elements: any element type.
+    bool gathers = op.getMode() == "nearest" &&
+                   op.getCoordinateTransformationMode() != "tf_crop_and_resize";
+    if (!inputType ||
+        (!gathers && !isElementKind(onnxElementType(op.getX()), kFloat)))
       return rewriter.notifyMatchFailure(op, "expected a float tensor");
     RankedTensorType resultType =
         convertedResultType(*getTypeConverter(), op, 0);
@@ -383,7 +472,7 @@ struct ResizeLowering : OpConversionPattern<onnx::ResizeOp> {
              << "tf_crop_and_resize needs a roi of " << 2 * n << " values";
 
     Type element = inputType.getElementType();
-    Type accType = computeType(element);
+    Type accType = gathers ? element : computeType(element);
     Value current = input;
     if (accType != element) {
       auto promoted = RankedTensorType::get(inputType.getShape(), accType);
@@ -395,6 +484,8 @@ struct ResizeLowering : OpConversionPattern<onnx::ResizeOp> {
           });
     }
     double extrapolation = op.getExtrapolationValue().convertToDouble();
+    SmallVector<Value> tables(rank);
+    SmallVector<OpFoldResult> outSizes(inSizes);
     for (auto [i, axis] : llvm::enumerate(axes)) {
       OpFoldResult in = inSizes[axis];
       Value scale = axisScales[i];
@@ -443,9 +534,17 @@ struct ResizeLowering : OpConversionPattern<onnx::ResizeOp> {
                                              close(roiEnd, 1.0)));
         }
       }
+      if (gathers) {
+        tables[axis] =
+            nearestIndexTable(rewriter, loc, config, in, out, scale, skip);
+        outSizes[axis] = out;
+        continue;
+      }
       current = resizeAxis(rewriter, loc, config, current, axis, in, out, scale,
                            roiStart, roiEnd, skip, extrapolation);
     }
+    if (gathers)
+      current = gatherNearest(rewriter, loc, current, tables, outSizes);
     if (accType != element) {
       current = buildParallelGeneric(
           rewriter, loc, resultType, tensorSizes(rewriter, loc, current),

@@ -7,13 +7,13 @@
 // CHECK-LABEL: func.func @quantize_per_axis
 // CHECK: linalg.generic {indexing_maps = [#[[ID]], #[[AXIS]], #[[AXIS]], #[[ID]]]
 // CHECK: arith.divf
-// CHECK: math.roundeven
 // CHECK: arith.uitofp
+// CHECK: math.roundeven
 // CHECK: arith.addf
 // CHECK: arith.maximumf
 // CHECK: arith.minimumf
-// CHECK: arith.fptosi
-// CHECK: arith.trunci {{.*}} : i64 to i8
+// CHECK: arith.fptosi {{.*}} : f32 to i32
+// CHECK: arith.trunci {{.*}} : i32 to i8
 // CHECK: -> tensor<2x3xi8>
 func.func @quantize_per_axis(%x: tensor<2x3xf32>, %s: tensor<3xf32>, %z: tensor<3xui8>) -> tensor<2x3xui8> {
   %0 = "onnx.QuantizeLinear"(%x, %s, %z) <{axis = 1 : i64}> : (tensor<2x3xf32>, tensor<3xf32>, tensor<3xui8>) -> tensor<2x3xui8>
