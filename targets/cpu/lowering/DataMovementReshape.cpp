@@ -816,49 +816,55 @@ static OpFoldResult divideSize(OpBuilder &b, Location loc, OpFoldResult size,
       loc, toValue(b, loc, size), indexConst(b, loc, divisor)));
 }
 
-/// DepthToSpace as one gather over the output (N, D, H*b, W*b), D = C/b^2:
-///   y[n, d, r, s] = x[n, channel, r / b, s / b]
-/// with channel (r % b, s % b, d) in DCR, (d, r % b, s % b) in CRD. Written
-/// in output order, the innermost loop stores contiguously and reads b
-/// input planes in step; a 6-D transpose of the expanded input instead
-/// runs an innermost loop of b iterations.
-static Value depthToSpaceGather(OpBuilder &b, Location loc, Value input,
-                                ArrayRef<OpFoldResult> dims, OpFoldResult depth,
-                                int64_t block, bool dcr) {
+/// DepthToSpace as a copy from the expanded input ([N, D, b, b, H, W] in
+/// CRD, [N, b, b, D, H, W] in DCR, D = C/b^2) into the output viewed as
+/// [N, D, H, b, W, b], iterated (n, d, h, i, j, w): the innermost loop
+/// reads a row of one input plane contiguously and writes every b-th
+/// element of an output row. A linalg.transpose iterates in the output's
+/// order instead, whose innermost loop is b (2) long.
+static Value depthToSpaceRows(OpBuilder &b, Location loc, Value input,
+                              ArrayRef<OpFoldResult> dims, OpFoldResult depth,
+                              int64_t block, bool dcr) {
   auto inputType = llvm::cast<RankedTensorType>(input.getType());
-  auto times = [&](OpFoldResult size) -> OpFoldResult {
-    if (std::optional<int64_t> known = getConstantIntValue(size))
-      return b.getIndexAttr(*known * block);
-    return b
-        .create<arith::MulIOp>(loc, toValue(b, loc, size),
-                               indexConst(b, loc, block))
-        .getResult();
+  OpFoldResult blockSize = b.getIndexAttr(block);
+  SmallVector<OpFoldResult> expandedSizes = {dims[0]};
+  if (dcr)
+    expandedSizes.append({blockSize, blockSize, depth});
+  else
+    expandedSizes.append({depth, blockSize, blockSize});
+  expandedSizes.append({dims[2], dims[3]});
+  auto staticOf = [](ArrayRef<OpFoldResult> sizes) {
+    return llvm::to_vector(llvm::map_range(sizes, [](OpFoldResult size) {
+      return getConstantIntValue(size).value_or(ShapedType::kDynamic);
+    }));
   };
-  SmallVector<OpFoldResult> sizes = {dims[0], depth, times(dims[2]),
-                                     times(dims[3])};
-  SmallVector<int64_t> shape;
-  for (OpFoldResult size : sizes)
-    shape.push_back(getConstantIntValue(size).value_or(ShapedType::kDynamic));
-  Value depthValue = toValue(b, loc, depth);
-  return buildIndexedGeneric(
-      b, loc, emptyTensor(b, loc, inputType.clone(shape), sizes), {}, {},
-      [&](OpBuilder &nb, Location nloc, ValueRange ivs, ValueRange) -> Value {
-        Value bs = indexConst(nb, nloc, block);
-        auto mul = [&](Value x, Value y) {
-          return nb.create<arith::MulIOp>(nloc, x, y).getResult();
-        };
-        auto add = [&](Value x, Value y) {
-          return nb.create<arith::AddIOp>(nloc, x, y).getResult();
-        };
-        Value row = nb.create<arith::DivUIOp>(nloc, ivs[2], bs);
-        Value col = nb.create<arith::DivUIOp>(nloc, ivs[3], bs);
-        Value i = nb.create<arith::RemUIOp>(nloc, ivs[2], bs);
-        Value j = nb.create<arith::RemUIOp>(nloc, ivs[3], bs);
-        Value channel = dcr ? add(mul(add(mul(i, bs), j), depthValue), ivs[1])
-                            : add(mul(add(mul(ivs[1], bs), i), bs), j);
-        return nb.create<tensor::ExtractOp>(
-            nloc, input, ValueRange{ivs[0], channel, row, col});
-      });
+  Value expanded = b.create<tensor::ExpandShapeOp>(
+      loc, inputType.clone(staticOf(expandedSizes)), input,
+      SmallVector<ReassociationIndices>{{0}, {1, 2, 3}, {4}, {5}},
+      expandedSizes);
+  SmallVector<OpFoldResult> outSizes = {dims[0],   depth,   dims[2],
+                                        blockSize, dims[3], blockSize};
+  Value init =
+      emptyTensor(b, loc, inputType.clone(staticOf(outSizes)), outSizes);
+  MLIRContext *ctx = b.getContext();
+  auto d = [&](unsigned i) { return getAffineDimExpr(i, ctx); };
+  // Iteration dims: 0 n, 1 d, 2 h, 3 i, 4 j, 5 w.
+  AffineMap inMap =
+      dcr ? AffineMap::get(6, 0, {d(0), d(3), d(4), d(1), d(2), d(5)}, ctx)
+          : AffineMap::get(6, 0, {d(0), d(1), d(3), d(4), d(2), d(5)}, ctx);
+  AffineMap outMap =
+      AffineMap::get(6, 0, {d(0), d(1), d(2), d(3), d(5), d(4)}, ctx);
+  Value copied =
+      b.create<linalg::GenericOp>(
+           loc, init.getType(), expanded, init,
+           ArrayRef<AffineMap>{inMap, outMap},
+           SmallVector<utils::IteratorType>(6, utils::IteratorType::parallel),
+           [](OpBuilder &nb, Location nloc, ValueRange args) {
+             nb.create<linalg::YieldOp>(nloc, args[0]);
+           })
+          .getResult(0);
+  return b.create<tensor::CollapseShapeOp>(
+      loc, copied, SmallVector<ReassociationIndices>{{0}, {1}, {2, 3}, {4, 5}});
 }
 
 /// onnx.DepthToSpace: (N, C, H, W) -> (N, C/b^2, H*b, W*b). DCR splits C as
@@ -884,7 +890,7 @@ struct DepthToSpaceLowering : OpConversionPattern<onnx::DepthToSpaceOp> {
       return failure();
     OpFoldResult depth = divideSize(rewriter, loc, dims[1], block * block);
     Value result =
-        depthToSpaceGather(rewriter, loc, input, dims, depth, block, dcr);
+        depthToSpaceRows(rewriter, loc, input, dims, depth, block, dcr);
     rewriter.replaceOp(op, castIfNeeded(rewriter, loc, result, type));
     return success();
   }

@@ -86,10 +86,38 @@ bool fuseProducerKeepingLocations(OpOperand *fusedOperand) {
   return true;
 }
 
-/// Reshape propagation and constant folding keep upstream's rule.
+/// Constant folding keeps upstream's rule.
 bool isSingleUseProducer(OpOperand *fusedOperand) {
   Operation *producer = fusedOperand->get().getDefiningOp();
   return producer && producer->hasOneUse();
+}
+
+/// Whether the expanded side of `reassociation` ends in a dim split off
+/// the collapsed side's last dim and only a few elements long.
+bool endsInShortSplitDim(RankedTensorType expanded,
+                         ArrayRef<ReassociationIndices> reassociation) {
+  if (reassociation.empty() || reassociation.back().size() < 2)
+    return false;
+  int64_t last = expanded.getShape().back();
+  return !ShapedType::isDynamic(last) && last < 8;
+}
+
+/// Reshape propagation keeps upstream's rule, except that it does not
+/// expand a generic's loops so that its innermost loop becomes a short dim
+/// split off a long one (the block dim of DepthToSpace's [.., W, b] view):
+/// an elementwise op after a DepthToSpace would then run 2-iteration
+/// inner loops, 10x slower than on the collapsed rows.
+bool shouldPropagateReshape(OpOperand *fusedOperand) {
+  if (!isSingleUseProducer(fusedOperand))
+    return false;
+  Operation *producer = fusedOperand->get().getDefiningOp();
+  if (auto collapse = dyn_cast<tensor::CollapseShapeOp>(producer))
+    return !endsInShortSplitDim(collapse.getSrcType(),
+                                collapse.getReassociationIndices());
+  if (auto expand = dyn_cast<tensor::ExpandShapeOp>(fusedOperand->getOwner()))
+    return !endsInShortSplitDim(expand.getResultType(),
+                                expand.getReassociationIndices());
+  return true;
 }
 
 struct FuseElementwisePass : impl::FuseElementwiseBase<FuseElementwisePass> {
@@ -99,7 +127,7 @@ struct FuseElementwisePass : impl::FuseElementwiseBase<FuseElementwisePass> {
     linalg::populateElementwiseOpsFusionPatterns(patterns,
                                                  fuseProducerKeepingLocations);
     linalg::populateFoldReshapeOpsByExpansionPatterns(patterns,
-                                                      isSingleUseProducer);
+                                                      shouldPropagateReshape);
     affine::AffineApplyOp::getCanonicalizationPatterns(patterns, context);
     linalg::GenericOp::getCanonicalizationPatterns(patterns, context);
     tensor::ExpandShapeOp::getCanonicalizationPatterns(patterns, context);

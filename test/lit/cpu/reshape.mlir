@@ -180,16 +180,14 @@ func.func @tile_runtime(%x: tensor<3x4xf32>, %r: tensor<2xi64>) -> tensor<?x?xf3
   return %0 : tensor<?x?xf32>
 }
 
-// DepthToSpace CRD: one gather in output order, y[n, d, r, s] =
-// x[n, (d*b + r%b)*b + s%b, r/b, s/b].
+// DepthToSpace CRD: C split as (C/b^2, b, b), copied into the output viewed
+// as [N, C/b^2, H, b, W, b] with W innermost (the input's rows).
 // CHECK-LABEL: func.func @depth_to_space
 // CHECK-SAME: (%[[X:[^:]+]]: tensor<?x8x3x2xf32>
-// CHECK: %[[E:.*]] = tensor.empty(%{{.*}}) : tensor<?x2x6x4xf32>
-// CHECK: linalg.generic {{.*}} outs(%[[E]] : tensor<?x2x6x4xf32>)
-// CHECK: arith.divui
-// CHECK: arith.remui
-// CHECK: tensor.extract %[[X]]
-// CHECK-NOT: linalg.transpose
+// CHECK: %[[D:.*]] = tensor.dim %[[X]]
+// CHECK: %[[E:.*]] = tensor.expand_shape %[[X]] {{\[}}[0], [1, 2, 3], [4], [5]] output_shape [%[[D]], 2, 2, 2, 3, 2] : tensor<?x8x3x2xf32> into tensor<?x2x2x2x3x2xf32>
+// CHECK: %[[T:.*]] = linalg.generic {{.*}} ins(%[[E]] : tensor<?x2x2x2x3x2xf32>) outs(%{{.*}} : tensor<?x2x3x2x2x2xf32>)
+// CHECK: tensor.collapse_shape %[[T]] {{\[}}[0], [1], [2, 3], [4, 5]] : tensor<?x2x3x2x2x2xf32> into tensor<?x2x6x4xf32>
 func.func @depth_to_space(%x: tensor<?x8x3x2xf32>) -> tensor<?x2x6x4xf32> {
   %0 = "onnx.DepthToSpace"(%x) <{blocksize = 2 : i64, mode = "CRD"}> : (tensor<?x8x3x2xf32>) -> tensor<?x2x6x4xf32>
   return %0 : tensor<?x2x6x4xf32>
