@@ -238,6 +238,28 @@ def test_depth_to_space(mode, kind):
     run("DepthToSpace", [f32(2, 8, 3, 2)], [kind], {"blocksize": 2, "mode": mode})
 
 
+@pytest.mark.parametrize("mode,block", [("DCR", 2), ("CRD", 2), ("CRD", 3)])
+def test_depth_to_space_then_elementwise_with_open_sizes(mode, block):
+    """DepthToSpace copies rows into a [N, D, H, b, W, b] view, and the
+    elementwise ops after it stay on the collapsed output's rows (the
+    fusion pass does not expand them onto the short block dim): the values
+    must be those of ONNX Runtime either way, with open image sizes."""
+    c = 4 * block * block
+    nodes = [helper.make_node("DepthToSpace", ["x"], ["d"], blocksize=block,
+                              mode=mode),
+             helper.make_node("Mul", ["d", "two"], ["m"]),
+             helper.make_node("Relu", ["m"], ["y"])]
+    graph = helper.make_graph(
+        nodes, "d2s_chain",
+        [helper.make_tensor_value_info("x", onnx.TensorProto.FLOAT,
+                                       ["n", c, "h", "w"])],
+        [helper.make_tensor_value_info("y", onnx.TensorProto.FLOAT, None)],
+        [numpy_helper.from_array(np.array(2.0, np.float32), "two")])
+    model = helper.make_model(graph,
+                              opset_imports=[helper.make_opsetid("", 17)])
+    check_against_ort(model, {"x": f32(2, c, 5, 7)}, rtol=0)
+
+
 @pytest.mark.parametrize("kind", [STATIC, DYNAMIC])
 def test_space_to_depth(kind):
     run("SpaceToDepth", [f32(2, 3, 4, 6)], [kind], {"blocksize": 2})
