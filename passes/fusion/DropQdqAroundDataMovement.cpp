@@ -2,7 +2,7 @@
 //
 // A QDQ model wraps the ops that only move or select elements like any
 // other float op:
-//   Q(op(DQ(q, s, z), constants...), s, z)
+//   Q(op(DQ(q, s, z), shape operands...), s, z)
 // With the same scale and zero point on both sides this is op(q): each
 // output element is some input element x = (q - z) * s, or the largest of
 // several (a positive scale keeps their order), and Q(x) gives q back
@@ -12,9 +12,9 @@
 // no rounding. Matched ops: Transpose, Reshape, Squeeze, Unsqueeze,
 // Flatten, Identity, DepthToSpace, SpaceToDepth, MaxPool without Indices,
 // and Resize in nearest mode (tf_crop_and_resize writes a float
-// extrapolation value, so not that). Their only non-constant operand is
-// the dequantized one, and their result has no user but the Q. The DQ
-// stays when something else reads it.
+// extrapolation value, so not that). Each has one data operand, the
+// dequantized one (the others are shapes, axes or sizes), and its result
+// has no user but the Q. The DQ stays when something else reads it.
 //
 //===----------------------------------------------------------------------===//
 
@@ -37,14 +37,6 @@ namespace {
 
 bool isOmitted(Value v) { return llvm::isa<NoneType>(v.getType()); }
 
-/// The elements of a constant (through Identity) of any type, or null.
-DenseElementsAttr getAnyConstant(Value value) {
-  Operation *def = skipIdentity(value).getDefiningOp();
-  if (!def || !isOnnxOp(def, "Constant"))
-    return {};
-  return def->getAttrOfType<DenseElementsAttr>("value");
-}
-
 /// Whether (de)quantization ops `a` and `b` use the same single positive
 /// f32 scale and the same zero point (an omitted one is 0).
 bool haveSameParameters(Operation *a, Operation *b) {
@@ -60,7 +52,7 @@ bool haveSameParameters(Operation *a, Operation *b) {
   auto zeroOf = [](Operation *op) -> std::optional<int64_t> {
     if (op->getNumOperands() < 3 || isOmitted(op->getOperand(2)))
       return 0;
-    DenseElementsAttr zero = getAnyConstant(op->getOperand(2));
+    DenseElementsAttr zero = getConstant(op->getOperand(2));
     if (!zero || zero.getNumElements() != 1 ||
         !llvm::isa<IntegerType>(zero.getElementType()))
       return std::nullopt;
@@ -72,8 +64,9 @@ bool haveSameParameters(Operation *a, Operation *b) {
   return zeroA && zeroB && *zeroA == *zeroB;
 }
 
-/// Whether `op` only moves or selects elements of operand 0, its other
-/// operands being constants (or omitted).
+/// Whether `op` only moves or selects elements of operand 0 (its other
+/// operands, shapes, axes, scales or sizes, need not be constants: a
+/// Resize to another tensor's size computes them).
 bool movesElements(Operation *op) {
   static constexpr StringRef kOps[] = {
       "Transpose", "Reshape",      "Squeeze",      "Unsqueeze", "Flatten",
@@ -92,9 +85,6 @@ bool movesElements(Operation *op) {
       !op->getResult(1).use_empty() &&
       !llvm::isa<NoneType>(op->getResult(1).getType()))
     return false;
-  for (Value operand : op->getOperands().drop_front())
-    if (!isOmitted(operand) && !getAnyConstant(operand))
-      return false;
   return true;
 }
 

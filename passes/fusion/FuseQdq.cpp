@@ -43,14 +43,6 @@ using namespace onnxc::fusion;
 namespace onnxc {
 namespace {
 
-/// The value of an onnx.Constant (through Identity) of any element type.
-static DenseElementsAttr getConstant(Value value) {
-  Operation *def = skipIdentity(value).getDefiningOp();
-  if (!def || !isOnnxOp(def, "Constant"))
-    return {};
-  return def->getAttrOfType<DenseElementsAttr>("value");
-}
-
 static bool isOmitted(Value v) { return llvm::isa<NoneType>(v.getType()); }
 
 static int64_t getIntAttr(Operation *op, StringRef name, int64_t dflt) {

@@ -23,11 +23,15 @@ Value skipIdentity(Value value) {
   return value;
 }
 
-DenseFPElementsAttr getFloatConstant(Value value) {
+DenseElementsAttr getConstant(Value value) {
   Operation *def = skipIdentity(value).getDefiningOp();
   if (!def || !isOnnxOp(def, "Constant"))
     return {};
-  return def->getAttrOfType<DenseFPElementsAttr>("value");
+  return def->getAttrOfType<DenseElementsAttr>("value");
+}
+
+DenseFPElementsAttr getFloatConstant(Value value) {
+  return llvm::dyn_cast_or_null<DenseFPElementsAttr>(getConstant(value));
 }
 
 std::optional<double> getScalarConstant(Value value) {

@@ -21,6 +21,9 @@ namespace onnxc::fusion {
 /// `value` with any chain of onnx.Identity ops skipped.
 mlir::Value skipIdentity(mlir::Value value);
 
+/// The value of an onnx.Constant (through Identity) of any element type.
+mlir::DenseElementsAttr getConstant(mlir::Value value);
+
 /// The value of an onnx.Constant (through Identity) with float elements.
 mlir::DenseFPElementsAttr getFloatConstant(mlir::Value value);
 

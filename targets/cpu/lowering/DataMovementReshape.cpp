@@ -762,14 +762,18 @@ struct TileLowering : OpConversionPattern<onnx::TileOp> {
 
 /// Moves blocks between the channel and the spatial dims of an NCHW tensor:
 /// an expand_shape splitting two or one dims by the block size, a
-/// linalg.transpose, and a collapse_shape merging them back. `expandGroups`
+/// transposing copy, and a collapse_shape merging them back. `expandGroups`
 /// and `expandedSizes` describe the 6-D view, `perm` the transpose and
-/// `collapseGroups` the 4-D result.
+/// `collapseGroups` the 4-D result. The copy's loops run over the expanded
+/// dims in `loopOrder`, outermost first, or in the result's order when it
+/// is empty: the order whose innermost loop is long (a row of W), not a
+/// block dim of b (2) iterations.
 static Value blockShuffle(OpBuilder &b, Location loc, Value input,
                           ArrayRef<ReassociationIndices> expandGroups,
                           ArrayRef<OpFoldResult> expandedSizes,
                           ArrayRef<int64_t> perm,
-                          ArrayRef<ReassociationIndices> collapseGroups) {
+                          ArrayRef<ReassociationIndices> collapseGroups,
+                          ArrayRef<int64_t> loopOrder = {}) {
   auto inputType = llvm::cast<RankedTensorType>(input.getType());
   auto expandedType = inputType.clone(
       llvm::to_vector(llvm::map_range(expandedSizes, [](OpFoldResult size) {
@@ -784,8 +788,33 @@ static Value blockShuffle(OpBuilder &b, Location loc, Value input,
     sizes.push_back(expandedSizes[p]);
   }
   Value init = emptyTensor(b, loc, inputType.clone(shape), sizes);
-  Value transposed =
-      b.create<linalg::TransposeOp>(loc, expanded, init, perm)->getResult(0);
+  Value transposed;
+  if (loopOrder.empty()) {
+    transposed =
+        b.create<linalg::TransposeOp>(loc, expanded, init, perm)->getResult(0);
+  } else {
+    // Loop k runs over expanded dim loopOrder[k].
+    unsigned rank = perm.size();
+    SmallVector<unsigned> loopOf(rank);
+    for (auto [k, dim] : llvm::enumerate(loopOrder))
+      loopOf[dim] = k;
+    SmallVector<AffineExpr> in, out;
+    for (unsigned dim = 0; dim < rank; ++dim)
+      in.push_back(b.getAffineDimExpr(loopOf[dim]));
+    for (int64_t p : perm)
+      out.push_back(b.getAffineDimExpr(loopOf[p]));
+    transposed =
+        b.create<linalg::GenericOp>(
+             loc, init.getType(), expanded, init,
+             ArrayRef<AffineMap>{AffineMap::get(rank, 0, in, b.getContext()),
+                                 AffineMap::get(rank, 0, out, b.getContext())},
+             SmallVector<utils::IteratorType>(rank,
+                                              utils::IteratorType::parallel),
+             [](OpBuilder &nb, Location nloc, ValueRange args) {
+               nb.create<linalg::YieldOp>(nloc, args[0]);
+             })
+            .getResult(0);
+  }
   return b.create<tensor::CollapseShapeOp>(loc, transposed, collapseGroups);
 }
 
@@ -816,57 +845,6 @@ static OpFoldResult divideSize(OpBuilder &b, Location loc, OpFoldResult size,
       loc, toValue(b, loc, size), indexConst(b, loc, divisor)));
 }
 
-/// DepthToSpace as a copy from the expanded input ([N, D, b, b, H, W] in
-/// CRD, [N, b, b, D, H, W] in DCR, D = C/b^2) into the output viewed as
-/// [N, D, H, b, W, b], iterated (n, d, h, i, j, w): the innermost loop
-/// reads a row of one input plane contiguously and writes every b-th
-/// element of an output row. A linalg.transpose iterates in the output's
-/// order instead, whose innermost loop is b (2) long.
-static Value depthToSpaceRows(OpBuilder &b, Location loc, Value input,
-                              ArrayRef<OpFoldResult> dims, OpFoldResult depth,
-                              int64_t block, bool dcr) {
-  auto inputType = llvm::cast<RankedTensorType>(input.getType());
-  OpFoldResult blockSize = b.getIndexAttr(block);
-  SmallVector<OpFoldResult> expandedSizes = {dims[0]};
-  if (dcr)
-    expandedSizes.append({blockSize, blockSize, depth});
-  else
-    expandedSizes.append({depth, blockSize, blockSize});
-  expandedSizes.append({dims[2], dims[3]});
-  auto staticOf = [](ArrayRef<OpFoldResult> sizes) {
-    return llvm::to_vector(llvm::map_range(sizes, [](OpFoldResult size) {
-      return getConstantIntValue(size).value_or(ShapedType::kDynamic);
-    }));
-  };
-  Value expanded = b.create<tensor::ExpandShapeOp>(
-      loc, inputType.clone(staticOf(expandedSizes)), input,
-      SmallVector<ReassociationIndices>{{0}, {1, 2, 3}, {4}, {5}},
-      expandedSizes);
-  SmallVector<OpFoldResult> outSizes = {dims[0],   depth,   dims[2],
-                                        blockSize, dims[3], blockSize};
-  Value init =
-      emptyTensor(b, loc, inputType.clone(staticOf(outSizes)), outSizes);
-  MLIRContext *ctx = b.getContext();
-  auto d = [&](unsigned i) { return getAffineDimExpr(i, ctx); };
-  // Iteration dims: 0 n, 1 d, 2 h, 3 i, 4 j, 5 w.
-  AffineMap inMap =
-      dcr ? AffineMap::get(6, 0, {d(0), d(3), d(4), d(1), d(2), d(5)}, ctx)
-          : AffineMap::get(6, 0, {d(0), d(1), d(3), d(4), d(2), d(5)}, ctx);
-  AffineMap outMap =
-      AffineMap::get(6, 0, {d(0), d(1), d(2), d(3), d(5), d(4)}, ctx);
-  Value copied =
-      b.create<linalg::GenericOp>(
-           loc, init.getType(), expanded, init,
-           ArrayRef<AffineMap>{inMap, outMap},
-           SmallVector<utils::IteratorType>(6, utils::IteratorType::parallel),
-           [](OpBuilder &nb, Location nloc, ValueRange args) {
-             nb.create<linalg::YieldOp>(nloc, args[0]);
-           })
-          .getResult(0);
-  return b.create<tensor::CollapseShapeOp>(
-      loc, copied, SmallVector<ReassociationIndices>{{0}, {1}, {2, 3}, {4, 5}});
-}
-
 /// onnx.DepthToSpace: (N, C, H, W) -> (N, C/b^2, H*b, W*b). DCR splits C as
 /// (b, b, C/b^2), CRD as (C/b^2, b, b).
 struct DepthToSpaceLowering : OpConversionPattern<onnx::DepthToSpaceOp> {
@@ -888,9 +866,22 @@ struct DepthToSpaceLowering : OpConversionPattern<onnx::DepthToSpaceOp> {
     if (failed(readBlockDims(op, rewriter, input, block,
                              {1, block * block, 1, 1}, dims)))
       return failure();
+    OpFoldResult blockSize = rewriter.getIndexAttr(block);
     OpFoldResult depth = divideSize(rewriter, loc, dims[1], block * block);
+    SmallVector<OpFoldResult> expanded = {dims[0]};
+    if (dcr)
+      expanded.append({blockSize, blockSize, depth});
+    else
+      expanded.append({depth, blockSize, blockSize});
+    expanded.append({dims[2], dims[3]});
+    SmallVector<int64_t> perm = dcr ? SmallVector<int64_t>{0, 3, 4, 1, 5, 2}
+                                    : SmallVector<int64_t>{0, 1, 4, 2, 5, 3};
+    // Loops (n, d, h, i, j, w): W, a row of one input plane, innermost.
+    SmallVector<int64_t> loops = dcr ? SmallVector<int64_t>{0, 3, 4, 1, 2, 5}
+                                     : SmallVector<int64_t>{0, 1, 4, 2, 3, 5};
     Value result =
-        depthToSpaceRows(rewriter, loc, input, dims, depth, block, dcr);
+        blockShuffle(rewriter, loc, input, {{0}, {1, 2, 3}, {4}, {5}}, expanded,
+                     perm, {{0}, {1}, {2, 3}, {4, 5}}, loops);
     rewriter.replaceOp(op, castIfNeeded(rewriter, loc, result, type));
     return success();
   }

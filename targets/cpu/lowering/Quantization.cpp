@@ -304,8 +304,7 @@ struct DequantizeLinearLowering
 ///   y = (saturate(round_half_even(x / s1) + z1) - z2) * s2.
 /// The saturated value is an integer of at most 16 bits, exact in f32, so
 /// this is the two ops' result without the conversions to and from the
-/// integer type (half of the loop's instructions). The QuantizeLinear
-/// stays for its other users, if any.
+/// integer type. The QuantizeLinear stays for its other users, if any.
 struct QuantizeRoundTripLowering
     : OpConversionPattern<onnx::DequantizeLinearOp> {
   QuantizeRoundTripLowering(const TypeConverter &converter, MLIRContext *ctx)
