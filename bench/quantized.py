@@ -4,7 +4,7 @@ quantizer from the float models bench/models.py exports:
 - `*_int8` CNNs: onnxruntime.quantization.quantize_static in the QDQ format,
   per-channel s8 weights, u8 activations, MinMax calibration on 8 batches of
   the suite's normal-distributed inputs;
-- `bert_base_int8`: quantize_dynamic, s8 weights (MatMulInteger and
+- `bert_base_int8`, `gpt2_int8`: quantize_dynamic, s8 weights (MatMulInteger and
   DynamicQuantizeLinear);
 - `*_int8_onnxc`: the same models quantized by onnxc's own quantizer
   (python/onnxc/quantization.py, what `onnxc quantize` runs), with the same
@@ -29,14 +29,19 @@ QUANTIZED = {
     "resnet50_int8": ("resnet50", "static"),
     "mobilenet_v2_int8": ("mobilenet_v2", "static"),
     "bert_base_int8": ("bert_base", "dynamic"),
+    "gpt2_int8": ("gpt2", "dynamic"),
     "resnet50_int8_onnxc": ("resnet50", "onnxc-static"),
+    "mobilenet_v2_int8_onnxc": ("mobilenet_v2", "onnxc-static"),
     "bert_base_int8_onnxc": ("bert_base", "onnxc-dynamic"),
+    "gpt2_int8_onnxc": ("gpt2", "onnxc-dynamic"),
 }
 # onnxc's variants are held to the agreement of ONNX Runtime's file of the
 # same model and kind: on onnxc's dynamic file ORT's two graph levels give
 # the same bits, which says nothing about how far a rounding flip carries.
 SIBLING = {"resnet50_int8_onnxc": "resnet50_int8",
-           "bert_base_int8_onnxc": "bert_base_int8"}
+           "mobilenet_v2_int8_onnxc": "mobilenet_v2_int8",
+           "bert_base_int8_onnxc": "bert_base_int8",
+           "gpt2_int8_onnxc": "gpt2_int8"}
 # Bump when a recipe below changes, so cached files are regenerated.
 RECIPE = 2
 CALIBRATION_BATCHES = 8

@@ -85,10 +85,13 @@ void buildCpuLoweringPipeline(OpPassManager &pm, int optLevel,
   pm.addPass(createPlanWorkspace(staticMemory));
   // Weights as flat 1-D globals, for compile memory (the pass says why).
   pm.addPass(createFlattenConstantGlobals());
-  // Elementwise loops over the workspace's slices, which LLVM cannot tell
-  // apart, as explicit vectors (the pass says why).
-  if (optLevel > 0)
+  // Transposing loops over tiles, so that their strided reads stay in
+  // cache; then elementwise loops over the workspace's slices, which LLVM
+  // cannot tell apart, as explicit vectors (the passes say why).
+  if (optLevel > 0) {
+    pm.addNestedPass<func::FuncOp>(createTileTransposedLoops());
     pm.addNestedPass<func::FuncOp>(createVectorizeElementwise());
+  }
   // --profile: timers between the graph's nodes, while it is still one
   // block of calls and linalg ops (the pass says why).
   if (profile)

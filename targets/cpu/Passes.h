@@ -70,6 +70,10 @@ std::unique_ptr<mlir::Pass> createUnshareTensorReads();
 /// transforms/VectorizeElementwise.cpp).
 std::unique_ptr<mlir::Pass> createVectorizeElementwise();
 
+/// Transposing linalg.generic on buffers -> loops over tiles (see
+/// transforms/TileTransposedLoops.cpp).
+std::unique_ptr<mlir::Pass> createTileTransposedLoops();
+
 /// Static intermediate buffers of main_graph -> views of one workspace
 /// argument (see transforms/PlanWorkspace.cpp); `requireNoHeap` makes any
 /// allocation left an error (--emit static).

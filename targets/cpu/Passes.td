@@ -222,6 +222,22 @@ def VectorizeElementwise
                            "mlir::vector::VectorDialect"];
 }
 
+def TileTransposedLoops
+    : Pass<"onnxc-tile-transposed-loops", "mlir::func::FuncOp"> {
+  let summary = "Transposing linalg.generic on buffers as loops over square tiles";
+  let description = [{
+    An all-parallel generic writing its output in order while reading an
+    input contiguous along another loop than the innermost (a Transpose, an
+    NCHW <-> NHWC reorder) becomes an scf.parallel that steps that loop and
+    the innermost by 64-byte tiles, with the tile's two loops inside, so
+    that its strided reads stay in L1 (transforms/TileTransposedLoops.cpp).
+  }];
+  let dependentDialects = ["mlir::affine::AffineDialect",
+                           "mlir::arith::ArithDialect",
+                           "mlir::memref::MemRefDialect",
+                           "mlir::scf::SCFDialect"];
+}
+
 def PlanWorkspace : Pass<"onnxc-plan-workspace", "mlir::ModuleOp"> {
   let summary = "Place the graph's static intermediate buffers in one workspace";
   let description = [{

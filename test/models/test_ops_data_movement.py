@@ -211,6 +211,51 @@ def test_transpose_types():
     run("Transpose", [f32(7, 1, 5).astype(np.float16)], [DYNAMIC], {"perm": [1, 2, 0]})
 
 
+@pytest.mark.parametrize("dims", ["static", "open"])
+@pytest.mark.parametrize("dtype,perm,shape", [
+    (np.float32, [0, 2, 3, 1], (1, 40, 19, 21)),   # NCHW -> NHWC, edge tiles
+    (np.uint8, [0, 2, 3, 1], (2, 96, 9, 70)),      # 64-wide u8 tiles
+    (np.float32, [0, 3, 1, 2], (1, 33, 17, 48)),   # NHWC -> NCHW
+    (np.int64, [1, 0], (130, 45)),
+    (np.float16, [2, 1, 0], (17, 3, 70)),
+    (np.float32, [0, 2, 3, 1], (1, 5, 16, 16)),   # inner loop below a tile
+])
+def test_transpose_in_tiles(dtype, perm, shape, dims):
+    """Transposes big enough for the tiled loops of
+    transforms/TileTransposedLoops.cpp (sizes that leave partial tiles,
+    tiles of 16, 32 and 64 elements), with an op fused after them, at one
+    and two threads (the split of the tiled nest), with static and open
+    dims (whose nests are linearized across every dim): exact against ORT."""
+    import tempfile
+    from onnxc_runner import Artifact, compile_model, run_ort
+    elem = helper.np_dtype_to_tensor_dtype(np.dtype(dtype))
+    out_shape = [shape[p] for p in perm]
+    in_dims = list(shape) if dims == "static" else [
+        f"d{i}" for i in range(len(shape))]
+    one = numpy_helper.from_array(np.array(1, dtype), "one")
+    graph = helper.make_graph(
+        [helper.make_node("Transpose", ["x"], ["t"], perm=perm),
+         helper.make_node("Add", ["t", "one"], ["y"])],
+        "transpose_tiles",
+        [helper.make_tensor_value_info("x", elem, in_dims)],
+        [helper.make_tensor_value_info("y", elem, None)], [one])
+    model = helper.make_model(graph,
+                              opset_imports=[helper.make_opsetid("", 17)])
+    if np.issubdtype(dtype, np.integer):
+        x = RNG.integers(0, 100, shape).astype(dtype)
+    else:
+        x = RNG.standard_normal(shape).astype(dtype)
+    want = run_ort(model, {"x": x})[0]
+    assert want.shape == tuple(out_shape)
+    with tempfile.TemporaryDirectory() as tmp:
+        artifact = Artifact(compile_model(model, tmp))
+        for threads in (1, 2):
+            artifact.set_num_threads(threads)
+            got = artifact.run({"x": x})[0]
+            assert got.dtype == want.dtype and got.shape == want.shape
+            assert np.array_equal(got, want), f"{threads} threads"
+
+
 @pytest.mark.parametrize("kinds", [(STATIC, CONSTANT), (DYNAMIC, CONSTANT),
                                    (DYNAMIC, STATIC), (STATIC, STATIC)])
 @pytest.mark.parametrize("data,shape", [

@@ -90,10 +90,9 @@ double estimateOps(Block &block) {
   double ops = 0;
   for (Operation &op : block) {
     if (auto loop = dyn_cast<scf::ForOp>(op)) {
-      double trips =
-          staticTripCount(loop.getLowerBound(), loop.getUpperBound(),
-                          loop.getStep())
-              .value_or(1);
+      double trips = staticTripCount(loop.getLowerBound(), loop.getUpperBound(),
+                                     loop.getStep())
+                         .value_or(1);
       ops += 1 + trips * estimateOps(*loop.getBody());
     } else if (auto loop = dyn_cast<scf::ParallelOp>(op)) {
       double trips = 1;
@@ -132,14 +131,47 @@ bool isRebuilt(Operation *op) {
   return isa<MemRefType>(op->getResult(0).getType()) && isPure(op);
 }
 
-/// Whether `index` is `iv`, directly or through an affine.apply that only
-/// forwards it.
-bool isInductionVar(Value index, Value iv) {
+/// Whether `j` is the induction variable of an scf.for from 0 that stays
+/// below `step` (a constant bound, or an affine.min with such a result).
+bool isBelowStep(Value j, Value step) {
+  std::optional<int64_t> limit = getConstantIntValue(step);
+  auto loop = scf::getForInductionVarOwner(j);
+  if (!limit || !loop || !isConstantIntValue(loop.getLowerBound(), 0))
+    return false;
+  Value ub = loop.getUpperBound();
+  if (std::optional<int64_t> bound = getConstantIntValue(ub))
+    return *bound <= *limit;
+  auto min = ub.getDefiningOp<affine::AffineMinOp>();
+  return min && llvm::any_of(min.getAffineMap().getResults(), [&](auto e) {
+           auto c = dyn_cast<AffineConstantExpr>(e);
+           return c && c.getValue() <= *limit;
+         });
+}
+
+/// Whether `index` is `iv + j` of a tile (transforms/TileTransposedLoops.cpp):
+/// an affine.apply of d0 + d1 on `iv` and an index below `iv`'s step, so
+/// that distinct iterations of `iv` still write distinct elements.
+bool isTiledInductionVar(affine::AffineApplyOp apply, Value iv, Value step) {
+  AffineMap map = apply.getAffineMap();
+  MLIRContext *ctx = apply.getContext();
+  if (map.getNumResults() != 1 || map.getNumDims() != 2 ||
+      map.getNumSymbols() != 0 ||
+      map.getResult(0) != getAffineDimExpr(0, ctx) + getAffineDimExpr(1, ctx))
+    return false;
+  ValueRange operands = apply.getMapOperands();
+  return operands[0] == iv && isBelowStep(operands[1], step);
+}
+
+/// Whether `index` is `iv` (of step `step`), directly, through an
+/// affine.apply that only forwards it, or as a tile's `iv + j`.
+bool isInductionVar(Value index, Value iv, Value step) {
   if (index == iv)
     return true;
   auto apply = index.getDefiningOp<affine::AffineApplyOp>();
   if (!apply)
     return false;
+  if (isTiledInductionVar(apply, iv, step))
+    return true;
   AffineExpr result = apply.getAffineMap().getResult(0);
   if (auto dim = dyn_cast<AffineDimExpr>(result))
     return apply.getMapOperands()[dim.getPosition()] == iv;
@@ -161,10 +193,12 @@ bool isSafeToSplit(scf::ParallelOp loop, ArrayRef<Value> splitIvs) {
     else if (auto store = dyn_cast<vector::StoreOp>(op))
       storeIndices = store.getIndices();
     if (storeIndices) {
-      for (Value iv : splitIvs)
+      for (Value iv : splitIvs) {
+        Value step = loop.getStep()[cast<BlockArgument>(iv).getArgNumber()];
         if (llvm::none_of(*storeIndices,
-                          [&](Value i) { return isInductionVar(i, iv); }))
+                          [&](Value i) { return isInductionVar(i, iv, step); }))
           return WalkResult::interrupt();
+      }
       return WalkResult::advance();
     }
     if (isa<CallOpInterface>(op))
@@ -186,8 +220,7 @@ bool isSafeToSplit(scf::ParallelOp loop, ArrayRef<Value> splitIvs) {
   return !result.wasInterrupted();
 }
 
-struct ParallelizeLoopsPass
-    : impl::ParallelizeLoopsBase<ParallelizeLoopsPass> {
+struct ParallelizeLoopsPass : impl::ParallelizeLoopsBase<ParallelizeLoopsPass> {
   using ParallelizeLoopsBase::ParallelizeLoopsBase;
 
   void runOnOperation() override {
@@ -381,9 +414,9 @@ struct ParallelizeLoopsPass
       if (v.getType().isIndex())
         field = builder.create<arith::IndexCastOp>(loc, i64, v);
       else if (isa<MemRefType>(v.getType()))
-        field = builder
-                    .create<UnrealizedConversionCastOp>(loc, fieldTypes[i], v)
-                    .getResult(0);
+        field =
+            builder.create<UnrealizedConversionCastOp>(loc, fieldTypes[i], v)
+                .getResult(0);
       packed = builder.create<LLVM::InsertValueOp>(
           loc, packed, field, ArrayRef<int64_t>{static_cast<int64_t>(i)});
     }
@@ -393,8 +426,8 @@ struct ParallelizeLoopsPass
       // One slot per loop in the entry block: a loop inside a Loop/Scan body
       // must not grow the stack every iteration.
       builder.setInsertionPointToStart(&func.getBody().front());
-      Value count = builder.create<LLVM::ConstantOp>(loc, i64,
-                                                     builder.getI64IntegerAttr(1));
+      Value count = builder.create<LLVM::ConstantOp>(
+          loc, i64, builder.getI64IntegerAttr(1));
       context = builder.create<LLVM::AllocaOp>(loc, ptr, structType, count,
                                                /*alignment=*/16);
     }
@@ -402,15 +435,15 @@ struct ParallelizeLoopsPass
 
     // The task function.
     auto taskType = builder.getFunctionType({ptr, i64, i32}, {});
-    auto task = func::FuncOp::create(
-        loc, (func.getSymName() + "_task").str(), taskType);
+    auto task = func::FuncOp::create(loc, (func.getSymName() + "_task").str(),
+                                     taskType);
     task.setPrivate();
     // Internal: two artifacts linked into one program must not clash.
     task->setAttr("llvm.linkage",
                   LLVM::LinkageAttr::get(ctx, LLVM::Linkage::Internal));
     symbols.insert(task, std::next(Block::iterator(func)));
-    Value fn = builder.create<func::ConstantOp>(loc, taskType,
-                                                task.getSymName());
+    Value fn =
+        builder.create<func::ConstantOp>(loc, taskType, task.getSymName());
     builder.create<func::CallOp>(
         loc, kParallelFor, TypeRange{},
         ValueRange{builder.create<arith::IndexCastOp>(loc, i64, numTasks),
@@ -429,9 +462,9 @@ struct ParallelizeLoopsPass
       if (v.getType().isIndex())
         field = builder.create<arith::IndexCastOp>(loc, index, field);
       else if (isa<MemRefType>(v.getType()))
-        field = builder
-                    .create<UnrealizedConversionCastOp>(loc, v.getType(), field)
-                    .getResult(0);
+        field =
+            builder.create<UnrealizedConversionCastOp>(loc, v.getType(), field)
+                .getResult(0);
       unpacked.push_back(field);
     }
     for (auto [v, field] : llvm::zip(captured, unpacked))
@@ -463,27 +496,57 @@ struct ParallelizeLoopsPass
     Value begin = builder.create<arith::MulIOp>(loc, taskIndex, chunk);
     Value end = builder.create<arith::MinUIOp>(
         loc, builder.create<arith::AddIOp>(loc, begin, chunk), taskLinear);
-    auto chunkLoop = builder.create<scf::ForOp>(
-        loc, builder.create<arith::MinUIOp>(loc, begin, end), end,
-        builder.create<arith::ConstantIndexOp>(loc, 1));
-    builder.setInsertionPoint(chunkLoop.getBody()->getTerminator());
-
-    // Linear index -> the split dims' induction variables (last dim fastest).
-    Value rest = chunkLoop.getInductionVar();
-    SmallVector<Value> splitIvs(numSplit);
-    for (int d = static_cast<int>(numSplit) - 1; d >= 0; --d) {
-      Value position = rest;
-      if (d > 0) {
-        position = builder.create<arith::RemUIOp>(loc, rest, splitTrips[d]);
-        rest = builder.create<arith::DivUIOp>(loc, rest, splitTrips[d]);
-      }
-      splitIvs[d] = builder.create<arith::AddIOp>(
+    Value unit = builder.create<arith::ConstantIndexOp>(loc, 1);
+    Value first = builder.create<arith::MinUIOp>(loc, begin, end);
+    // A split dim's induction variable at `position` of its range.
+    auto ivAt = [&](OpBuilder &b, unsigned d, Value position) -> Value {
+      return b.create<arith::AddIOp>(
           loc, mapping.lookupOrDefault(lbs[d]),
-          builder.create<arith::MulIOp>(loc, position,
-                                        mapping.lookupOrDefault(steps[d])));
+          b.create<arith::MulIOp>(loc, position,
+                                  mapping.lookupOrDefault(steps[d])));
+    };
+    unsigned last = numSplit - 1;
+    if (numSplit == 1) {
+      auto chunkLoop = builder.create<scf::ForOp>(loc, first, end, unit);
+      builder.setInsertionPoint(chunkLoop.getBody()->getTerminator());
+      mapping.map(ivs[0], ivAt(builder, 0, chunkLoop.getInductionVar()));
+    } else {
+      // The chunk by rows of the last split dim: the linear index is taken
+      // apart (a division per dim) once a row, not once an iteration; with
+      // every dim split (dynamic sizes count as one), an iteration is an
+      // element.
+      scf::ForOp rowLoop;
+      builder.create<scf::WhileOp>(
+          loc, TypeRange{index}, ValueRange{first},
+          [&](OpBuilder &b, Location l, ValueRange args) {
+            Value more = b.create<arith::CmpIOp>(l, arith::CmpIPredicate::ult,
+                                                 args[0], end);
+            b.create<scf::ConditionOp>(l, more, args);
+          },
+          [&](OpBuilder &b, Location l, ValueRange args) {
+            Value linear = args[0];
+            Value position =
+                b.create<arith::RemUIOp>(l, linear, splitTrips[last]);
+            Value rest = b.create<arith::DivUIOp>(l, linear, splitTrips[last]);
+            for (int d = static_cast<int>(last) - 1; d >= 0; --d) {
+              Value at = rest;
+              if (d > 0) {
+                at = b.create<arith::RemUIOp>(l, rest, splitTrips[d]);
+                rest = b.create<arith::DivUIOp>(l, rest, splitTrips[d]);
+              }
+              mapping.map(ivs[d], ivAt(b, d, at));
+            }
+            Value count = b.create<arith::MinUIOp>(
+                l, b.create<arith::SubIOp>(l, splitTrips[last], position),
+                b.create<arith::SubIOp>(l, end, linear));
+            rowLoop = b.create<scf::ForOp>(
+                l, position, b.create<arith::AddIOp>(l, position, count), unit);
+            b.create<scf::YieldOp>(
+                l, ValueRange{b.create<arith::AddIOp>(l, linear, count)});
+          });
+      builder.setInsertionPoint(rowLoop.getBody()->getTerminator());
+      mapping.map(ivs[last], ivAt(builder, last, rowLoop.getInductionVar()));
     }
-    for (unsigned d = 0; d < numSplit; ++d)
-      mapping.map(ivs[d], splitIvs[d]);
 
     auto cloneBody = [&](OpBuilder &b) {
       for (Operation &op : loop.getBody()->without_terminator())

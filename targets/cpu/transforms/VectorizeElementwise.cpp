@@ -32,6 +32,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "targets/cpu/Passes.h"
+#include "targets/cpu/transforms/BufferUtils.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -60,15 +61,6 @@ bool isVectorElement(Type type) {
     return true;
   auto integer = dyn_cast<IntegerType>(type);
   return integer && integer.getWidth() >= 8 && integer.getWidth() <= 64;
-}
-
-/// The innermost stride of `type` is 1 (a vector there is contiguous).
-bool hasUnitInnerStride(MemRefType type) {
-  SmallVector<int64_t> strides;
-  int64_t offset;
-  if (failed(getStridesAndOffset(type, strides, offset)))
-    return false;
-  return !strides.empty() && strides.back() == 1;
 }
 
 /// How an operand is read in the vector loop.

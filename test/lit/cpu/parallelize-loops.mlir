@@ -49,13 +49,22 @@ func.func @big_elementwise(%x: memref<256x1024xf32>, %y: memref<256x1024xf32>) {
 // -----
 
 // Leading dims of size 1 and 8 give too few rows: the split linearizes
-// dims until 64 iterations (here 1x8x16) and the task delinearizes them.
+// dims until 64 iterations (here 1x8x16) and the task delinearizes them,
+// once per row of the last split dim (h): a loop over the chunk's rows, the
+// linear index taken apart at the start of each, a loop over h inside.
 // CHECK-LABEL: func.func private @linearized_task
-// CHECK: scf.for %[[LIN:.*]] =
-// CHECK: arith.remui %[[LIN]]
-// CHECK: arith.divui %[[LIN]]
+// CHECK: scf.while (%[[LIN:.*]] = %{{.*}}) : (index) -> index
+// CHECK: arith.cmpi ult, %[[LIN]]
+// CHECK: do {
+// CHECK-NEXT: ^bb0(%[[ROW:.*]]: index):
+// CHECK: %[[H0:.*]] = arith.remui %[[ROW]], %c16
+// CHECK: arith.divui %[[ROW]], %c16
+// CHECK: %[[COUNT:.*]] = arith.minui
+// CHECK: %[[HEND:.*]] = arith.addi %[[H0]], %[[COUNT]]
+// CHECK: scf.for %{{.*}} = %[[H0]] to %[[HEND]]
 // CHECK: scf.parallel (%{{.*}}) =
 // CHECK: memref.store %{{.*}}, %{{.*}}[%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}]
+// CHECK: arith.addi %[[ROW]], %[[COUNT]]
 func.func @linearized(%x: memref<1x8x16x1024xf32>, %y: memref<1x8x16x1024xf32>) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
