@@ -61,12 +61,14 @@ __attribute__((destructor)) static void free_weights_registry(void) {
  * as K x Mg with K in (kh, kw, c) order for the GEMM. */
 static qconv_weights *pack_weights(const char *w, int64_t m, int64_t cg,
                                    int64_t kh, int64_t kw, int64_t groups,
-                                   int w_signed, int indirect) {
+                                   int w_signed, const int32_t *w_zero,
+                                   int indirect) {
   int64_t mg = m / groups, k = cg * kh * kw;
   if (indirect) {
     qconv_weights *e = calloc(1, sizeof *e);
-    if (e && !(e->indirect = onnxc_qconv_indirect_pack((const int8_t *)w, m, cg,
-                                                       kh, kw, groups))) {
+    if (e && !(e->indirect = onnxc_qconv_indirect_pack(
+                   (const uint8_t *)w, m, cg, kh, kw, groups, w_signed,
+                   w_zero))) {
       free(e);
       return NULL;
     }
@@ -112,11 +114,11 @@ static qconv_weights *pack_weights(const char *w, int64_t m, int64_t cg,
 static qconv_weights *cached_weights(qconv_weights **slot, const char *w,
                                      int64_t m, int64_t cg, int64_t kh,
                                      int64_t kw, int64_t groups, int w_signed,
-                                     int indirect) {
+                                     const int32_t *w_zero, int indirect) {
   qconv_weights *e = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
   if (!e) {
     qconv_weights *mine =
-        pack_weights(w, m, cg, kh, kw, groups, w_signed, indirect);
+        pack_weights(w, m, cg, kh, kw, groups, w_signed, w_zero, indirect);
     if (!mine)
       return NULL;
     if (__atomic_compare_exchange_n(slot, &e, mine, 0, __ATOMIC_ACQ_REL,
@@ -537,18 +539,11 @@ static void run_images(qconv_job *job, const onnxc_byte_view *x,
 }
 
 /* Whether the indirect kernel (kernels/QConvIndirect.h) takes this
- * convolution: NHWC, u8 X, s8 W with every zero point 0, a requantized
- * output, and channels per group it reads in four-byte groups (or one
- * group). */
-static int takes_indirect_kernel(const qconv_job *job, const int32_t *w_zero,
-                                 int64_t m, int w_signed) {
-  if (!job->channels_last || job->s32 || job->x_signed || !w_signed ||
-      !onnxc_qconv_indirect_supported(job->cg, job->c / job->cg))
-    return 0;
-  for (int64_t j = 0; j < m; ++j)
-    if (w_zero[j] != 0)
-      return 0;
-  return 1;
+ * convolution: NHWC, u8 X, a requantized output, and channels per group it
+ * reads in four-byte groups (or one group). */
+static int takes_indirect_kernel(const qconv_job *job) {
+  return job->channels_last && !job->s32 && !job->x_signed &&
+         onnxc_qconv_indirect_supported(job->cg, job->c / job->cg);
 }
 
 /* Whether a 4-D byte view is dense in row-major order (batch aside). */
@@ -615,16 +610,17 @@ static int32_t quantized_conv2d(const qconv_call *call) {
   if (multiplier && bias && zeros && (pixels || last))
     status = channel_parameters(call, m, w_signed, multiplier, bias, zeros);
   int indirect = status == ONNXC_KERNEL_OK && !depthwise &&
-                 takes_indirect_kernel(&job, zeros, m, w_signed);
+                 takes_indirect_kernel(&job);
   qconv_weights *own = NULL;
   const qconv_weights *weights =
       cache && status == ONNXC_KERNEL_OK
           ? cached_weights(cache, w.data, m, cg, kh, kw, group, w_signed,
-                           indirect)
+                           zeros, indirect)
           : NULL;
   if (status == ONNXC_KERNEL_OK && !weights && !depthwise &&
       !(weights = own =
-            pack_weights(w.data, m, cg, kh, kw, group, w_signed, indirect)))
+            pack_weights(w.data, m, cg, kh, kw, group, w_signed, zeros,
+                         indirect)))
     status = ONNXC_KERNEL_OUT_OF_MEMORY;
   int32_t *taps = NULL;
   if (status == ONNXC_KERNEL_OK && depthwise && last &&

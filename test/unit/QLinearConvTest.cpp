@@ -60,7 +60,7 @@ Operands makeOperands(const ConvCase &t, unsigned seed) {
     o.wScale.push_back(scale(rng));
     o.wZero.push_back(static_cast<uint8_t>(t.symmetricW ? 0
                                            : t.wSigned  ? byte(rng) % 9 - 4
-                                                        : 120 + byte(rng) % 9));
+                                                        : 90 + byte(rng) % 80));
     o.bias.push_back(byte(rng) * 40 - 5000);
   }
   o.xZero = static_cast<uint8_t>(t.xSigned ? -3 : 131);
@@ -227,6 +227,18 @@ INSTANTIATE_TEST_SUITE_P(
         ConvCase{2, 5, 9, 8, 12, 3, 3, 1, 1, 1, 1, false, true, true, false,
                  true},
         ConvCase{1, 6, 9, 9, 12, 3, 3, 2, 1, 1, 1, false, true, false, true,
+                 true},
+        // The indirect kernel with W's zero points (its window sums of X):
+        // u8 W (as ONNX Runtime's quantizer writes weights it reads as
+        // activations), s8 W with zero points, a padded stem, groups, two
+        // images, a partial panel, pixels past one tile.
+        ConvCase{1, 16, 9, 7, 40, 3, 3, 1, 1, 1, 1, false, false, false, true},
+        ConvCase{2, 8, 10, 9, 20, 3, 3, 1, 2, 1, 1, false, true, true, true},
+        ConvCase{1, 3, 17, 15, 16, 3, 3, 1, 2, 1, 1, false, false, false,
+                 true},
+        ConvCase{1, 16, 12, 12, 24, 3, 3, 2, 1, 2, 2, false, false, true,
+                 false},
+        ConvCase{1, 64, 6, 6, 70, 1, 1, 1, 1, 0, 1, false, false, false,
                  true}));
 
 TEST(QLinearConvNhwc, RefusesStridedViews) {

@@ -1,13 +1,17 @@
 /*===- QConvIndirect.c - Packing, indirection tables and threading --------===*
  *
- *   per call: bias - x_zero * colsum(W) per output channel
+ *   per call: bias - x_zero * colsum(W) + K * x_zero * w_zero per output
+ *     channel
  *   parallel over (group) x (blocks of output pixels) x (blocks of panels):
  *     the block's table: per tile of MR pixels and tap, each pixel's input
  *     pixel (or a pixel of x_zero bytes where the tap is in the padding)
+ *     with W asymmetric, each pixel's window sum of X (from per-pixel
+ *     sums, made once per image)
  *     for each panel of NR output channels:
  *       for each tile: micro-kernel, requantized into Y's pixels
  * W's panel for one group: K = (tap, channel) in four-byte groups, NR
- * columns per group (the int8 GEMM's B layout, s8 values as they are).
+ * columns per group (the int8 GEMM's B layout; s8 values as they are, u8
+ * ones less 128).
  *
  *===----------------------------------------------------------------------===*/
 
@@ -39,6 +43,8 @@ struct onnxc_qconv_indirect_weights {
   size_t panel_bytes; /* taps * cg * NR */
   int8_t *data;       /* group after group, panel after panel */
   int32_t *col_sum;   /* [M]: the sum of W's values of each output channel */
+  int32_t *w_zero;    /* [M + NR]: W's zero points as packed, zeros past M */
+  int asymmetric;     /* some zero point is not 0 */
 };
 
 int onnxc_qconv_indirect_supported(int64_t channels_per_group, int64_t groups) {
@@ -58,6 +64,7 @@ void onnxc_qconv_indirect_free(onnxc_qconv_indirect_weights *weights) {
     return;
   free(weights->data);
   free(weights->col_sum);
+  free(weights->w_zero);
   free(weights);
 }
 
@@ -66,6 +73,7 @@ void onnxc_qconv_indirect_free(onnxc_qconv_indirect_weights *weights) {
  * order; zeros past M and past cg. */
 static void pack_panel(const onnxc_qconv_indirect_weights *e, const int8_t *w,
                        int64_t g, int64_t jp, int8_t *dst) {
+  /* w is already s8 (u8 W shifted by packed_weights). */
   int64_t cg = e->cg, taps = e->kh * e->kw;
   for (int64_t tap = 0; tap < taps; ++tap)
     for (int64_t c4 = 0; c4 < e->cg_packed; c4 += 4)
@@ -78,15 +86,34 @@ static void pack_panel(const onnxc_qconv_indirect_weights *e, const int8_t *w,
       }
 }
 
-onnxc_qconv_indirect_weights *onnxc_qconv_indirect_pack(const int8_t *w,
-                                                        int64_t m, int64_t cg,
-                                                        int64_t kh, int64_t kw,
-                                                        int64_t groups) {
+/* W as s8: a copy less 128 when it is u8. */
+static const int8_t *signed_weights(const uint8_t *w, int64_t count,
+                                    int w_signed, int8_t **copy) {
+  *copy = NULL;
+  if (w_signed)
+    return (const int8_t *)w;
+  *copy = malloc((size_t)count + 1);
+  for (int64_t q = 0; *copy && q < count; ++q)
+    (*copy)[q] = (int8_t)(w[q] ^ 0x80);
+  return *copy;
+}
+
+onnxc_qconv_indirect_weights *
+onnxc_qconv_indirect_pack(const uint8_t *w_bytes, int64_t m, int64_t cg,
+                          int64_t kh, int64_t kw, int64_t groups, int w_signed,
+                          const int32_t *w_zero) {
   if (groups < 1 || m % groups || !onnxc_qconv_indirect_supported(cg, groups))
     return NULL;
-  onnxc_qconv_indirect_weights *e = calloc(1, sizeof *e);
-  if (!e)
+  int64_t k = cg * kh * kw;
+  int8_t *shifted;
+  const int8_t *w = signed_weights(w_bytes, m * k, w_signed, &shifted);
+  if (!w)
     return NULL;
+  onnxc_qconv_indirect_weights *e = calloc(1, sizeof *e);
+  if (!e) {
+    free(shifted);
+    return NULL;
+  }
   e->m = m, e->cg = cg, e->kh = kh, e->kw = kw, e->groups = groups;
   e->mg = m / groups;
   e->panels = (e->mg + NR - 1) / NR;
@@ -95,21 +122,27 @@ onnxc_qconv_indirect_weights *onnxc_qconv_indirect_pack(const int8_t *w,
   size_t bytes = (size_t)(groups * e->panels) * e->panel_bytes;
   e->data = aligned_alloc(64, (bytes + 63) / 64 * 64);
   e->col_sum = calloc((size_t)m + 1, sizeof(int32_t));
-  if (!e->data || !e->col_sum) {
+  e->w_zero = calloc((size_t)(m + NR), sizeof(int32_t));
+  if (!e->data || !e->col_sum || !e->w_zero) {
+    free(shifted);
     onnxc_qconv_indirect_free(e);
     return NULL;
+  }
+  for (int64_t j = 0; j < m; ++j) {
+    e->w_zero[j] = w_signed ? w_zero[j] : w_zero[j] - 128;
+    e->asymmetric |= e->w_zero[j] != 0;
   }
   for (int64_t g = 0; g < groups; ++g)
     for (int64_t jp = 0; jp < e->panels; ++jp)
       pack_panel(e, w, g, jp,
                  e->data + (size_t)(g * e->panels + jp) * e->panel_bytes);
-  int64_t k = cg * kh * kw;
   for (int64_t j = 0; j < m; ++j) {
     int32_t sum = 0;
     for (int64_t q = 0; q < k; ++q)
       sum += w[j * k + q];
     e->col_sum[j] = sum;
   }
+  free(shifted);
   return e;
 }
 
@@ -118,15 +151,21 @@ typedef struct indirect_job {
   const onnxc_qconv_indirect_params *p;
   const uint8_t *zero_pixel; /* C bytes of x_zero */
   int32_t *bias;             /* [M], corrected for x_zero */
+  /* With W asymmetric: [pixel * groups + g], the sum of the pixel's bytes
+   * of group g; zero_sum, the zero pixel's. */
+  const int32_t *pixel_sum;
+  int32_t zero_sum;
   int64_t pixels, tiles_per_block, m_blocks, panels_per_block, n_blocks;
   int failed;
 } indirect_job;
 
 /* table[(tile * taps + tap) * MR + r] for the block's tiles: the input
  * pixel of each output pixel under each tap, or the zero pixel (padding,
- * and rows past the last pixel). */
+ * and rows past the last pixel); with `row_sum`, row_sum[tile * MR + r]
+ * the sum of group g's bytes over that window. */
 static void fill_table(const indirect_job *job, int64_t first_pixel,
-                       int64_t tiles, const uint8_t **table) {
+                       int64_t tiles, const uint8_t **table, int64_t g,
+                       int32_t *row_sum) {
   const onnxc_qconv_indirect_weights *wt = job->wt;
   const onnxc_qconv_indirect_params *p = job->p;
   int64_t kh = wt->kh, kw = wt->kw;
@@ -137,17 +176,41 @@ static void fill_table(const indirect_job *job, int64_t first_pixel,
       int64_t oy = pixel / p->ow, ox = pixel % p->ow;
       int64_t y0 = oy * p->stride_h - p->pad_top;
       int64_t x0 = ox * p->stride_w - p->pad_left;
+      uint32_t sum = 0;
       for (int64_t i = 0; i < kh; ++i) {
         int64_t iy = y0 + i * p->dilation_h;
         int row_inside = pixel < job->pixels && iy >= 0 && iy < p->h;
         for (int64_t j = 0; j < kw; ++j) {
           int64_t ix = x0 + j * p->dilation_w;
-          rows[(i * kw + j) * MR] = row_inside && ix >= 0 && ix < p->w
-                                        ? p->x + (iy * p->w + ix) * p->c
-                                        : job->zero_pixel;
+          int inside = row_inside && ix >= 0 && ix < p->w;
+          rows[(i * kw + j) * MR] =
+              inside ? p->x + (iy * p->w + ix) * p->c : job->zero_pixel;
+          if (row_sum)
+            sum += inside ? (uint32_t)
+                                job->pixel_sum[(iy * p->w + ix) * wt->groups + g]
+                          : (uint32_t)job->zero_sum;
         }
       }
+      if (row_sum)
+        row_sum[tile * MR + r] = (int32_t)sum;
     }
+}
+
+/* [pixel * groups + g]: the sum of each input pixel's Cg bytes of group g
+ * (W's zero-point term needs each window's sum of X). */
+static int32_t *pixel_sums(const onnxc_qconv_indirect_weights *wt,
+                           const onnxc_qconv_indirect_params *p) {
+  int64_t pixels = p->h * p->w;
+  int32_t *sums = malloc((size_t)(pixels * wt->groups) * sizeof *sums + 1);
+  for (int64_t q = 0; sums && q < pixels; ++q)
+    for (int64_t g = 0; g < wt->groups; ++g) {
+      const uint8_t *x = p->x + q * p->c + g * wt->cg;
+      uint32_t sum = 0;
+      for (int64_t c = 0; c < wt->cg; ++c)
+        sum += x[c];
+      sums[q * wt->groups + g] = (int32_t)sum;
+    }
+  return sums;
 }
 
 static void block_task(void *context, size_t task, int worker) {
@@ -169,7 +232,14 @@ static void block_task(void *context, size_t task, int worker) {
     job->failed = 1;
     return;
   }
-  fill_table(job, first_pixel, tiles, table);
+  int32_t *row_sum = NULL;
+  if (job->pixel_sum &&
+      !(row_sum = malloc((size_t)(tiles * MR) * sizeof *row_sum))) {
+    free(table);
+    job->failed = 1;
+    return;
+  }
+  fill_table(job, first_pixel, tiles, table, g, row_sum);
   int64_t jp0 = nb * job->panels_per_block, jp1 = jp0 + job->panels_per_block;
   jp1 = jp1 < wt->panels ? jp1 : wt->panels;
   onnxc_qconv_indirect_tile t;
@@ -184,15 +254,18 @@ static void block_task(void *context, size_t task, int worker) {
     t.panel = wt->data + (size_t)(g * wt->panels + jp) * wt->panel_bytes;
     t.cols = (size_t)(cols < NR ? cols : NR);
     t.bias = job->bias + j0;
+    t.w_zero = wt->w_zero + j0;
     t.multiplier = p->multiplier + j0;
     for (int64_t tile = 0; tile < tiles; ++tile) {
       int64_t pixel = first_pixel + tile * MR, rows = job->pixels - pixel;
       t.rows = table + tile * taps * MR;
+      t.row_sum = row_sum ? row_sum + tile * MR : NULL;
       t.mr = (size_t)(rows < MR ? rows : MR);
       t.y = p->y + pixel * wt->m + j0;
       TILE_KERNEL(&t);
     }
   }
+  free(row_sum);
   free(table);
 }
 
@@ -240,12 +313,24 @@ int onnxc_qconv_indirect(const onnxc_qconv_indirect_weights *wt,
     return -1;
   }
   memset(zero_pixel, (uint8_t)p->x_zero, (size_t)p->c);
-  /* sum (x - xz) w = sum x w - xz colsum(w), wrapping as the int32 sums. */
+  /* sum (x - xz)(w - wz) = sum x w - xz colsum(w) - wz sum x + K xz wz:
+   * the per-channel terms, wrapping as the int32 sums. */
+  uint32_t k_real = (uint32_t)(wt->kh * wt->kw * wt->cg);
   for (int64_t j = 0; j < wt->m; ++j)
     bias[j] = (int32_t)((uint32_t)p->bias[j] -
-                        (uint32_t)p->x_zero * (uint32_t)wt->col_sum[j]);
+                        (uint32_t)p->x_zero * (uint32_t)wt->col_sum[j] +
+                        k_real * (uint32_t)p->x_zero *
+                            (uint32_t)wt->w_zero[j]);
   job.zero_pixel = zero_pixel;
   job.bias = bias;
+  int32_t *pixel_sum = NULL;
+  if (wt->asymmetric && !(pixel_sum = pixel_sums(wt, p))) {
+    free(zero_pixel);
+    free(bias);
+    return -1;
+  }
+  job.pixel_sum = pixel_sum;
+  job.zero_sum = (int32_t)((uint32_t)wt->cg * (uint32_t)p->x_zero);
 
   /* Blocks of pixels whose windows (K bytes each) fit in about half of L2;
    * panel blocks halved until each thread has two tasks. */
@@ -268,6 +353,7 @@ int onnxc_qconv_indirect(const onnxc_qconv_indirect_weights *wt,
   job.n_blocks = (wt->panels + job.panels_per_block - 1) / job.panels_per_block;
   onnxc_parallel_for((size_t)(wt->groups * job.m_blocks * job.n_blocks),
                      threads, block_task, &job);
+  free(pixel_sum);
   free(zero_pixel);
   free(bias);
   return job.failed ? -1 : 0;

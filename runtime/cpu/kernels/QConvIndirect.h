@@ -1,8 +1,6 @@
 /*===- QConvIndirect.h - NHWC int8 convolution without im2col -------------===*
  *
- * A channels-last QLinearConv with u8 X and symmetric s8 W (zero point 0 in
- * every channel: what ONNX Runtime's quantizer writes by default) as an
- * indirect GEMM: for a tile of output pixels, a table points at each
+ * A channels-last QLinearConv with u8 X and s8 or u8 W as an indirect GEMM: for a tile of output pixels, a table points at each
  * pixel's input pixel under each tap (or at a pixel of X's zero point in
  * the padding), and the micro-kernel reads its four-byte groups of
  * channels there, with no gathered or packed copy of the windows. The
@@ -10,9 +8,14 @@
  * (onnxc_requantize's arithmetic, the same bytes as the GEMM path), which
  * writes the tile's bytes into Y's pixels.
  *
- * With W symmetric the zero points leave one term per output channel,
- * -x_zero * sum(W's column), folded into the bias, so the kernel's loop is
- * plain u8 x s8 products (vpdpbusd). AVX-512 VNNI only: elsewhere
+ * u8 W is packed as w - 128 (s8) with zero point zw - 128, so the loop is
+ * always plain u8 x s8 products (vpdpbusd). Over a window of K = taps x Cg
+ * products, sum (x - zx)(w - zw) = sum x w - zx sum w - zw sum x + K zx zw:
+ * the second and last terms are per output channel and go into the bias;
+ * the third, with W asymmetric (ONNX Runtime's quantizer writes u8 W with
+ * a zero point for weights it reads as activations, as Constant nodes), is
+ * each pixel's window sum of X times the channel's zero point, subtracted
+ * in the kernel before the requantization. AVX-512 VNNI only: elsewhere
  * onnxc_qconv_indirect_pack returns NULL and QLinearConv.c takes the GEMM
  * path, which is what the tests compare this with.
  *
@@ -36,12 +39,13 @@ typedef struct onnxc_qconv_indirect_weights onnxc_qconv_indirect_weights;
  * copied with its channels padded to a multiple of 4). */
 int onnxc_qconv_indirect_supported(int64_t channels_per_group, int64_t groups);
 
-/* Packs W ([M, Cg, kH, kW] s8, ONNX's layout) per group, with the column
- * sums. NULL when unsupported or out of memory. */
-onnxc_qconv_indirect_weights *onnxc_qconv_indirect_pack(const int8_t *w,
-                                                        int64_t m, int64_t cg,
-                                                        int64_t kh, int64_t kw,
-                                                        int64_t groups);
+/* Packs W ([M, Cg, kH, kW] bytes, ONNX's layout; s8 when `w_signed`, else
+ * u8) per group, with the column sums and the M zero points `w_zero` (as
+ * W's values). NULL when unsupported or out of memory. */
+onnxc_qconv_indirect_weights *
+onnxc_qconv_indirect_pack(const uint8_t *w, int64_t m, int64_t cg, int64_t kh,
+                          int64_t kw, int64_t groups, int w_signed,
+                          const int32_t *w_zero);
 void onnxc_qconv_indirect_free(onnxc_qconv_indirect_weights *weights);
 
 typedef struct onnxc_qconv_indirect_params {
@@ -70,7 +74,8 @@ int onnxc_qconv_indirect(const onnxc_qconv_indirect_weights *weights,
  * each, over `groups` four-byte groups of channels; `panel` is W's packed
  * panel for these columns. Rows [0, mr) and columns [0, cols) are
  * requantized into y (row stride ldy); bias is corrected for X's zero
- * point. */
+ * point. With row_sum, each row's sums first lose row_sum[r] * w_zero[col]
+ * (w_zero readable for NR columns). */
 enum { ONNXC_QCONV_INDIRECT_MR = 12, ONNXC_QCONV_INDIRECT_NR = 32 };
 typedef struct onnxc_qconv_indirect_tile {
   const uint8_t *const *rows;
@@ -78,6 +83,8 @@ typedef struct onnxc_qconv_indirect_tile {
   const int8_t *panel;
   size_t mr, cols;
   const int32_t *bias;
+  const int32_t *row_sum; /* [MR] window sums of X, or NULL */
+  const int32_t *w_zero;  /* [NR] W's zero points as packed */
   const float *multiplier;
   int32_t y_zero;
   int y_signed;

@@ -4,8 +4,9 @@
  * step), but A is read where it lies: each step broadcasts one four-byte
  * group of channels of each row's input pixel (u8, vpdpbusd's unsigned
  * operand) against 32 columns of s8 W, so neither the window nor the sign
- * of X is rewritten. After the last tap the sums are requantized in
- * registers (RequantizeAvx512.h) and written as bytes.
+ * of X is rewritten. After the last tap the sums lose W's zero-point term
+ * (when W is asymmetric) and are requantized in registers
+ * (RequantizeAvx512.h) and written as bytes.
  * Compiled with -mavx512f -mavx512vl -mavx512bw -mavx512vnni; called only
  * when the CPU has them (QConvIndirect.c).
  *
@@ -41,6 +42,11 @@ static inline __m512i broadcast_group(const uint8_t *p) {
   do {                                                                         \
     if ((r) < rows && (r) < t->mr) {                                           \
       uint8_t *y = t->y + (ptrdiff_t)(r)*t->ldy;                               \
+      if (t->row_sum) {                                                        \
+        __m512i sum = _mm512_set1_epi32(t->row_sum[(r)]);                      \
+        c##r##0 = _mm512_sub_epi32(c##r##0, _mm512_mullo_epi32(sum, zw0));     \
+        c##r##1 = _mm512_sub_epi32(c##r##1, _mm512_mullo_epi32(sum, zw1));     \
+      }                                                                        \
       onnxc_requantize16_avx512(c##r##0, low, t->bias, t->multiplier, &range,  \
                                 y);                                            \
       if (high > 0)                                                            \
@@ -93,6 +99,11 @@ indirect_rows(const onnxc_qconv_indirect_tile *t, const size_t rows) {
   }
   onnxc_requantize_range range =
       onnxc_requantize_range_of(t->y_zero, t->y_signed);
+  __m512i zw0 = _mm512_setzero_si512(), zw1 = zw0;
+  if (t->row_sum) {
+    zw0 = _mm512_loadu_si512(t->w_zero);
+    zw1 = _mm512_loadu_si512(t->w_zero + 16);
+  }
   int low = t->cols < 16 ? (int)t->cols : 16;
   int high = t->cols > 16 ? (int)t->cols - 16 : 0;
   STORE_ROW(0);
