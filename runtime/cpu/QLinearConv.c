@@ -66,9 +66,9 @@ static qconv_weights *pack_weights(const char *w, int64_t m, int64_t cg,
   int64_t mg = m / groups, k = cg * kh * kw;
   if (indirect) {
     qconv_weights *e = calloc(1, sizeof *e);
-    if (e && !(e->indirect = onnxc_qconv_indirect_pack(
-                   (const uint8_t *)w, m, cg, kh, kw, groups, w_signed,
-                   w_zero))) {
+    if (e && !(e->indirect =
+                   onnxc_qconv_indirect_pack((const uint8_t *)w, m, cg, kh, kw,
+                                             groups, w_signed, w_zero))) {
       free(e);
       return NULL;
     }
@@ -133,7 +133,11 @@ static qconv_weights *cached_weights(qconv_weights **slot, const char *w,
     }
   }
   int same_form = (e->indirect != NULL) == (indirect != 0);
-  return e->source == w && (indirect || e->groups == groups) && same_form
+  /* The indirect form holds W's zero points (which need not be constant). */
+  int same_zero = !indirect || onnxc_qconv_indirect_has_zero_points(
+                                   e->indirect, w_signed, w_zero);
+  return e->source == w && (indirect || e->groups == groups) && same_form &&
+                 same_zero
              ? e
              : NULL;
 }
@@ -152,8 +156,8 @@ typedef struct qconv_job {
   const int32_t *tap_weights; /* NHWC depthwise: [kH * kW][C], w - w_zero */
   const float *multiplier;    /* [M] */
   const int32_t *bias;        /* [M], zeros without one */
-  char *y;                  /* the image's [M, OH * OW] */
-  int s32;                  /* ConvInteger: int32 sums out, no scales */
+  char *y;                    /* the image's [M, OH * OW] */
+  int s32;                    /* ConvInteger: int32 sums out, no scales */
   int gemm_threads;
   int failed;
   /* Depthwise (one input and one output channel per group): straight from
@@ -609,18 +613,17 @@ static int32_t quantized_conv2d(const qconv_call *call) {
   int32_t status = ONNXC_KERNEL_OUT_OF_MEMORY;
   if (multiplier && bias && zeros && (pixels || last))
     status = channel_parameters(call, m, w_signed, multiplier, bias, zeros);
-  int indirect = status == ONNXC_KERNEL_OK && !depthwise &&
-                 takes_indirect_kernel(&job);
+  int indirect =
+      status == ONNXC_KERNEL_OK && !depthwise && takes_indirect_kernel(&job);
   qconv_weights *own = NULL;
   const qconv_weights *weights =
       cache && status == ONNXC_KERNEL_OK
-          ? cached_weights(cache, w.data, m, cg, kh, kw, group, w_signed,
-                           zeros, indirect)
+          ? cached_weights(cache, w.data, m, cg, kh, kw, group, w_signed, zeros,
+                           indirect)
           : NULL;
   if (status == ONNXC_KERNEL_OK && !weights && !depthwise &&
-      !(weights = own =
-            pack_weights(w.data, m, cg, kh, kw, group, w_signed, zeros,
-                         indirect)))
+      !(weights = own = pack_weights(w.data, m, cg, kh, kw, group, w_signed,
+                                     zeros, indirect)))
     status = ONNXC_KERNEL_OUT_OF_MEMORY;
   int32_t *taps = NULL;
   if (status == ONNXC_KERNEL_OK && depthwise && last &&

@@ -73,7 +73,7 @@ void onnxc_qconv_indirect_free(onnxc_qconv_indirect_weights *weights) {
  * order; zeros past M and past cg. */
 static void pack_panel(const onnxc_qconv_indirect_weights *e, const int8_t *w,
                        int64_t g, int64_t jp, int8_t *dst) {
-  /* w is already s8 (u8 W shifted by packed_weights). */
+  /* w is already s8 (u8 W shifted by signed_weights). */
   int64_t cg = e->cg, taps = e->kh * e->kw;
   for (int64_t tap = 0; tap < taps; ++tap)
     for (int64_t c4 = 0; c4 < e->cg_packed; c4 += 4)
@@ -84,6 +84,20 @@ static void pack_panel(const onnxc_qconv_indirect_weights *e, const int8_t *w,
                        ? w[((g * e->mg + j) * cg + c4 + t) * taps + tap]
                        : 0;
       }
+}
+
+/* W's zero point `zero` (as W's values) as packed. */
+static int32_t packed_zero_point(int32_t zero, int w_signed) {
+  return w_signed ? zero : zero - 128;
+}
+
+int onnxc_qconv_indirect_has_zero_points(
+    const onnxc_qconv_indirect_weights *weights, int w_signed,
+    const int32_t *w_zero) {
+  for (int64_t j = 0; j < weights->m; ++j)
+    if (weights->w_zero[j] != packed_zero_point(w_zero[j], w_signed))
+      return 0;
+  return 1;
 }
 
 /* W as s8: a copy less 128 when it is u8. */
@@ -129,7 +143,7 @@ onnxc_qconv_indirect_pack(const uint8_t *w_bytes, int64_t m, int64_t cg,
     return NULL;
   }
   for (int64_t j = 0; j < m; ++j) {
-    e->w_zero[j] = w_signed ? w_zero[j] : w_zero[j] - 128;
+    e->w_zero[j] = packed_zero_point(w_zero[j], w_signed);
     e->asymmetric |= e->w_zero[j] != 0;
   }
   for (int64_t g = 0; g < groups; ++g)
@@ -186,9 +200,10 @@ static void fill_table(const indirect_job *job, int64_t first_pixel,
           rows[(i * kw + j) * MR] =
               inside ? p->x + (iy * p->w + ix) * p->c : job->zero_pixel;
           if (row_sum)
-            sum += inside ? (uint32_t)
-                                job->pixel_sum[(iy * p->w + ix) * wt->groups + g]
-                          : (uint32_t)job->zero_sum;
+            sum += inside
+                       ? (uint32_t)
+                             job->pixel_sum[(iy * p->w + ix) * wt->groups + g]
+                       : (uint32_t)job->zero_sum;
         }
       }
       if (row_sum)
@@ -319,8 +334,7 @@ int onnxc_qconv_indirect(const onnxc_qconv_indirect_weights *wt,
   for (int64_t j = 0; j < wt->m; ++j)
     bias[j] = (int32_t)((uint32_t)p->bias[j] -
                         (uint32_t)p->x_zero * (uint32_t)wt->col_sum[j] +
-                        k_real * (uint32_t)p->x_zero *
-                            (uint32_t)wt->w_zero[j]);
+                        k_real * (uint32_t)p->x_zero * (uint32_t)wt->w_zero[j]);
   job.zero_pixel = zero_pixel;
   job.bias = bias;
   int32_t *pixel_sum = NULL;

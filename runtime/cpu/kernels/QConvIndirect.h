@@ -1,12 +1,12 @@
 /*===- QConvIndirect.h - NHWC int8 convolution without im2col -------------===*
  *
- * A channels-last QLinearConv with u8 X and s8 or u8 W as an indirect GEMM: for a tile of output pixels, a table points at each
- * pixel's input pixel under each tap (or at a pixel of X's zero point in
- * the padding), and the micro-kernel reads its four-byte groups of
- * channels there, with no gathered or packed copy of the windows. The
- * int32 sums stay in registers through the requantization
- * (onnxc_requantize's arithmetic, the same bytes as the GEMM path), which
- * writes the tile's bytes into Y's pixels.
+ * A channels-last QLinearConv with u8 X and s8 or u8 W as an indirect GEMM:
+ * for a tile of output pixels, a table points at each pixel's input pixel under
+ *each tap (or at a pixel of X's zero point in the padding), and the
+ *micro-kernel reads its four-byte groups of channels there, with no gathered or
+ *packed copy of the windows. The int32 sums stay in registers through the
+ *requantization (onnxc_requantize's arithmetic, the same bytes as the GEMM
+ *path), which writes the tile's bytes into Y's pixels.
  *
  * u8 W is packed as w - 128 (s8) with zero point zw - 128, so the loop is
  * always plain u8 x s8 products (vpdpbusd). Over a window of K = taps x Cg
@@ -47,6 +47,12 @@ onnxc_qconv_indirect_pack(const uint8_t *w, int64_t m, int64_t cg, int64_t kh,
                           int64_t kw, int64_t groups, int w_signed,
                           const int32_t *w_zero);
 void onnxc_qconv_indirect_free(onnxc_qconv_indirect_weights *weights);
+
+/* Whether `weights` were packed with these zero points (a cached W is
+ * reused only then: the zero points are part of the packed form). */
+int onnxc_qconv_indirect_has_zero_points(
+    const onnxc_qconv_indirect_weights *weights, int w_signed,
+    const int32_t *w_zero);
 
 typedef struct onnxc_qconv_indirect_params {
   const uint8_t *x; /* one image, [H, W, C] u8 */
