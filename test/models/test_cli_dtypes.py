@@ -4,9 +4,12 @@
 ml_dtypes' arrays (bfloat16 as raw 2-byte elements, float8/int4/int2 as raw
 bytes). Outputs of those dtypes come back as .npy that
 np.load(...).view(ml_dtypes.X) reads. Values are checked against the inputs
-through the ONNX semantics of Identity and Cast (exact for these types)."""
+through the ONNX semantics of Identity and Cast (exact for these types).
+The Python session (onnxc.InferenceSession, default options) takes and gives
+the same dtypes as ml_dtypes arrays, both ways."""
 import os
 import subprocess
+import sys
 
 import ml_dtypes
 import numpy as np
@@ -15,6 +18,10 @@ import pytest
 from onnx import TensorProto, helper, numpy_helper
 
 from onnxc_runner import onnxc_binary
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "..", "python"))
+import onnxc  # noqa: E402
 
 CASES = [
     # (ONNX type, ml_dtypes type, values)
@@ -99,3 +106,39 @@ def test_raw_npy_of_the_wrong_size_is_one_clear_error(tmp_path):
     with pytest.raises(AssertionError, match="raw 2-byte elements, but the "
                        "input is int4"):
         run_cli(identity_and_cast(TensorProto.INT4), tmp_path, npy)
+
+
+def cast_from_float(elem):
+    """w = Cast(f) from float to the dtype: an output the session makes."""
+    graph = helper.make_graph(
+        [helper.make_node("Cast", ["f"], ["w"], to=elem)], "to_dtype",
+        [helper.make_tensor_value_info("f", TensorProto.FLOAT, [5])],
+        [helper.make_tensor_value_info("w", elem, [5])])
+    model = helper.make_model(graph,
+                              opset_imports=[helper.make_opsetid("", 25)])
+    model.ir_version = 11
+    return model
+
+
+@pytest.mark.parametrize("elem,ml_type,values", CASES,
+                         ids=[c[1].__name__ for c in CASES])
+def test_python_session(elem, ml_type, values, tmp_path):
+    """ml_dtypes arrays in and out of onnxc.InferenceSession: the input's
+    values read back through Identity and Cast, and a float Cast to the dtype
+    equal to ml_dtypes' own conversion of the same (representable) values."""
+    x = np.array(values, dtype=ml_type)
+    path = os.path.join(tmp_path, "m.onnx")
+    onnx.save(identity_and_cast(elem), path)
+    session = onnxc.InferenceSession(path)
+    type_name = session.get_inputs()[0].type
+    assert type_name == "tensor(%s)" % helper.tensor_dtype_to_string(
+        elem)[len("TensorProto."):].lower().replace("_", ""), type_name
+    y, z = session.run(None, {"x": x})
+    assert y.dtype == np.dtype(ml_type)
+    check(y, z, ml_type, values)
+
+    onnx.save(cast_from_float(elem), path)
+    (w,) = onnxc.InferenceSession(path).run(
+        None, {"f": x.astype(np.float32)})
+    assert w.dtype == np.dtype(ml_type) and w.shape == (5,)
+    np.testing.assert_array_equal(w.astype(np.float32), x.astype(np.float32))
