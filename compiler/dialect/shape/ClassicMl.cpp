@@ -2,8 +2,9 @@
 //
 // Binarizer keeps its input's shape; Scaler too, in f32; ArrayFeatureExtractor
 // replaces the last dim of its data by the number of indices; TreeEnsemble
-// maps [N, F] features to [N, n_targets] of the features' type and
-// LinearRegressor to [N, targets] of f32.
+// maps [N, F] features to [N, n_targets] of the features' type,
+// TreeEnsembleRegressor and LinearRegressor to [N, targets] of f32, and the
+// classifiers to int64 labels [N] and f32 scores [N, classes].
 //
 //===----------------------------------------------------------------------===//
 
@@ -63,6 +64,38 @@ LogicalResult inferTreeEnsemble(RuleContext &ctx) {
   return success();
 }
 
+/// TreeEnsembleRegressor(X [N, F]): [N, n_targets] f32.
+LogicalResult inferTreeEnsembleRegressor(RuleContext &ctx) {
+  if (ctx.getInputRank(0) != 2)
+    return ctx.emitError() << "expects 2-D features [N, F], got "
+                           << ctx.getInputType(0);
+  int64_t targets = ctx.getIntAttr("n_targets", 1);
+  if (targets < 1)
+    return ctx.emitError() << "needs n_targets >= 1, got " << targets;
+  ctx.setResult(0, Float32Type::get(ctx.getOp()->getContext()),
+                {ctx.getInputShape(0)[0], targets});
+  return success();
+}
+
+/// TreeEnsembleClassifier(X [N, F]): labels [N] int64, scores [N, classes]
+/// f32. (String labels need string tensors, which onnxc does not have yet.)
+LogicalResult inferTreeEnsembleClassifier(RuleContext &ctx) {
+  if (ctx.getInputRank(0) != 2)
+    return ctx.emitError() << "expects 2-D features [N, F], got "
+                           << ctx.getInputType(0);
+  std::optional<SmallVector<int64_t>> labels =
+      ctx.getIntsAttr("classlabels_int64s");
+  if (!labels)
+    return ctx.emitError() << "needs classlabels_int64s (string labels are "
+                              "not supported yet)";
+  MLIRContext *mctx = ctx.getOp()->getContext();
+  int64_t n = ctx.getInputShape(0)[0];
+  ctx.setResult(0, IntegerType::get(mctx, 64), {n});
+  ctx.setResult(1, Float32Type::get(mctx),
+                {n, static_cast<int64_t>(labels->size())});
+  return success();
+}
+
 LogicalResult inferScaler(RuleContext &ctx) {
   ctx.setResult(0, Float32Type::get(ctx.getOp()->getContext()),
                 ctx.getInputShape(0));
@@ -115,6 +148,8 @@ void addClassicMlRules(RuleTable &rules) {
   rules.add("ml.Binarizer", inferBinarizer);
   rules.add("ml.ArrayFeatureExtractor", inferArrayFeatureExtractor);
   rules.add("ml.TreeEnsemble", inferTreeEnsemble);
+  rules.add("ml.TreeEnsembleClassifier", inferTreeEnsembleClassifier);
+  rules.add("ml.TreeEnsembleRegressor", inferTreeEnsembleRegressor);
 }
 
 } // namespace onnxc::shape

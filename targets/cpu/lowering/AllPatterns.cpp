@@ -43,6 +43,8 @@ void populateAllLoweringPatterns(const mlir::TypeConverter &typeConverter,
   populateLinearAttentionPatterns(typeConverter, patterns);
   populateSignalPatterns(typeConverter, patterns);
   populateClassicMlPatterns(typeConverter, patterns);
+  populateTreeEnsemblePatterns(typeConverter, patterns);
+  populateLegacyTreeEnsemblePatterns(typeConverter, patterns);
   populateFusedPatterns(typeConverter, patterns);
   populateGemmCallPatterns(typeConverter, patterns);
   populateMatMulIntegerCallPatterns(typeConverter, patterns);

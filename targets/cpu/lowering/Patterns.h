@@ -123,9 +123,18 @@ void populateLinearAttentionPatterns(const mlir::TypeConverter &typeConverter,
 // DFT, STFT (Signal.cpp)
 void populateSignalPatterns(const mlir::TypeConverter &typeConverter,
                             mlir::RewritePatternSet &patterns);
-// ai.onnx.ml Binarizer, ArrayFeatureExtractor, TreeEnsemble (ClassicMl.cpp)
+// ai.onnx.ml Binarizer, ArrayFeatureExtractor, Scaler, linear models
+// (ClassicMl.cpp)
 void populateClassicMlPatterns(const mlir::TypeConverter &typeConverter,
                                mlir::RewritePatternSet &patterns);
+// ai.onnx.ml TreeEnsemble (TreeEnsemble.cpp)
+void populateTreeEnsemblePatterns(const mlir::TypeConverter &typeConverter,
+                                  mlir::RewritePatternSet &patterns);
+// ai.onnx.ml TreeEnsembleRegressor, TreeEnsembleClassifier
+// (TreeEnsembleLegacy.cpp)
+void populateLegacyTreeEnsemblePatterns(
+    const mlir::TypeConverter &typeConverter,
+    mlir::RewritePatternSet &patterns);
 // onnxc.FusedConv, FusedMatMul, FusedGemm (Fused.cpp)
 void populateFusedPatterns(const mlir::TypeConverter &typeConverter,
                            mlir::RewritePatternSet &patterns);
