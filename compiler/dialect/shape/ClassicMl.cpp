@@ -96,6 +96,44 @@ LogicalResult inferTreeEnsembleClassifier(RuleContext &ctx) {
   return success();
 }
 
+/// SVMRegressor(X [N, F]): [N, 1] f32.
+LogicalResult inferSvmRegressor(RuleContext &ctx) {
+  if (ctx.getInputRank(0) != 2)
+    return ctx.emitError() << "expects 2-D features [N, F], got "
+                           << ctx.getInputType(0);
+  ctx.setResult(0, Float32Type::get(ctx.getOp()->getContext()),
+                {ctx.getInputShape(0)[0], 1});
+  return success();
+}
+
+/// SVMClassifier(X [N, F]): labels [N] int64, scores [N, S] f32: S is the
+/// number of classes, except for a libsvm model without probabilities,
+/// whose scores are its one-vs-one decisions (C (C - 1) / 2 of them; 2 for
+/// two classes), as in ONNX Runtime.
+LogicalResult inferSvmClassifier(RuleContext &ctx) {
+  if (ctx.getInputRank(0) != 2)
+    return ctx.emitError() << "expects 2-D features [N, F], got "
+                           << ctx.getInputType(0);
+  std::optional<SmallVector<int64_t>> labels =
+      ctx.getIntsAttr("classlabels_ints");
+  if (!labels)
+    return ctx.emitError() << "needs classlabels_ints (string labels are "
+                              "not supported yet)";
+  int64_t classes = labels->size(), columns = classes;
+  std::optional<SmallVector<int64_t>> perClass =
+      ctx.getIntsAttr("vectors_per_class");
+  bool libsvm =
+      perClass && llvm::any_of(*perClass, [](int64_t n) { return n > 0; });
+  auto probabilities = ctx.getOp()->getAttrOfType<ArrayAttr>("prob_a");
+  if (libsvm && (!probabilities || probabilities.empty()))
+    columns = classes > 2 ? classes * (classes - 1) / 2 : 2;
+  MLIRContext *mctx = ctx.getOp()->getContext();
+  int64_t n = ctx.getInputShape(0)[0];
+  ctx.setResult(0, IntegerType::get(mctx, 64), {n});
+  ctx.setResult(1, Float32Type::get(mctx), {n, columns});
+  return success();
+}
+
 LogicalResult inferScaler(RuleContext &ctx) {
   ctx.setResult(0, Float32Type::get(ctx.getOp()->getContext()),
                 ctx.getInputShape(0));
@@ -150,6 +188,8 @@ void addClassicMlRules(RuleTable &rules) {
   rules.add("ml.TreeEnsemble", inferTreeEnsemble);
   rules.add("ml.TreeEnsembleClassifier", inferTreeEnsembleClassifier);
   rules.add("ml.TreeEnsembleRegressor", inferTreeEnsembleRegressor);
+  rules.add("ml.SVMClassifier", inferSvmClassifier);
+  rules.add("ml.SVMRegressor", inferSvmRegressor);
 }
 
 } // namespace onnxc::shape

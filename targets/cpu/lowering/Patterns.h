@@ -127,6 +127,9 @@ void populateSignalPatterns(const mlir::TypeConverter &typeConverter,
 // (ClassicMl.cpp)
 void populateClassicMlPatterns(const mlir::TypeConverter &typeConverter,
                                mlir::RewritePatternSet &patterns);
+// ai.onnx.ml SVMRegressor, SVMClassifier (Svm.cpp)
+void populateSvmPatterns(const mlir::TypeConverter &typeConverter,
+                         mlir::RewritePatternSet &patterns);
 // ai.onnx.ml TreeEnsemble (TreeEnsemble.cpp)
 void populateTreeEnsemblePatterns(const mlir::TypeConverter &typeConverter,
                                   mlir::RewritePatternSet &patterns);
