@@ -92,12 +92,37 @@ static Expected<TensorMeta> tensorMetaOf(mlir::Type type,
     meta.dims.push_back(mlir::ShapedType::isDynamic(d) ? -1 : d);
   meta.dimParams.assign(meta.dims.size(), "");
   if (attrs)
+    if (auto keys = attrs.getAs<mlir::ArrayAttr>("onnxc.zipmap_keys"))
+      for (mlir::Attribute key : keys) {
+        if (auto i = llvm::dyn_cast<mlir::IntegerAttr>(key)) {
+          meta.mapKeyType = "int64";
+          meta.mapKeys.push_back(std::to_string(i.getInt()));
+        } else if (auto s = llvm::dyn_cast<mlir::StringAttr>(key)) {
+          meta.mapKeyType = "string";
+          meta.mapKeys.push_back(s.str());
+        }
+      }
+  if (attrs)
     if (auto params = attrs.getAs<mlir::ArrayAttr>("onnxc.dim_params"))
       for (auto [i, p] : llvm::enumerate(params))
         if (auto s = llvm::dyn_cast<mlir::StringAttr>(p);
             s && i < meta.dimParams.size())
           meta.dimParams[i] = s.str();
   return meta;
+}
+
+/// ONNXC_OUTPUT_MAPS_SYMBOL's text: a line per output with map keys.
+static std::string outputMapsText(const ModelMeta &meta) {
+  std::string text;
+  for (const TensorMeta &output : meta.outputs) {
+    if (output.mapKeyType.empty())
+      continue;
+    text += output.name + "\t" + output.mapKeyType;
+    for (const std::string &key : output.mapKeys)
+      text += "\t" + key;
+    text += "\n";
+  }
+  return text;
 }
 
 Expected<ModelMeta> collectModelMeta(mlir::ModuleOp module) {
@@ -334,6 +359,14 @@ Error addModelEntry(Module &module, const ModelMeta &meta,
         module, ptrTy, /*isConstant=*/true, GlobalValue::ExternalLinkage,
         b.string(meta.partitions), ONNXC_PARTITIONS_SYMBOL);
     partitions->setVisibility(GlobalValue::DefaultVisibility);
+    // Outputs that are sequences of maps carried as their values' tensor.
+    std::string maps = outputMapsText(meta);
+    if (!maps.empty()) {
+      auto *outputMaps = new GlobalVariable(
+          module, ptrTy, /*isConstant=*/true, GlobalValue::ExternalLinkage,
+          b.string(maps), ONNXC_OUTPUT_MAPS_SYMBOL);
+      outputMaps->setVisibility(GlobalValue::DefaultVisibility);
+    }
   }
 
   // --profile: the exported onnxc_profile over the graph's counters.

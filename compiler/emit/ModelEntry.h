@@ -32,6 +32,11 @@ struct TensorMeta {
   int32_t dtype = 0;          // onnxc_dtype
   std::vector<int64_t> dims;  // -1 for dynamic
   std::vector<std::string> dimParams;
+  /// An output that is a sequence of maps with the same keys (an ONNX
+  /// ZipMap), carried as its [N, keys] values: "int64" or "string", and the
+  /// keys in column order. Empty for a tensor.
+  std::string mapKeyType;
+  std::vector<std::string> mapKeys;
 };
 
 struct ModelMeta {

@@ -24,6 +24,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Verifier.h"
+#include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSet.h"
 
@@ -142,6 +143,8 @@ private:
                              SmallVectorImpl<DictionaryAttr> &attrs,
                              SmallVectorImpl<std::string> &names);
   LogicalResult importInitializers(const ::onnx::GraphProto &graph);
+  LogicalResult unwrapZipMapOutputs(SmallVectorImpl<Value> &results,
+                                    SmallVectorImpl<DictionaryAttr> &attrs);
   LogicalResult importNodes(const ::onnx::GraphProto &graph);
   LogicalResult importNode(const ::onnx::NodeProto &node, unsigned index);
   LogicalResult importFusedNode(const ::onnx::NodeProto &node, Location loc);
@@ -380,6 +383,8 @@ LogicalResult ModelImporter::importMainGraph(ModuleOp module) {
                                    "initializer";
     results.push_back(value);
   }
+  if (failed(unwrapZipMapOutputs(results, resultAttrs)))
+    return failure();
   builder.create<func::ReturnOp>(fileLoc, results);
   scopes.pop_back();
 
@@ -389,6 +394,46 @@ LogicalResult ModelImporter::importMainGraph(ModuleOp module) {
     func.setArgAttrs(i, attrs);
   for (auto [i, attrs] : llvm::enumerate(resultAttrs))
     func.setResultAttrs(i, attrs);
+  return success();
+}
+
+/// A graph output that an ai.onnx.ml ZipMap makes of a [N, C] tensor (what
+/// classifier converters end with) is a sequence of N maps with the same C
+/// keys. onnxc has no sequences of maps, so the output carries the tensor
+/// and its result attribute onnxc.zipmap_keys the keys; the artifact
+/// exports them (ONNXC_OUTPUT_MAPS_SYMBOL) and the Python session returns
+/// the maps, as ONNX Runtime does. A ZipMap that another node reads stays,
+/// and fails to lower by name.
+LogicalResult
+ModelImporter::unwrapZipMapOutputs(SmallVectorImpl<Value> &results,
+                                   SmallVectorImpl<DictionaryAttr> &attrs) {
+  llvm::SetVector<Operation *> unwrapped;
+  for (auto [value, attr] : llvm::zip(results, attrs)) {
+    Operation *zipMap = value.getDefiningOp();
+    if (!zipMap || zipMap->getName().getStringRef() != "onnx.ml.ZipMap" ||
+        !value.use_empty())
+      continue;
+    Attribute keys = zipMap->getAttr("classlabels_int64s");
+    if (!keys)
+      keys = zipMap->getAttr("classlabels_strings");
+    auto keyList = llvm::dyn_cast_or_null<ArrayAttr>(keys);
+    if (!keyList)
+      return emitError(zipMap->getLoc())
+             << "ZipMap needs classlabels_int64s or classlabels_strings";
+    for (Attribute key : keyList)
+      if (auto s = llvm::dyn_cast<StringAttr>(key);
+          s && s.getValue().find_first_of("\t\n") != StringRef::npos)
+        return emitError(zipMap->getLoc())
+               << "ZipMap: a class label holds a tab or a newline";
+    NamedAttrList list(attr);
+    list.erase("onnxc.declared_type");
+    list.set("onnxc.zipmap_keys", keyList);
+    attr = list.getDictionary(&ctx);
+    value = zipMap->getOperand(0);
+    unwrapped.insert(zipMap);
+  }
+  for (Operation *op : unwrapped)
+    op->erase();
   return success();
 }
 

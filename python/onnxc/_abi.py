@@ -201,6 +201,19 @@ class Artifact:
         self.name = m.name.decode() if m.name else ""
         self.inputs = [_info(m.inputs[i]) for i in range(m.num_inputs)]
         self.outputs = [_info(m.outputs[i]) for i in range(m.num_outputs)]
+        # Outputs that are sequences of maps with the same keys (a ZipMap),
+        # carried as their [N, keys] values (ONNXC_OUTPUT_MAPS_SYMBOL):
+        # output name -> (key type name, keys in column order).
+        self.output_maps = {}
+        try:
+            text = ctypes.c_char_p.in_dll(self._lib, "onnxc_output_maps").value
+        except ValueError:
+            text = None
+        for line in (text or b"").decode().splitlines():
+            name, key_type, *keys = line.split("\t")
+            if key_type == "int64":
+                keys = [int(k) for k in keys]
+            self.output_maps[name] = (key_type, keys)
         # The bytes of intermediate buffers one run needs (the memory plan).
         self.workspace_size = m.workspace_size
         # What every run needs of the metadata, looked up once: a run of a

@@ -27,7 +27,11 @@ class NodeArg:
         return f"NodeArg(name='{self.name}', type='{self.type}', shape={self.shape})"
 
 
-def _node_arg(info):
+def _node_arg(info, maps=None):
+    if maps and info["name"] in maps:
+        # A sequence of maps, typed as ONNX Runtime types it.
+        return NodeArg(info["name"], [],
+                       f"seq(map({maps[info['name']][0]},tensor(float)))")
     shape = []
     for dim, param in zip(info["dims"], info["dim_params"]):
         shape.append(dim if dim >= 0 else (param or None))
@@ -171,7 +175,11 @@ class InferenceSession:
             self._artifact.set_num_threads(threads)
         self.artifact_path = self._artifact.path
         self._inputs = [_node_arg(i) for i in self._artifact.inputs]
-        self._outputs = [_node_arg(o) for o in self._artifact.outputs]
+        maps = self._artifact.output_maps
+        self._outputs = [_node_arg(o, maps) for o in self._artifact.outputs]
+        # Per output: the keys of a sequence-of-maps output, else None.
+        self._map_keys = [maps[o.name][1] if o.name in maps else None
+                          for o in self._outputs]
         self._output_index = {o.name: i for i, o in enumerate(self._outputs)}
 
     @staticmethod
@@ -242,6 +250,11 @@ class InferenceSession:
                 wanted.append(self._output_index[n])
         results = self._artifact.run(feeds)
         self._runs += 1
+        for i, keys in enumerate(self._map_keys):
+            if keys is not None:
+                # As ONNX Runtime returns a ZipMap: a list of {key: value}.
+                results[i] = [dict(zip(keys, row))
+                              for row in results[i].tolist()]
         if wanted is None:
             return results
         return [results[i] for i in wanted]

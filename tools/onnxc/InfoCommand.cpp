@@ -17,6 +17,7 @@
 #include <google/protobuf/io/coded_stream.h>
 #include <google/protobuf/io/zero_copy_stream_impl.h>
 
+#include <algorithm>
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <map>
@@ -189,6 +190,27 @@ int artifactInfo(const std::string &path) {
         fmt::print("  {}\n", line);
       }
       fmt::print("targets: {}\n", fmt::join(targets, ", "));
+    }
+    // "<output>\t<key type>\t<key>..." per sequence-of-maps output.
+    if (const auto *maps = static_cast<const char *const *>(
+            dlsym(handle, ONNXC_OUTPUT_MAPS_SYMBOL));
+        maps && *maps) {
+      std::string lines = *maps;
+      for (size_t begin = 0, end; begin < lines.size(); begin = end + 1) {
+        end = lines.find('\n', begin);
+        if (end == std::string::npos)
+          end = lines.size();
+        std::string line = lines.substr(begin, end - begin);
+        size_t name = line.find('\t'), type = line.find('\t', name + 1);
+        if (name == std::string::npos || type == std::string::npos)
+          continue;
+        std::string keys = line.substr(type + 1);
+        std::replace(keys.begin(), keys.end(), '\t', ' ');
+        fmt::print("output '{}': a sequence of maps ({} keys: {}), carried "
+                   "as its values [N, keys]\n",
+                   line.substr(0, name), line.substr(name + 1, type - name - 1),
+                   keys);
+      }
     }
     dlclose(handle);
   }

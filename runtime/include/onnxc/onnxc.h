@@ -53,6 +53,14 @@ extern "C" {
  * `onnxc info`. */
 #define ONNXC_PARTITIONS_SYMBOL "onnxc_partitions"
 
+/* A shared library whose model has outputs that are sequences of maps with
+ * the same keys (an ONNX ai.onnx.ml ZipMap, as classifier converters write)
+ * also exports this `const char *const`. Such an output is carried as its
+ * values: a [N, K] tensor whose row n holds map n's values in key order.
+ * The text has one line per such output, tab-separated: the output's name,
+ * the key type ("int64" or "string"), then the K keys. */
+#define ONNXC_OUTPUT_MAPS_SYMBOL "onnxc_output_maps"
+
 /* An artifact compiled with `onnxc compile --profile` also exports an
  * `onnxc_profile` under this name (a shared library, or an object file
  * without --name); onnxc_library_profile finds it. */
