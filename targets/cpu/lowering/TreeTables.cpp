@@ -18,6 +18,8 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 
+#include <cmath>
+
 using namespace mlir;
 
 namespace onnxc::cpu::trees {
@@ -138,31 +140,126 @@ Value floatTable(OpBuilder &b, Location loc, ArrayRef<double> values,
                                      DenseElementsAttr::get(type, converted));
 }
 
+/// A branch's target as the walk carries it: a node id, or -(leaf + 1).
+static int64_t childCode(int64_t id, bool isLeaf) {
+  return isLeaf ? -(id + 1) : id;
+}
+
+/// The walk's per-node integer table: the columns it needs, 32-bit (a
+/// forest of 500 trees of depth 8 has 128k nodes; the table's size is what
+/// the walk's cache misses cost).
+struct WalkTable {
+  SmallVector<int32_t> values;
+  int64_t width = 0;
+  int64_t feature = -1, trueCode = -1, falseCode = -1, mode = -1, missing = -1,
+          memberBegin = -1, memberEnd = -1;
+};
+
+static WalkTable walkTable(const TreeTables &e, bool sameMode,
+                           bool anyMissing) {
+  WalkTable w;
+  w.feature = w.width++;
+  w.trueCode = w.width++;
+  w.falseCode = w.width++;
+  if (!sameMode)
+    w.mode = w.width++;
+  if (anyMissing)
+    w.missing = w.width++;
+  if (!e.members.empty()) {
+    w.memberBegin = w.width++;
+    w.memberEnd = w.width++;
+  }
+  int64_t rows = std::max<int64_t>(e.numNodes, 1);
+  w.values.assign(rows * w.width, 0);
+  for (int64_t i = 0; i < e.numNodes; ++i) {
+    const int64_t *row = &e.nodeTable[i * kNumColumns];
+    int32_t *out = &w.values[i * w.width];
+    out[w.feature] = row[kFeature];
+    out[w.trueCode] = childCode(row[kTrueId], row[kTrueIsLeaf]);
+    out[w.falseCode] = childCode(row[kFalseId], row[kFalseIsLeaf]);
+    if (w.mode >= 0)
+      out[w.mode] = row[kMode];
+    if (w.missing >= 0)
+      out[w.missing] = row[kMissingTrue];
+    if (w.memberBegin >= 0) {
+      out[w.memberBegin] = row[kMemberBegin];
+      out[w.memberEnd] = row[kMemberEnd];
+    }
+  }
+  return w;
+}
+
+/// Whether `x` (of the compare type) takes the true branch of a node of
+/// `mode` with threshold `split`. NaN compares false but for "not equal".
+static Value branchTest(OpBuilder &b, Location loc, int64_t mode, Value x,
+                        Value split) {
+  arith::CmpFPredicate predicate = arith::CmpFPredicate::UNE;
+  switch (mode) {
+  case kLeq:
+    predicate = arith::CmpFPredicate::OLE;
+    break;
+  case kLt:
+    predicate = arith::CmpFPredicate::OLT;
+    break;
+  case kGte:
+    predicate = arith::CmpFPredicate::OGE;
+    break;
+  case kGt:
+    predicate = arith::CmpFPredicate::OGT;
+    break;
+  case kEq:
+    predicate = arith::CmpFPredicate::OEQ;
+    break;
+  default:
+    break;
+  }
+  if (mode == kMember)
+    return b.create<arith::ConstantIntOp>(loc, 0, 1);
+  return b.create<arith::CmpFOp>(loc, predicate, x, split);
+}
+
 Value buildLeafWalk(OpBuilder &b, Location loc, Value features,
                     const TreeTables &e) {
   auto featuresType = llvm::cast<RankedTensorType>(features.getType());
   Type element = featuresType.getElementType();
-  Type f64 = b.getF64Type(), i64 = b.getI64Type();
+  Type i32 = b.getI32Type(), i64 = b.getI64Type();
   int64_t numTrees = e.numTrees();
-  // A table needs one row; an ensemble of leaves only never reads it.
-  SmallVector<int64_t> nodeRows = e.nodeTable;
-  SmallVector<double> splitValues = e.splits;
-  if (e.numNodes == 0) {
-    nodeRows.assign(kNumColumns, 0);
-    splitValues.assign(1, 0.0);
-  }
-  Value nodeTable = i64Table(b, loc, nodeRows,
-                             {std::max<int64_t>(e.numNodes, 1), kNumColumns});
-  Value splits = floatTable(b, loc, splitValues, b.getF64Type());
-  Value members = e.members.empty()
-                      ? Value()
-                      : floatTable(b, loc, e.members, b.getF64Type());
-  Value starts = i64Table(b, loc, e.startIds, {numTrees});
-  Value startLeafs = i64Table(b, loc, e.startIsLeaf, {numTrees});
+  auto modeOf = [&](int64_t i) { return e.nodeTable[i * kNumColumns + kMode]; };
+  bool sameMode =
+      llvm::all_of(llvm::seq<int64_t>(0, e.numNodes),
+                   [&](int64_t i) { return modeOf(i) == modeOf(0); });
+  int64_t onlyMode = e.numNodes ? modeOf(0) : kLeq;
   bool anyMissing =
       llvm::any_of(llvm::seq<int64_t>(0, e.numNodes), [&](int64_t i) {
         return e.nodeTable[i * kNumColumns + kMissingTrue] != 0;
       });
+  // Compared in f32 where that is exact: f32 (or narrower, or integer)
+  // features and thresholds f32 holds exactly; else in f64.
+  auto fitsF32 = [](double v) {
+    return std::isnan(v) || static_cast<double>(static_cast<float>(v)) == v;
+  };
+  bool f32Compare = !element.isF64() && llvm::all_of(e.splits, fitsF32) &&
+                    llvm::all_of(e.members, fitsF32);
+  auto compareType =
+      llvm::cast<FloatType>(f32Compare ? Type(b.getF32Type()) : b.getF64Type());
+
+  WalkTable w = walkTable(e, sameMode, anyMissing);
+  auto tableType = RankedTensorType::get(
+      {static_cast<int64_t>(w.values.size()) / w.width, w.width}, i32);
+  Value nodeTable = b.create<arith::ConstantOp>(
+      loc, DenseElementsAttr::get(tableType, ArrayRef<int32_t>(w.values)));
+  SmallVector<double> splitValues = e.splits;
+  if (splitValues.empty())
+    splitValues.push_back(0.0);
+  Value splits = floatTable(b, loc, splitValues, compareType);
+  Value members =
+      e.members.empty() ? Value() : floatTable(b, loc, e.members, compareType);
+  SmallVector<int32_t> startCodes;
+  for (int64_t t = 0; t < numTrees; ++t)
+    startCodes.push_back(childCode(e.startIds[t], e.startIsLeaf[t]));
+  Value starts = b.create<arith::ConstantOp>(
+      loc, DenseElementsAttr::get(RankedTensorType::get({numTrees}, i32),
+                                  ArrayRef<int32_t>(startCodes)));
   Value numFeatures = dimValue(b, loc, features, 1);
   OpFoldResult batch = tensorSize(b, loc, features, 0);
   auto leafType =
@@ -171,61 +268,53 @@ Value buildLeafWalk(OpBuilder &b, Location loc, Value features,
       b, loc, emptyTensor(b, loc, leafType, {batch, b.getIndexAttr(numTrees)}),
       {}, {},
       [&](OpBuilder &nb, Location l, ValueRange ivs, ValueRange) -> Value {
-        auto column = [&](Value row, int64_t c) -> Value {
-          return nb.create<tensor::ExtractOp>(
-              l, nodeTable, ValueRange{row, indexConst(nb, l, c)});
-        };
-        auto asIndex = [&](Value v) -> Value {
-          return nb.create<arith::IndexCastOp>(l, nb.getIndexType(), v);
-        };
-        auto isSet = [&](Value v) -> Value {
-          return nb.create<arith::CmpIOp>(
-              l, arith::CmpIPredicate::ne, v,
-              nb.create<arith::ConstantIntOp>(l, 0, 64));
+        auto asIndex = [](OpBuilder &ob, Location ol, Value v) -> Value {
+          return ob.create<arith::IndexCastOp>(ol, ob.getIndexType(), v);
         };
         Value start = nb.create<tensor::ExtractOp>(l, starts, ivs[1]);
-        Value startLeaf =
-            isSet(nb.create<tensor::ExtractOp>(l, startLeafs, ivs[1]));
-        auto walk = nb.create<scf::ForOp>(
-            l, indexConst(nb, l, 0), indexConst(nb, l, e.maxDepth),
-            indexConst(nb, l, 1), ValueRange{start, startLeaf},
-            [&](OpBuilder &fb, Location fl, Value, ValueRange state) {
-              Value id = state[0], atLeaf = state[1];
-              // A leaf id is no node id: read node 0 instead (unused).
-              Value node = asIndex(fb.create<arith::SelectOp>(
-                  fl, atLeaf, fb.create<arith::ConstantIntOp>(fl, 0, 64), id));
+        Value zero = nb.create<arith::ConstantIntOp>(l, 0, 32);
+        // Until the code is a leaf's: the trees have no cycles
+        // (finishTables), so every walk ends.
+        auto walk = nb.create<scf::WhileOp>(
+            l, TypeRange{i32}, ValueRange{start},
+            [&](OpBuilder &cb, Location cl, ValueRange state) {
+              Value atNode = cb.create<arith::CmpIOp>(
+                  cl, arith::CmpIPredicate::sge, state[0], zero);
+              cb.create<scf::ConditionOp>(cl, atNode, state);
+            },
+            [&](OpBuilder &fb, Location fl, ValueRange state) {
+              Value node = asIndex(fb, fl, state[0]);
+              auto column = [&](int64_t c) -> Value {
+                return fb.create<tensor::ExtractOp>(
+                    fl, nodeTable, ValueRange{node, indexConst(fb, fl, c)});
+              };
               Value feature = clampIntoBounds(
-                  fb, fl, asIndex(column(node, kFeature)), numFeatures);
+                  fb, fl, asIndex(fb, fl, column(w.feature)), numFeatures);
               Value x =
                   castScalar(fb, fl,
                              fb.create<tensor::ExtractOp>(
                                  fl, features, ValueRange{ivs[0], feature}),
-                             element, f64);
+                             element, compareType);
               Value split = fb.create<tensor::ExtractOp>(fl, splits, node);
-              Value mode = column(node, kMode);
-              auto cmp = [&](arith::CmpFPredicate p, Value rhs) -> Value {
-                return fb.create<arith::CmpFOp>(fl, p, x, rhs);
-              };
-              // NaN compares false except for "not equal" (as in C).
-              std::pair<int64_t, Value> tests[] = {
-                  {kLeq, cmp(arith::CmpFPredicate::OLE, split)},
-                  {kLt, cmp(arith::CmpFPredicate::OLT, split)},
-                  {kGte, cmp(arith::CmpFPredicate::OGE, split)},
-                  {kGt, cmp(arith::CmpFPredicate::OGT, split)},
-                  {kEq, cmp(arith::CmpFPredicate::OEQ, split)},
-                  {kNeq, cmp(arith::CmpFPredicate::UNE, split)}};
-              Value taken = fb.create<arith::ConstantIntOp>(fl, 0, 1);
-              for (auto [m, test] : tests) {
-                Value isMode = fb.create<arith::CmpIOp>(
-                    fl, arith::CmpIPredicate::eq, mode,
-                    fb.create<arith::ConstantIntOp>(fl, m, 64));
-                taken = fb.create<arith::SelectOp>(fl, isMode, test, taken);
+              Value taken;
+              if (sameMode) {
+                taken = branchTest(fb, fl, onlyMode, x, split);
+              } else {
+                Value mode = column(w.mode);
+                taken = fb.create<arith::ConstantIntOp>(fl, 0, 1);
+                for (int64_t m : {kLeq, kLt, kGte, kGt, kEq, kNeq}) {
+                  Value isMode = fb.create<arith::CmpIOp>(
+                      fl, arith::CmpIPredicate::eq, mode,
+                      fb.create<arith::ConstantIntOp>(fl, m, 32));
+                  taken = fb.create<arith::SelectOp>(
+                      fl, isMode, branchTest(fb, fl, m, x, split), taken);
+                }
               }
               if (members) {
                 // Member nodes own members[begin, end); others none.
                 auto scan = fb.create<scf::ForOp>(
-                    fl, asIndex(column(node, kMemberBegin)),
-                    asIndex(column(node, kMemberEnd)), indexConst(fb, fl, 1),
+                    fl, asIndex(fb, fl, column(w.memberBegin)),
+                    asIndex(fb, fl, column(w.memberEnd)), indexConst(fb, fl, 1),
                     ValueRange{fb.create<arith::ConstantIntOp>(fl, 0, 1)},
                     [&](OpBuilder &sb, Location sl, Value j, ValueRange found) {
                       Value member =
@@ -241,22 +330,19 @@ Value buildLeafWalk(OpBuilder &b, Location loc, Value features,
               if (anyMissing) {
                 Value isNaN = fb.create<arith::CmpFOp>(
                     fl, arith::CmpFPredicate::UNO, x, x);
+                Value tracks = fb.create<arith::CmpIOp>(
+                    fl, arith::CmpIPredicate::ne, column(w.missing), zero);
                 taken = fb.create<arith::OrIOp>(
-                    fl, taken,
-                    fb.create<arith::AndIOp>(
-                        fl, isNaN, isSet(column(node, kMissingTrue))));
+                    fl, taken, fb.create<arith::AndIOp>(fl, isNaN, tracks));
               }
               Value next = fb.create<arith::SelectOp>(
-                  fl, taken, column(node, kTrueId), column(node, kFalseId));
-              Value nextIsLeaf = isSet(fb.create<arith::SelectOp>(
-                  fl, taken, column(node, kTrueIsLeaf),
-                  column(node, kFalseIsLeaf)));
-              fb.create<scf::YieldOp>(
-                  fl,
-                  ValueRange{fb.create<arith::SelectOp>(fl, atLeaf, id, next),
-                             fb.create<arith::OrIOp>(fl, atLeaf, nextIsLeaf)});
+                  fl, taken, column(w.trueCode), column(w.falseCode));
+              fb.create<scf::YieldOp>(fl, ValueRange{next});
             });
-        return walk.getResult(0);
+        // code = -(leaf + 1)
+        Value code = nb.create<arith::ExtSIOp>(l, i64, walk.getResult(0));
+        return nb.create<arith::SubIOp>(
+            l, nb.create<arith::ConstantIntOp>(l, -1, 64), code);
       });
 }
 
@@ -287,6 +373,18 @@ LeafScores buildLeafAggregate(OpBuilder &b, Location loc, Value leaves,
   bool oneEntryPerLeaf =
       llvm::all_of(llvm::seq<int64_t>(0, e.numLeaves), [&](int64_t l) {
         return e.leafBegin[l + 1] - e.leafBegin[l] == 1;
+      });
+  // Every leaf votes for every target once, in target order (a forest
+  // classifier's class probabilities): target j's entry is begin + j.
+  bool denseLeaves =
+      e.numTargets > 1 &&
+      llvm::all_of(llvm::seq<int64_t>(0, e.numLeaves), [&](int64_t l) {
+        if (e.leafBegin[l + 1] - e.leafBegin[l] != e.numTargets)
+          return false;
+        for (int64_t j = 0; j < e.numTargets; ++j)
+          if (e.entryTargets[e.leafBegin[l] + j] != j)
+            return false;
+        return true;
       });
   // Tables need one value; a leaf without entries never reads it.
   SmallVector<int64_t> targets = e.entryTargets;
@@ -371,6 +469,11 @@ LeafScores buildLeafAggregate(OpBuilder &b, Location loc, Value leaves,
           return;
         }
         Value begin = asIndex(nb.create<tensor::ExtractOp>(l, leafBegin, leaf));
+        if (denseLeaves) {
+          Value entry = nb.create<arith::AddIOp>(l, begin, target);
+          nb.create<linalg::YieldOp>(l, addEntry(nb, l, entry, state));
+          return;
+        }
         Value next = nb.create<arith::AddIOp>(l, leaf, indexConst(nb, l, 1));
         Value end = asIndex(nb.create<tensor::ExtractOp>(l, leafBegin, next));
         auto loop = nb.create<scf::ForOp>(

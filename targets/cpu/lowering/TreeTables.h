@@ -56,7 +56,8 @@ struct TreeTables {
   llvm::SmallVector<double> entryWeights;
   /// Per tree: where the walk starts and whether that is already a leaf.
   llvm::SmallVector<int64_t> startIds, startIsLeaf;
-  /// The most comparisons on any root-to-leaf path (finishTables).
+  /// The most comparisons on any root-to-leaf path (finishTables; the walk
+  /// needs no bound, since finishTables rejects cycles).
   int64_t maxDepth = 0;
 
   int64_t numTrees() const { return static_cast<int64_t>(startIds.size()); }
@@ -69,7 +70,7 @@ mlir::LogicalResult finishTables(mlir::Operation *op, TreeTables &tables,
                                  int64_t numFeatures);
 
 /// The leaf (an i64 id) each sample of `features` [N, F] reaches in each
-/// tree: [N, trees]. A bounded loop of maxDepth steps per (sample, tree).
+/// tree: [N, trees]. A loop per (sample, tree) that ends at a leaf.
 mlir::Value buildLeafWalk(mlir::OpBuilder &b, mlir::Location loc,
                           mlir::Value features, const TreeTables &tables);
 

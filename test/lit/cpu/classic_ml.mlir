@@ -33,13 +33,16 @@ func.func @array_feature_extractor(%x: tensor<?x4xf32>, %i: tensor<1x2xi64>) -> 
 }
 
 // Node 0 (x[1] <= 0.5) chooses leaf 0 or node 1 (x[0] in {1, 3}), which
-// chooses leaf 1 or 2. The walk is a loop of the tree's depth (2) over the
-// constant node table; the leaves are summed into their targets.
+// chooses leaf 1 or 2. The walk loops over the constant node table (feature,
+// true and false branch as a node id or -(leaf + 1), mode, members) until it
+// reaches a leaf, comparing in f32 (the thresholds are f32 values); the
+// leaves are summed into their targets.
 // CHECK-LABEL: func.func @tree_ensemble
-// CHECK-DAG: arith.constant dense<{{\[\[}}1, 0, 0, 1, 1, 0, 0, 0, 0], [0, 6, 1, 2, 1, 1, 0, 0, 2]]> : tensor<2x9xi64>
-// CHECK-DAG: arith.constant dense<[1.000000e+00, 3.000000e+00]> : tensor<2xf64>
+// CHECK-DAG: arith.constant dense<{{\[\[}}1, -1, 1, 0, 0, 0], [0, -2, -3, 6, 0, 2]]> : tensor<2x6xi32>
+// CHECK-DAG: arith.constant dense<[1.000000e+00, 3.000000e+00]> : tensor<2xf32>
 // CHECK: %[[LEAVES:.*]] = linalg.generic {{.*}} outs(%{{.*}} : tensor<?x1xi64>)
-// CHECK: scf.for %{{.*}} = %{{.*}} to %c2{{.*}} iter_args
+// CHECK: scf.while
+// CHECK: arith.cmpi sge
 // CHECK: arith.cmpf ole
 // CHECK: scf.for
 // CHECK: arith.cmpf oeq
