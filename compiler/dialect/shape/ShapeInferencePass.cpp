@@ -403,7 +403,10 @@ struct ShapeInferencePass : impl::OnnxShapeInferenceBase<ShapeInferencePass> {
   }
 
   /// Returned values become the function's result types. A declared output
-  /// type must agree with the inferred one and refines its dynamic dims.
+  /// type must have the inferred element type; its dims are not trusted
+  /// over the inferred ones (ONNX Runtime only warns when a run's output
+  /// differs from them: onnxmltools' LightGBM classifiers declare labels of
+  /// [1] for [N]), so a dynamic inferred dim stays dynamic.
   static LogicalResult updateFunctionResults(func::FuncOp func) {
     auto ret =
         llvm::dyn_cast<func::ReturnOp>(func.getBody().back().getTerminator());
@@ -445,10 +448,6 @@ struct ShapeInferencePass : impl::OnnxShapeInferenceBase<ShapeInferencePass> {
           resultTypes.push_back(value.getType());
           continue;
         }
-        // Only an op result can be refined in place; a graph input returned
-        // as an output keeps its own type.
-        if (llvm::isa<OpResult>(value))
-          value.setType(merged);
       }
       if (!inferred)
         if (Operation *origin = rankLossOrigin(value))
