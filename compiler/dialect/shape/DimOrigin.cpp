@@ -198,6 +198,17 @@ std::optional<DimRef> traceStep(Value value, int64_t dim,
       keepsShapeOfFirstOperand(name) && operandShape(0).size() == size_t(rank))
     return DimRef{op->getOperand(0), dim};
 
+  // The ai.onnx.ml scorers keep their features' rows: every result's dim 0
+  // is X's dim 0.
+  if (dim == 0 && name.starts_with("ml.") &&
+      llvm::is_contained({"ml.TreeEnsembleClassifier",
+                          "ml.TreeEnsembleRegressor", "ml.TreeEnsemble",
+                          "ml.SVMClassifier", "ml.SVMRegressor",
+                          "ml.LinearClassifier", "ml.LinearRegressor"},
+                         name) &&
+      operandShape(0).size() == 2)
+    return DimRef{op->getOperand(0), 0};
+
   if (broadcastsOperands(name)) {
     SmallVector<DimRef> candidates;
     for (Value operand : op->getOperands())

@@ -398,16 +398,36 @@ struct ShapeInferencePass : impl::OnnxShapeInferenceBase<ShapeInferencePass> {
     for (Block &block : func.getBody())
       if (failed(inferBlock(block, state, unknownType)))
         return signalPassFailure();
-    if (failed(updateFunctionResults(func)))
+    if (failed(updateFunctionResults(func, state)))
       return signalPassFailure();
   }
 
   /// Returned values become the function's result types. A declared output
-  /// type must have the inferred element type; its dims are not trusted
-  /// over the inferred ones (ONNX Runtime only warns when a run's output
-  /// differs from them: onnxmltools' LightGBM classifiers declare labels of
-  /// [1] for [N]), so a dynamic inferred dim stays dynamic.
-  static LogicalResult updateFunctionResults(func::FuncOp func) {
+  /// type must agree with the inferred one and refines its dynamic dims,
+  /// except a dim that is a copy of a graph input's dynamic dim: the
+  /// caller's input sets that one (onnxmltools' LightGBM classifiers
+  /// declare labels of [1] for [N] rows; ONNX Runtime warns and runs).
+  /// `merged` with the dims `inferred` left dynamic that trace back to a
+  /// dynamic dim of one of `func`'s inputs made dynamic again.
+  static RankedTensorType keepInputDims(func::FuncOp func, Value value,
+                                        RankedTensorType inferred,
+                                        RankedTensorType merged,
+                                        shape::InferenceState &state) {
+    SmallVector<int64_t> dims(merged.getShape());
+    for (int64_t d = 0; d < inferred.getRank(); ++d) {
+      if (!inferred.isDynamicDim(d) || merged.isDynamicDim(d))
+        continue;
+      shape::DimRef origin = shape::traceDimOrigin(value, d, state);
+      auto arg = llvm::dyn_cast_or_null<BlockArgument>(origin.value);
+      if (arg && arg.getOwner() == &func.getBody().front())
+        dims[d] = ShapedType::kDynamic;
+    }
+    return RankedTensorType::get(dims, merged.getElementType(),
+                                 merged.getEncoding());
+  }
+
+  static LogicalResult updateFunctionResults(func::FuncOp func,
+                                             shape::InferenceState &state) {
     auto ret =
         llvm::dyn_cast<func::ReturnOp>(func.getBody().back().getTerminator());
     if (!ret)
@@ -448,6 +468,10 @@ struct ShapeInferencePass : impl::OnnxShapeInferenceBase<ShapeInferencePass> {
           resultTypes.push_back(value.getType());
           continue;
         }
+        // Only an op result can be refined in place; a graph input returned
+        // as an output keeps its own type.
+        if (llvm::isa<OpResult>(value))
+          value.setType(keepInputDims(func, value, inferred, merged, state));
       }
       if (!inferred)
         if (Operation *origin = rankLossOrigin(value))

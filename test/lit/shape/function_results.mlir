@@ -1,12 +1,11 @@
 // RUN: onnxc-opt --onnx-shape-inference %s | FileCheck %s
 
 // The function's result types become the returned values' types; a declared
-// output type does not refine dims the inference left dynamic (here the
-// batch of a Flatten whose input batch is dynamic: a declared 4 would fail
-// every other batch at run time, where ONNX Runtime runs them).
+// output type refines dims the inference left dynamic (here the batch of a
+// Flatten whose input batch is dynamic).
 // CHECK-LABEL: func.func @main_graph
 // CHECK-SAME: (%{{.*}}: tensor<?x1x28x28xf32> {onnxc.name = "image"})
-// CHECK-SAME: -> (tensor<?x8x28x28xf32> {onnxc.name = "features"}, tensor<?x6272xf32> {onnxc.declared_type = tensor<4x?xf32>, onnxc.name = "flat"}, tensor<?x1x28x28xf32> {onnxc.declared_type = tensor<?x1x28x28xf32>, onnxc.name = "passthrough"})
+// CHECK-SAME: -> (tensor<?x8x28x28xf32> {onnxc.name = "features"}, tensor<4x6272xf32> {onnxc.declared_type = tensor<4x?xf32>, onnxc.name = "flat"}, tensor<?x1x28x28xf32> {onnxc.declared_type = tensor<?x1x28x28xf32>, onnxc.name = "passthrough"})
 func.func @main_graph(%image: tensor<?x1x28x28xf32> {onnxc.name = "image"})
     -> (!onnx.unknown {onnxc.name = "features"},
         !onnx.unknown {onnxc.name = "flat", onnxc.declared_type = tensor<4x?xf32>},
@@ -16,9 +15,9 @@ func.func @main_graph(%image: tensor<?x1x28x28xf32> {onnxc.name = "image"})
   %none = "onnx.NoValue"() : () -> none
   %c = "onnx.Conv"(%image, %w, %none) <{pads = [1, 1, 1, 1]}> : (tensor<?x1x28x28xf32>, tensor<8x1x3x3xf32>, none) -> !onnx.unknown loc("conv")
   %r = "onnx.Relu"(%c) : (!onnx.unknown) -> !onnx.unknown
-  // CHECK: "onnx.Flatten"{{.*}} -> tensor<?x6272xf32>
+  // CHECK: "onnx.Flatten"{{.*}} -> tensor<4x6272xf32>
   %f = "onnx.Flatten"(%r) : (!onnx.unknown) -> !onnx.unknown
-  // CHECK: return {{.*}} : tensor<?x8x28x28xf32>, tensor<?x6272xf32>, tensor<?x1x28x28xf32>
+  // CHECK: return {{.*}} : tensor<?x8x28x28xf32>, tensor<4x6272xf32>, tensor<?x1x28x28xf32>
   return %r, %f, %image : !onnx.unknown, !onnx.unknown, tensor<?x1x28x28xf32>
 }
 
