@@ -324,7 +324,10 @@ enum {
   ONNXC_SHAPE_ERROR_NO_DEVICE = 4,
   /* A CPU kernel call returned status `a` (ONNXC_KERNEL_*): compiled code
    * checks the int8 kernels' results (ShapeErrorKind::Kernel). */
-  ONNXC_SHAPE_ERROR_KERNEL = 5
+  ONNXC_SHAPE_ERROR_KERNEL = 5,
+  /* `a` values of a OneHotEncoder with zeros = 0 are none of its
+   * categories (ShapeErrorKind::UnknownCategory). */
+  ONNXC_SHAPE_ERROR_UNKNOWN_CATEGORY = 6
 };
 /* What the int8 entry points return. */
 enum {

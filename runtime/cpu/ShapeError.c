@@ -98,6 +98,12 @@ int onnxc_rt_take_shape_error(char *message, size_t size) {
     code = current.a == ONNXC_KERNEL_OUT_OF_MEMORY ? ONNXC_OUT_OF_MEMORY
                                                    : ONNXC_INVALID_ARGUMENT;
     break;
+  case ONNXC_SHAPE_ERROR_UNKNOWN_CATEGORY:
+    snprintf(message, size,
+             "node '%s': %lld input value(s) are none of its categories "
+             "(zeros = 0)",
+             node, (long long)current.a);
+    break;
   case ONNXC_SHAPE_ERROR_NO_DEVICE:
     snprintf(message, size, "no CUDA device: %s", node);
     code = ONNXC_NO_DEVICE;

@@ -89,3 +89,71 @@ def test_default_conversion(name, tmp_path):
     for o, got, want in zip(ort.get_outputs(), ours.run(None, feeds),
                             ort.run(None, feeds)):
         same(got, want, o.name)
+
+
+def mixed_data(rows, seed):
+    """Three numeric columns (one with NaN) and two integer-coded ones."""
+    rng = np.random.default_rng(seed)
+    numeric = rng.normal(size=(rows, 3)).astype(np.float32)
+    numeric[::7, 1] = np.nan
+    codes = rng.integers(0, 4, (rows, 2)).astype(np.float32)
+    return np.concatenate([numeric, codes], axis=1)
+
+
+def column_transformer(handle_unknown):
+    from sklearn.compose import ColumnTransformer
+    from sklearn.impute import SimpleImputer
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.pipeline import Pipeline, make_pipeline
+    from sklearn.preprocessing import OneHotEncoder, StandardScaler
+    return Pipeline([
+        ("columns", ColumnTransformer([
+            ("numeric", make_pipeline(SimpleImputer(), StandardScaler()),
+             [0, 1, 2]),
+            ("codes", OneHotEncoder(handle_unknown=handle_unknown), [3, 4])])),
+        ("classifier", LogisticRegression())])
+
+
+def compiled_pair(model, x, tmp_path):
+    from skl2onnx import to_onnx
+    onx = to_onnx(model, x[:1])
+    path = str(tmp_path / "model.onnx")
+    with open(path, "wb") as f:
+        f.write(onx.SerializeToString())
+    ort = onnxruntime.InferenceSession(path,
+                                       providers=["CPUExecutionProvider"])
+    ours = onnxc.InferenceSession(path, cache_dir=str(tmp_path / "cache"))
+    return onx, ort, ours
+
+
+@pytest.mark.parametrize("handle_unknown", ["ignore", "error"])
+def test_column_transformer_with_imputer_and_one_hot(handle_unknown,
+                                                     tmp_path):
+    """SimpleImputer (ai.onnx.ml Imputer, NaN replaced), StandardScaler and
+    OneHotEncoder on integer codes (zeros 1 for handle_unknown='ignore', 0
+    for 'error') in a ColumnTransformer before a classifier."""
+    x = mixed_data(200, 0)
+    model = column_transformer(handle_unknown).fit(x, (x[:, 0] > 0) * 1)
+    onx, ort, ours = compiled_pair(model, x, tmp_path)
+    ops = {n.op_type for n in onx.graph.node}
+    assert {"Imputer", "OneHotEncoder"} <= ops, ops
+    feeds = {onx.graph.input[0].name: mixed_data(30, 1)}
+    for o, got, want in zip(ort.get_outputs(), ours.run(None, feeds),
+                            ort.run(None, feeds)):
+        same(got, want, o.name)
+
+
+def test_unknown_category_fails_the_run_by_name(tmp_path):
+    """handle_unknown='error' (zeros = 0): a code outside the categories
+    fails the run, as in ONNX Runtime, naming the node; 'ignore' gives
+    zeros for it (compared above)."""
+    x = mixed_data(200, 0)
+    model = column_transformer("error").fit(x, (x[:, 0] > 0) * 1)
+    onx, ort, ours = compiled_pair(model, x, tmp_path)
+    bad = mixed_data(4, 2)
+    bad[2, 4] = 9.0  # no such code
+    feeds = {onx.graph.input[0].name: bad}
+    with pytest.raises(Exception):
+        ort.run(None, feeds)
+    with pytest.raises(onnxc.RunError, match="none of its categories"):
+        ours.run(None, feeds)

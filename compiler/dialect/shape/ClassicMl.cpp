@@ -134,6 +134,18 @@ LogicalResult inferSvmClassifier(RuleContext &ctx) {
   return success();
 }
 
+/// OneHotEncoder(X [...]): [..., categories] f32.
+LogicalResult inferOneHotEncoder(RuleContext &ctx) {
+  std::optional<SmallVector<int64_t>> cats = ctx.getIntsAttr("cats_int64s");
+  if (!cats)
+    return ctx.emitError() << "needs cats_int64s (string categories are not "
+                              "supported yet)";
+  SmallVector<int64_t> shape(ctx.getInputShape(0));
+  shape.push_back(static_cast<int64_t>(cats->size()));
+  ctx.setResult(0, Float32Type::get(ctx.getOp()->getContext()), shape);
+  return success();
+}
+
 LogicalResult inferScaler(RuleContext &ctx) {
   ctx.setResult(0, Float32Type::get(ctx.getOp()->getContext()),
                 ctx.getInputShape(0));
@@ -184,6 +196,8 @@ void addClassicMlRules(RuleTable &rules) {
   rules.add("ml.Scaler", inferScaler);
   rules.add("ml.LinearRegressor", inferLinearRegressor);
   rules.add("ml.Binarizer", inferBinarizer);
+  rules.add("ml.Imputer", inferBinarizer); // the input's type and shape
+  rules.add("ml.OneHotEncoder", inferOneHotEncoder);
   rules.add("ml.ArrayFeatureExtractor", inferArrayFeatureExtractor);
   rules.add("ml.TreeEnsemble", inferTreeEnsemble);
   rules.add("ml.TreeEnsembleClassifier", inferTreeEnsembleClassifier);

@@ -43,6 +43,7 @@ void populateAllLoweringPatterns(const mlir::TypeConverter &typeConverter,
   populateLinearAttentionPatterns(typeConverter, patterns);
   populateSignalPatterns(typeConverter, patterns);
   populateClassicMlPatterns(typeConverter, patterns);
+  populateMlEncoderPatterns(typeConverter, patterns);
   populateSvmPatterns(typeConverter, patterns);
   populateTreeEnsemblePatterns(typeConverter, patterns);
   populateLegacyTreeEnsemblePatterns(typeConverter, patterns);

@@ -127,6 +127,9 @@ void populateSignalPatterns(const mlir::TypeConverter &typeConverter,
 // (ClassicMl.cpp)
 void populateClassicMlPatterns(const mlir::TypeConverter &typeConverter,
                                mlir::RewritePatternSet &patterns);
+// ai.onnx.ml Imputer, OneHotEncoder (MlEncoders.cpp)
+void populateMlEncoderPatterns(const mlir::TypeConverter &typeConverter,
+                               mlir::RewritePatternSet &patterns);
 // ai.onnx.ml SVMRegressor, SVMClassifier (Svm.cpp)
 void populateSvmPatterns(const mlir::TypeConverter &typeConverter,
                          mlir::RewritePatternSet &patterns);

@@ -69,6 +69,14 @@ bool hasDynamicDim(Type type) {
 
 bool returnsKernelStatus(Operation *op);
 
+/// A OneHotEncoder with zeros = 0 fails runs with unknown categories.
+bool checksCategories(Operation *op) {
+  if (op->getName().getStringRef() != "onnx.ml.OneHotEncoder")
+    return false;
+  auto zeros = op->getAttrOfType<IntegerAttr>("zeros");
+  return zeros && zeros.getInt() == 0;
+}
+
 struct DeclareRuntimeHelpersPass
     : impl::DeclareRuntimeHelpersBase<DeclareRuntimeHelpersPass> {
   using DeclareRuntimeHelpersBase::DeclareRuntimeHelpersBase;
@@ -85,7 +93,7 @@ struct DeclareRuntimeHelpersPass
         return;
       needsShapeError = llvm::any_of(op->getOperandTypes(), hasDynamicDim) ||
                         llvm::any_of(op->getResultTypes(), hasDynamicDim) ||
-                        returnsKernelStatus(op);
+                        returnsKernelStatus(op) || checksCategories(op);
     });
     if (needsShapeError && !symbols.lookup(kShapeErrorCallee)) {
       auto decl = builder.create<func::FuncOp>(

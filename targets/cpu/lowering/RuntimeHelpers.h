@@ -104,6 +104,9 @@ enum class ShapeErrorKind : int32_t {
   /// A CPU kernel call (the int8 ones) returned a nonzero status `a`
   /// (ONNXC_KERNEL_*: out of memory, operands that do not fit).
   Kernel = 5,
+  /// `a` values of an ai.onnx.ml OneHotEncoder with zeros = 0 are none of
+  /// its categories.
+  UnknownCategory = 6,
 };
 
 /// After a call of a runtime kernel that returns an i32 status (0: done),
